@@ -1,0 +1,152 @@
+#include "heapprof/profile_builder.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "heapprof/version.h"
+
+namespace heapprof {
+namespace {
+
+// Interns strings into a Profile's table; index 0 stays "".
+class StringInterner {
+ public:
+  explicit StringInterner(Profile& p) : profile_(p) { index_.emplace("", StringId{0}); }
+  StringId operator()(const std::string& s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    StringId id = profile_.AddString(s);
+    index_.emplace(s, id);
+    return id;
+  }
+
+ private:
+  Profile& profile_;
+  std::unordered_map<std::string, StringId> index_;
+};
+
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+double SampleScale(uint64_t size, uint64_t interval) {
+  if (interval == 0 || size == 0) return 1.0;
+  return 1.0 / (1.0 - std::exp(-static_cast<double>(size) / static_cast<double>(interval)));
+}
+
+std::string FrameDisplayName(const Frame& frame) {
+  if (!frame.function_name.empty()) return frame.function_name;
+  if (frame.script_name.empty()) return "(anonymous)";
+  return fmt::format("(anonymous {}:{}:{})", BaseName(frame.script_name), frame.line, frame.column);
+}
+
+Profile BuildProfile(const RawSnapshot& snap) {
+  Profile p;
+  StringInterner intern(p);
+  const WindowInfo& info = snap.info;
+
+  p.sample_types = {{intern("alloc_objects"), intern("count")},
+                    {intern("alloc_space"), intern("bytes")},
+                    {intern("inuse_objects"), intern("count")},
+                    {intern("inuse_space"), intern("bytes")}};
+  p.period_type = {intern("space"), intern("bytes")};
+  p.period = static_cast<int64_t>(info.interval_bytes);
+  p.default_sample_type = intern("inuse_space");
+  p.time_nanos = info.start_unix_nanos;
+  p.duration_nanos = info.duration_nanos;
+
+  // Functions keyed by what a reader sees; locations keyed by frame.
+  std::map<std::tuple<StringId, StringId, int64_t>, FunctionId> function_index;
+  std::map<std::tuple<FunctionId, int64_t, int64_t>, LocationId> location_index;
+  std::vector<LocationId> frame_location(snap.frames.size(), LocationId{0});
+  auto location_of = [&](FrameId fid) {
+    LocationId& cached = frame_location.at(static_cast<uint32_t>(fid));
+    if (cached != LocationId{0}) return cached;
+    const Frame& f = snap.frames[static_cast<uint32_t>(fid)];
+    StringId name = intern(FrameDisplayName(f));
+    StringId file = intern(f.script_name);
+    auto fkey = std::make_tuple(name, file, int64_t{f.line});
+    auto fit = function_index.find(fkey);
+    if (fit == function_index.end()) {
+      FunctionId id{static_cast<uint32_t>(p.functions.size() + 1)};
+      p.functions.push_back(Function{id, name, StringId{0}, file, f.line});
+      fit = function_index.emplace(fkey, id).first;
+    }
+    auto lkey = std::make_tuple(fit->second, int64_t{f.line}, int64_t{f.column});
+    auto lit = location_index.find(lkey);
+    if (lit == location_index.end()) {
+      LocationId id{static_cast<uint32_t>(p.locations.size() + 1)};
+      p.locations.push_back(Location{id, 0, {Line{fit->second, f.line, f.column}}});
+      lit = location_index.emplace(lkey, id).first;
+    }
+    cached = lit->second;
+    return cached;
+  };
+
+  // Merge samples by (stack, size): counts of sampled objects, all and live.
+  struct Counts {
+    uint64_t all = 0;
+    uint64_t live = 0;
+  };
+  std::map<std::pair<uint32_t, uint64_t>, Counts> merged;
+  for (const RawSample& s : snap.samples) {
+    Counts& c = merged[{static_cast<uint32_t>(s.stack), s.size}];
+    ++c.all;
+    if (s.live) ++c.live;
+  }
+
+  StringId bytes_key = intern("bytes");
+  std::unordered_map<uint32_t, std::vector<LocationId>> stack_locations;
+  for (const auto& [key, counts] : merged) {
+    auto [stack, size] = key;
+    auto sit = stack_locations.find(stack);
+    if (sit == stack_locations.end()) {
+      std::vector<LocationId> locs;
+      for (uint32_t s = stack; s != 0; s = static_cast<uint32_t>(snap.stacks.at(s).parent)) {
+        locs.push_back(location_of(snap.stacks.at(s).frame));
+      }
+      sit = stack_locations.emplace(stack, std::move(locs)).first;
+    }
+    double scale = SampleScale(size, info.interval_bytes);
+    auto objects = [&](uint64_t n) { return static_cast<int64_t>(std::llround(n * scale)); };
+    auto space = [&](uint64_t n) {
+      return static_cast<int64_t>(std::llround(n * scale * static_cast<double>(size)));
+    };
+    Sample sample;
+    sample.locations = sit->second;
+    sample.values = {objects(counts.all), space(counts.all), objects(counts.live), space(counts.live)};
+    sample.labels.push_back(Label{bytes_key, StringId{0}, static_cast<int64_t>(size), bytes_key});
+    p.samples.push_back(std::move(sample));
+  }
+
+  auto comment = [&](std::string_view key, const std::string& value) {
+    p.comments.push_back(intern(fmt::format("{}: {}", key, value)));
+  };
+  comment("heapprof", kVersion);
+  if (!info.v8_version.empty()) comment("v8", info.v8_version);
+  if (!info.isolate_name.empty()) comment("isolate", info.isolate_name);
+  if (!info.strategy.empty()) comment("strategy", info.strategy);
+  comment("interval_bytes", std::to_string(info.interval_bytes));
+  comment("max_stack_depth", std::to_string(info.max_stack_depth));
+  comment("gc_before_inuse", info.gc_before_snapshot ? "yes" : "no");
+  comment("inlining", info.inlining_allowed == 1   ? "allowed"
+                      : info.inlining_allowed == 0 ? "disabled"
+                                                   : "unknown");
+  comment("heap_used_bytes", std::to_string(info.heap_used_bytes));
+  comment("heap_limit_bytes", std::to_string(info.heap_limit_bytes));
+  comment("samples", std::to_string(snap.samples.size()));
+  if (info.prologue_snapshots) comment("prologue_snapshots", std::to_string(info.prologue_snapshots));
+  if (info.dropped_samples) comment("dropped_samples", std::to_string(info.dropped_samples));
+  if (info.missing_sample_ids) comment("missing_sample_ids", std::to_string(info.missing_sample_ids));
+  if (info.profiler_samples) comment("profiler_own_samples", std::to_string(info.profiler_samples));
+  for (const std::string& note : info.notes) p.comments.push_back(intern(note));
+  return p;
+}
+
+}  // namespace heapprof

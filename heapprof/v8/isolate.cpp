@@ -1,0 +1,103 @@
+// heapprof::Isolate: an isolate with a heap limit that ends scripts cleanly
+// instead of aborting the process when the limit is reached.
+#include <v8.h>
+
+#include "heapprof/v8/isolate_state.h"
+#include "heapprof/v8/v8_util.h"
+
+namespace heapprof {
+namespace {
+
+// V8 calls this when the heap nears its limit. heapprof lets the embedder
+// capture what it needs (with some headroom), then terminates the script and
+// grants enough room for the termination to unwind instead of a fatal OOM.
+size_t OnNearHeapLimit(void* data, size_t current_limit, size_t /*initial_limit*/) {
+  auto* state = static_cast<Isolate::State*>(data);
+  state->heap_limit_reached.store(true);
+  ++state->near_limit_calls;
+  if (state->near_limit_calls == 1 && state->on_near_heap_limit) {
+    state->on_near_heap_limit(state->isolate, current_limit);
+  }
+  state->isolate->TerminateExecution();
+  return current_limit + current_limit / 2 + 16u * 1024 * 1024;
+}
+
+}  // namespace
+
+Isolate::Isolate(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Isolate::Isolate(Isolate&&) noexcept = default;
+Isolate& Isolate::operator=(Isolate&& other) noexcept {
+  if (this != &other) {
+    Isolate dying(std::move(*this));
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+Isolate::~Isolate() {
+  if (!state_ || !state_->isolate) return;
+  state_->context.Reset();
+  state_->isolate->RemoveNearHeapLimitCallback(OnNearHeapLimit, 0);
+  state_->isolate->Dispose();
+}
+
+Result<Isolate> Isolate::Create(const IsolateOptions& options) {
+  if (Status s = InitializeV8(); !s.ok()) return s;
+  if (options.heap_limit_bytes < 4u * 1024 * 1024) {
+    return Error(ErrorCode::kInvalidArgument, "heap limit must be at least 4 MiB");
+  }
+  auto state = std::make_unique<State>();
+  state->name = options.name;
+  state->heap_limit_bytes = options.heap_limit_bytes;
+  state->on_near_heap_limit = options.on_near_heap_limit;
+  state->allocator.reset(v8::ArrayBuffer::Allocator::NewDefaultAllocator());
+
+  v8::Isolate::CreateParams params;
+  params.array_buffer_allocator = state->allocator.get();
+  params.constraints.ConfigureDefaultsFromHeapSize(0, options.heap_limit_bytes);
+  state->isolate = v8::Isolate::New(params);
+  if (state->isolate == nullptr) return Error(ErrorCode::kInternal, "V8 could not create an isolate");
+  state->isolate->AddNearHeapLimitCallback(OnNearHeapLimit, state.get());
+
+  {
+    v8::Isolate::Scope isolate_scope(state->isolate);
+    v8::HandleScope handle_scope(state->isolate);
+    v8::Local<v8::Context> context = v8::Context::New(state->isolate);
+    state->context.Reset(state->isolate, context);
+  }
+  return Isolate(std::move(state));
+}
+
+v8::Isolate* Isolate::get() const { return state_ ? state_->isolate : nullptr; }
+const std::string& Isolate::name() const { return state_->name; }
+size_t Isolate::heap_limit_bytes() const { return state_->heap_limit_bytes; }
+bool Isolate::heap_limit_reached() const { return state_ && state_->heap_limit_reached.load(); }
+
+Result<std::string> Isolate::RunScript(std::string_view source, std::string_view resource_name) {
+  if (!state_ || !state_->isolate) return Error(ErrorCode::kFailedPrecondition, "isolate was moved from");
+  if (heap_limit_reached()) {
+    return Error(ErrorCode::kResourceExhausted, "the isolate reached its heap limit earlier");
+  }
+  v8::Isolate* isolate = state_->isolate;
+  v8::Isolate::Scope isolate_scope(isolate);
+  v8::HandleScope handle_scope(isolate);
+  v8::Local<v8::Context> context = state_->Context();
+  v8::Context::Scope context_scope(context);
+  v8::TryCatch try_catch(isolate);
+
+  v8::ScriptOrigin origin(isolate, internal::NewString(isolate, resource_name));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> result;
+  bool ok = v8::Script::Compile(context, internal::NewString(isolate, source), &origin).ToLocal(&script) &&
+            script->Run(context).ToLocal(&result);
+  if (heap_limit_reached()) {
+    isolate->CancelTerminateExecution();
+    return Error(ErrorCode::kResourceExhausted,
+                 "the script exceeded the isolate's heap limit of " +
+                     std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB");
+  }
+  if (!ok) return Error(ErrorCode::kScriptError, internal::DescribeException(isolate, context, try_catch));
+  return internal::ValueToString(isolate, context, result);
+}
+
+}  // namespace heapprof

@@ -1,0 +1,27 @@
+// The state behind heapprof::Isolate, shared by the V8-facing code.
+#pragma once
+
+#include <v8.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "heapprof/v8_host.h"
+
+namespace heapprof {
+
+struct Isolate::State {
+  v8::Isolate* isolate = nullptr;
+  std::unique_ptr<v8::ArrayBuffer::Allocator> allocator;
+  v8::Global<v8::Context> context;
+  std::string name;
+  size_t heap_limit_bytes = 0;
+  NearHeapLimitHook on_near_heap_limit;
+  std::atomic<bool> heap_limit_reached{false};
+  int near_limit_calls = 0;
+
+  v8::Local<v8::Context> Context() const { return context.Get(isolate); }
+};
+
+}  // namespace heapprof

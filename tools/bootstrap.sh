@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs everything heapprof needs to build and test on Debian 12.
+# Idempotent: when everything is present it prints nothing and returns quickly.
+# V8 comes from Debian's libnode (V8 10.2). Where the machine's own Node.js
+# makes apt refuse libnode's dependency chain, the two packages are unpacked
+# into .deps/libnode inside the project instead (never touching node/npm).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+deps="$root/.deps"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+apt_packages=(
+  build-essential cmake pkg-config
+  libprotobuf-dev protobuf-compiler zlib1g-dev libfmt-dev catch2
+  libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
+  # libnode108's runtime libraries (needed when it is unpacked locally)
+  libuv1 libicu72 libbrotli1 libc-ares2 libnghttp2-14 libssl3
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+apt_updated=0
+apt_update() {
+  if [ "$apt_updated" -eq 0 ]; then
+    echo "bootstrap: apt-get update" >&2
+    $sudo apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
+}
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt_update
+  echo "bootstrap: installing ${missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# V8: a system libnode-dev, or the project-local copy.
+have_system_libnode() {
+  dpkg-query -W -f='${Status}' libnode-dev 2>/dev/null | grep -q "install ok installed"
+}
+have_local_libnode() {
+  [ -f "$deps/libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] &&
+    [ -f "$deps/libnode/usr/include/node/v8.h" ]
+}
+
+if ! have_system_libnode && ! have_local_libnode; then
+  apt_update
+  # The normal way first; it fails where a non-Debian nodejs is installed.
+  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libnode-dev >/dev/null 2>&1; then
+    echo "bootstrap: apt refused libnode-dev; unpacking it into .deps/libnode" >&2
+    tmp="$(mktemp -d)"
+    (cd "$tmp" && apt-get download -qq libnode108 libnode-dev >/dev/null)
+    rm -rf "$deps/libnode"
+    mkdir -p "$deps/libnode"
+    for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$deps/libnode"; done
+    rm -rf "$tmp"
+    # libnode-dev's libnode.so is a relative symlink; make sure it resolves.
+    ln -sf libnode.so.108 "$deps/libnode/usr/lib/x86_64-linux-gnu/libnode.so"
+  fi
+fi
+if ! have_system_libnode && ! have_local_libnode; then
+  echo "bootstrap: could not install libnode (V8)" >&2
+  exit 1
+fi
+
+# Test-only npm packages (pprof-format, an independent pprof decoder).
+if command -v npm >/dev/null 2>&1 && [ -f "$root/tests/js/package.json" ]; then
+  if [ ! -d "$root/tests/js/node_modules" ] ||
+     [ "$root/tests/js/package.json" -nt "$root/tests/js/node_modules/.stamp" ]; then
+    echo "bootstrap: npm install (tests/js)" >&2
+    (cd "$root/tests/js" && npm install --no-audit --no-fund --silent >/dev/null && touch node_modules/.stamp)
+  fi
+fi
+
+# The machine's own node and npm must still work.
+if command -v node >/dev/null 2>&1; then node --version >/dev/null; fi
