@@ -1,0 +1,16 @@
+// Whole-file reads and atomic writes: no reader ever sees a half-written file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "heapprof/status.h"
+
+namespace heapprof {
+
+Result<std::string> ReadFileBytes(const std::string& path);
+// Writes to a temporary file beside `path`, then renames it over `path`.
+// On any failure the temporary file is removed and `path` is untouched.
+Status WriteFileAtomic(const std::string& path, std::string_view bytes);
+
+}  // namespace heapprof
