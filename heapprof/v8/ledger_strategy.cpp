@@ -1,0 +1,130 @@
+// GC-prologue ledger: for V8 without per-sample liveness. V8 drops a sample
+// when its object dies, and objects die only inside a GC, so a snapshot in
+// every GC prologue sees every sample before it can vanish.
+#include <vector>
+
+#include "heapprof/v8/allocation_tree.h"
+#include "heapprof/v8/strategy.h"
+
+namespace heapprof::internal {
+namespace {
+
+class LedgerStrategy final : public Strategy {
+ public:
+  explicit LedgerStrategy(const SessionOptions& options) : options_(options), frames_(table_) {}
+  ~LedgerStrategy() override = default;
+
+  const char* name() const override { return "gc-prologue-ledger"; }
+  v8::HeapProfiler::SamplingFlags sampling_flags() const override {
+    // Never kSamplingForceGC: it would collect garbage inside our prologue snapshots.
+    return v8::HeapProfiler::kSamplingNoFlags;
+  }
+
+  void OnStarted(v8::Isolate* isolate) override {
+    isolate->AddGCPrologueCallback(&LedgerStrategy::OnGcPrologue, this, v8::kGCTypeAll);
+    attached_ = true;
+  }
+
+  void Detach(v8::Isolate* isolate) override {
+    if (!attached_) return;
+    isolate->RemoveGCPrologueCallback(&LedgerStrategy::OnGcPrologue, this);
+    attached_ = false;
+  }
+
+  uint64_t prologue_snapshots() const override { return prologue_snapshots_; }
+
+  Status Finish(v8::Isolate* isolate, RawSnapshot& out) override {
+    if (options_.gc_before_snapshot) {
+      // Full GCs, so that unreachable garbage is not counted as in use. The
+      // prologue callback records every sample before it dies.
+      isolate->LowMemoryNotification();
+    }
+    std::vector<uint64_t> live_ids;
+    Record(isolate, &live_ids);
+    Detach(isolate);
+
+    for (uint64_t id : live_ids) {
+      if (id - 1 < ledger_.size()) ledger_[id - 1].live = true;
+    }
+    out.samples.reserve(recorded_);
+    uint64_t gaps = 0;
+    for (size_t i = 0; i < std::min<uint64_t>(ledger_.size(), max_recorded_id_); ++i) {
+      const Entry& e = ledger_[i];
+      if (e.size == 0) {
+        ++gaps;
+        continue;
+      }
+      out.samples.push_back(RawSample{i + 1, StackId{e.stack}, e.size, e.live != 0});
+    }
+    // Past the cap, unrecorded ids are dropped on purpose rather than missed.
+    out.info.dropped_samples = capped_ ? max_id_seen_ - recorded_ : 0;
+    out.info.missing_sample_ids = capped_ ? 0 : gaps;
+    out.info.prologue_snapshots = prologue_snapshots_;
+    out.frames = table_.TakeFrames();
+    out.stacks = table_.TakeStacks();
+    out.info.notes.push_back("ledger_bytes: " + std::to_string(LedgerBytes()));
+    return Status::Ok();
+  }
+
+  size_t LedgerBytes() const { return ledger_.capacity() * sizeof(Entry) + table_.MemoryBytes(); }
+
+ private:
+  // 8 bytes per sample id: sample ids are dense (1..N) within a window.
+  struct Entry {
+    uint32_t stack = 0;
+    uint32_t size : 31 = 0;  // 0 = not seen
+    uint32_t live : 1 = 0;
+  };
+
+  static void OnGcPrologue(v8::Isolate* isolate, v8::GCType, v8::GCCallbackFlags, void* data) {
+    auto* self = static_cast<LedgerStrategy*>(data);
+    ++self->prologue_snapshots_;
+    self->Record(isolate, nullptr);
+  }
+
+  // Copies every sample not yet in the ledger; collects all ids when asked.
+  void Record(v8::Isolate* isolate, std::vector<uint64_t>* all_ids) {
+    v8::HandleScope scope(isolate);
+    std::unique_ptr<v8::AllocationProfile> profile(isolate->GetHeapProfiler()->GetAllocationProfile());
+    if (!profile) return;
+    std::unique_ptr<AllocationTree> tree;  // built only when there is something new
+    for (const v8::AllocationProfile::Sample& s : profile->GetSamples()) {
+      if (s.sample_id == 0) continue;
+      if (all_ids) all_ids->push_back(s.sample_id);
+      max_id_seen_ = std::max(max_id_seen_, s.sample_id);
+      if (s.sample_id <= ledger_.size() && ledger_[s.sample_id - 1].size != 0) continue;
+      if (recorded_ >= options_.max_samples) {
+        capped_ = true;
+        continue;
+      }
+      if (!tree) tree = std::make_unique<AllocationTree>(*profile);
+      if (s.sample_id > ledger_.size()) {
+        ledger_.resize(std::max<size_t>(s.sample_id, ledger_.size() + ledger_.size() / 2));
+      }
+      Entry& e = ledger_[s.sample_id - 1];
+      e.stack = static_cast<uint32_t>(tree->StackOf(isolate, s.node_id, frames_, table_));
+      e.size = static_cast<uint32_t>(std::min<size_t>(s.size, (1u << 31) - 1));
+      max_recorded_id_ = std::max(max_recorded_id_, s.sample_id);
+      ++recorded_;
+    }
+  }
+
+  SessionOptions options_;
+  StackTable table_;
+  FrameResolver frames_;
+  std::vector<Entry> ledger_;
+  uint64_t recorded_ = 0;
+  uint64_t max_id_seen_ = 0;
+  uint64_t max_recorded_id_ = 0;
+  bool capped_ = false;
+  uint64_t prologue_snapshots_ = 0;
+  bool attached_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> MakeLedgerStrategy(const SessionOptions& options) {
+  return std::make_unique<LedgerStrategy>(options);
+}
+
+}  // namespace heapprof::internal

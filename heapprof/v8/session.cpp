@@ -1,0 +1,141 @@
+// The profiling window: lifecycle, one window per isolate, metadata.
+#include "heapprof/session.h"
+
+#include <v8-profiler.h>
+#include <v8.h>
+
+#include <chrono>
+#include <mutex>
+#include <set>
+
+#include "heapprof/profile_builder.h"
+#include "heapprof/v8/strategy.h"
+
+namespace heapprof {
+namespace {
+
+// Isolates with an open window: V8 has one sampler per isolate.
+std::mutex g_active_mutex;
+std::set<v8::Isolate*> g_active;
+
+int64_t UnixNanosNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+const char* CompiledStrategy() {
+  return internal::kNativeLiveness ? "native-liveness" : "gc-prologue-ledger";
+}
+
+class Session::Impl {
+ public:
+  v8::Isolate* isolate = nullptr;
+  SessionOptions options;
+  std::unique_ptr<internal::Strategy> strategy;
+  int64_t start_unix_nanos = 0;
+  std::chrono::steady_clock::time_point start;
+  bool active = false;
+
+  // Stops the sampler and releases the isolate's slot; idempotent.
+  void Close() {
+    if (!active) return;
+    strategy->Detach(isolate);
+    isolate->GetHeapProfiler()->StopSamplingHeapProfiler();
+    active = false;
+    std::lock_guard<std::mutex> lock(g_active_mutex);
+    g_active.erase(isolate);
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&& other) noexcept {
+  if (this != &other) {
+    if (impl_) impl_->Close();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+Session::~Session() {
+  if (impl_) impl_->Close();
+}
+
+bool Session::active() const { return impl_ && impl_->active; }
+uint64_t Session::prologue_snapshots() const { return impl_ ? impl_->strategy->prologue_snapshots() : 0; }
+
+Result<Session> Session::Start(v8::Isolate* isolate, const SessionOptions& options) {
+  if (isolate == nullptr) return Error(ErrorCode::kInvalidArgument, "no isolate given");
+  if (options.interval_bytes == 0 || options.interval_bytes > (1ull << 31)) {
+    return Error(ErrorCode::kInvalidArgument, "sampling interval must be between 1 byte and 2 GiB");
+  }
+  if (options.max_stack_depth < 1 || options.max_stack_depth > 1024) {
+    return Error(ErrorCode::kInvalidArgument, "stack depth must be between 1 and 1024");
+  }
+  if (options.max_samples == 0) return Error(ErrorCode::kInvalidArgument, "sample cap must be positive");
+  {
+    std::lock_guard<std::mutex> lock(g_active_mutex);
+    if (!g_active.insert(isolate).second) {
+      return Error(ErrorCode::kFailedPrecondition, "a profiling window is already open on this isolate");
+    }
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->isolate = isolate;
+  impl->options = options;
+  impl->strategy = internal::kNativeLiveness ? internal::MakeNativeLivenessStrategy(options)
+                                             : internal::MakeLedgerStrategy(options);
+  v8::HandleScope scope(isolate);
+  bool started = isolate->GetHeapProfiler()->StartSamplingHeapProfiler(
+      options.interval_bytes, options.max_stack_depth, impl->strategy->sampling_flags());
+  if (!started) {
+    std::lock_guard<std::mutex> lock(g_active_mutex);
+    g_active.erase(isolate);
+    return Error(ErrorCode::kUnavailable,
+                 "V8's sampling heap profiler is already running on this isolate "
+                 "(another tool, such as the inspector, holds it)");
+  }
+  impl->strategy->OnStarted(isolate);
+  impl->start_unix_nanos = UnixNanosNow();
+  impl->start = std::chrono::steady_clock::now();
+  impl->active = true;
+  return Session(std::move(impl));
+}
+
+Result<RawSnapshot> Session::Stop() && {
+  if (!impl_ || !impl_->active) {
+    return Error(ErrorCode::kFailedPrecondition, "the profiling window is not open");
+  }
+  Impl& s = *impl_;
+  RawSnapshot out;
+  Status status = s.strategy->Finish(s.isolate, out);
+  auto duration = std::chrono::steady_clock::now() - s.start;
+  v8::HeapStatistics heap;
+  s.isolate->GetHeapStatistics(&heap);
+  s.Close();
+  if (!status.ok()) return status;
+
+  WindowInfo& info = out.info;
+  info.start_unix_nanos = s.start_unix_nanos;
+  info.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count();
+  info.interval_bytes = s.options.interval_bytes;
+  info.max_stack_depth = s.options.max_stack_depth;
+  info.v8_version = v8::V8::GetVersion();
+  info.isolate_name = s.options.isolate_name;
+  info.strategy = s.strategy->name();
+  info.gc_before_snapshot = s.options.gc_before_snapshot;
+  info.inlining_allowed = s.options.inlining_allowed;
+  info.heap_used_bytes = heap.used_heap_size();
+  info.heap_limit_bytes = heap.heap_size_limit();
+  impl_.reset();
+  return out;
+}
+
+Result<Profile> Session::StopAndBuild() && {
+  Result<RawSnapshot> raw = std::move(*this).Stop();
+  if (!raw.ok()) return raw.status();
+  return BuildProfile(raw.value());
+}
+
+}  // namespace heapprof
