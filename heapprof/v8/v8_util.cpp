@@ -2,12 +2,34 @@
 
 namespace heapprof::internal {
 
+namespace {
+
+// Newer V8 (12.x+) replaced Utf8Length/WriteUtf8 with the V2 variants.
+template <typename S>
+concept HasUtf8V2 = requires(const S& s, v8::Isolate* i, char* buf) {
+  s.Utf8LengthV2(i);
+  s.WriteUtf8V2(i, buf, size_t{0});
+};
+
+template <typename S>
+std::string CopyUtf8(v8::Isolate* isolate, const S* s) {
+  if constexpr (HasUtf8V2<S>) {
+    std::string out(s->Utf8LengthV2(isolate), '\0');
+    s->WriteUtf8V2(isolate, out.data(), out.size());
+    return out;
+  } else {
+    int length = s->Utf8Length(isolate);
+    std::string out(static_cast<size_t>(length), '\0');
+    s->WriteUtf8(isolate, out.data(), length, nullptr, S::NO_NULL_TERMINATION);
+    return out;
+  }
+}
+
+}  // namespace
+
 std::string ToStdString(v8::Isolate* isolate, v8::Local<v8::String> s) {
   if (s.IsEmpty()) return {};
-  int length = s->Utf8Length(isolate);
-  std::string out(static_cast<size_t>(length), '\0');
-  s->WriteUtf8(isolate, out.data(), length, nullptr, v8::String::NO_NULL_TERMINATION);
-  return out;
+  return CopyUtf8<v8::String>(isolate, *s);
 }
 
 std::string ValueToString(v8::Isolate* isolate, v8::Local<v8::Context> context,
