@@ -1,0 +1,219 @@
+#include "heapprof/source_map_locator.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <system_error>
+
+#include "heapprof/file_io.h"
+
+namespace heapprof {
+namespace {
+
+constexpr std::string_view kUrlKey = "sourceMappingURL=";
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> DecodeBase64(std::string_view in) {
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+' || c == '-') v = 62;
+    else if (c == '/' || c == '_') v = 63;
+    else if (c == '=') break;
+    else if (IsSpace(c)) continue;
+    else return Error(ErrorCode::kDataLoss, fmt::format("invalid base64 character at offset {}", i));
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+Result<std::string> PercentDecode(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%') {
+      out.push_back(in[i]);
+      continue;
+    }
+    int hi = i + 2 < in.size() ? HexValue(in[i + 1]) : -1;
+    int lo = i + 2 < in.size() ? HexValue(in[i + 2]) : -1;
+    if (hi < 0 || lo < 0) return Error(ErrorCode::kDataLoss, fmt::format("bad percent escape at offset {}", i));
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+Result<LocatedMap> ReadMapFile(const std::string& path, std::string_view script_name) {
+  Result<std::string> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) {
+    return Error(bytes.status().code(), fmt::format("source map {} of {} cannot be read: {}", path, script_name,
+                                                    bytes.status().message()));
+  }
+  return LocatedMap{std::move(bytes).value(), path, path};
+}
+
+}  // namespace
+
+std::optional<std::string> FindSourceMappingUrl(std::string_view text) {
+  size_t pos = text.size();
+  while (pos > 0) {
+    size_t key = text.rfind(kUrlKey, pos - 1);
+    if (key == std::string_view::npos) return std::nullopt;
+    pos = key;
+    // Only a comment that starts its line counts: "//# sourceMappingURL=" or "//@ ...".
+    if (key < 4) continue;
+    std::string_view marker = text.substr(key - 4, 4);
+    if (marker != "//# " && marker != "//@ ") continue;
+    size_t line_start = key - 4;
+    while (line_start > 0 && (text[line_start - 1] == ' ' || text[line_start - 1] == '\t')) --line_start;
+    if (line_start > 0 && text[line_start - 1] != '\n' && text[line_start - 1] != '\r') continue;
+    size_t begin = key + kUrlKey.size();
+    size_t end = begin;
+    while (end < text.size() && !IsSpace(text[end])) ++end;
+    if (end == begin) continue;
+    return std::string(text.substr(begin, end - begin));
+  }
+  return std::nullopt;
+}
+
+Result<std::string> DecodeDataUrl(std::string_view url) {
+  if (url.substr(0, 5) != "data:") return Error(ErrorCode::kInvalidArgument, "not a data: URL");
+  size_t comma = url.find(',');
+  if (comma == std::string_view::npos) return Error(ErrorCode::kDataLoss, "data: URL without a ','");
+  std::string_view meta = url.substr(5, comma - 5);
+  std::string_view payload = url.substr(comma + 1);
+  bool base64 = meta.size() >= 7 && meta.substr(meta.size() - 7) == ";base64";
+  Result<std::string> decoded = base64 ? DecodeBase64(payload) : PercentDecode(payload);
+  if (!decoded.ok()) return Error(ErrorCode::kDataLoss, fmt::format("bad data: URL: {}", decoded.status().message()));
+  return decoded;
+}
+
+std::string ScriptPath(std::string_view script_name) {
+  if (script_name.substr(0, 7) == "file://") return std::string(script_name.substr(7));
+  if (script_name.find("://") != std::string_view::npos) return {};
+  // "node:fs", "evalmachine.<anonymous>" and other names without a slash are not files.
+  if (script_name.find('/') == std::string_view::npos && !IsFile(std::string(script_name))) return {};
+  return std::string(script_name);
+}
+
+Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, const SourceMapSearch& search) {
+  using Found = std::optional<LocatedMap>;
+  const std::string script = ScriptPath(script_name);
+  std::string_view base = BaseName(script.empty() ? script_name : std::string_view(script));
+
+  std::optional<std::string> url;
+  if (search.read_scripts && !script.empty() && IsFile(script)) {
+    Result<std::string> text = ReadFileBytes(script);
+    if (text.ok()) url = FindSourceMappingUrl(text.value());
+  }
+  if (url && url->substr(0, 5) == "data:") {
+    Result<std::string> json = DecodeDataUrl(*url);
+    if (!json.ok()) {
+      return Error(ErrorCode::kDataLoss, fmt::format("inline source map of {}: {}", script_name, json.status().message()));
+    }
+    return Found(LocatedMap{std::move(json).value(), script, fmt::format("inline map in {}", script)});
+  }
+
+  for (const std::string& dir : search.map_dirs) {
+    std::vector<std::string> candidates;
+    if (url) candidates.push_back((std::filesystem::path(dir) / std::string(BaseName(*url))).string());
+    if (!base.empty()) candidates.push_back((std::filesystem::path(dir) / (std::string(base) + ".map")).string());
+    for (const std::string& c : candidates) {
+      if (!IsFile(c)) continue;
+      Result<LocatedMap> m = ReadMapFile(c, script_name);
+      if (!m.ok()) return m.status();
+      return Found(std::move(m).value());
+    }
+  }
+
+  if (url) {
+    std::string target = *url;
+    if (target.substr(0, 7) == "file://") target.erase(0, 7);
+    if (target.find("://") != std::string::npos) {
+      return Error(ErrorCode::kNotFound,
+                   fmt::format("{} names a remote source map ({}); put it in a --maps folder", script_name, *url));
+    }
+    size_t cut = target.find_first_of("?#");
+    if (cut != std::string::npos) target.resize(cut);
+    Result<std::string> decoded = PercentDecode(target);
+    if (decoded.ok()) target = std::move(decoded).value();
+    std::filesystem::path p(target);
+    if (p.is_relative()) p = std::filesystem::path(script).parent_path() / p;
+    Result<LocatedMap> m = ReadMapFile(p.lexically_normal().string(), script_name);
+    if (!m.ok()) return m.status();
+    return Found(std::move(m).value());
+  }
+
+  if (search.beside_script && !script.empty() && IsFile(script + ".map")) {
+    Result<LocatedMap> m = ReadMapFile(script + ".map", script_name);
+    if (!m.ok()) return m.status();
+    return Found(std::move(m).value());
+  }
+  return Found();
+}
+
+FileSourceMapProvider::FileSourceMapProvider(SourceMapSearch search) : search_(std::move(search)) {}
+FileSourceMapProvider::~FileSourceMapProvider() = default;
+
+Result<const SourceMap*> FileSourceMapProvider::MapFor(std::string_view script) {
+  std::string key(script);
+  if (auto it = by_script_.find(key); it != by_script_.end()) return it->second;
+
+  auto remember = [&](Result<const SourceMap*> r) {
+    by_script_.insert_or_assign(key, r);
+    return r;
+  };
+  Result<std::optional<LocatedMap>> located = LocateSourceMap(script, search_);
+  if (!located.ok()) return remember(located.status());
+  if (!located.value()) return remember(static_cast<const SourceMap*>(nullptr));
+  LocatedMap& m = *located.value();
+
+  // Inline maps are keyed by their script; map files by path, so scripts
+  // sharing one map parse it once.
+  std::string location_key = m.origin;
+  if (auto it = by_location_.find(location_key); it != by_location_.end()) return remember(it->second);
+
+  ++parses_;
+  Result<SourceMap> parsed = SourceMap::Parse(m.json, m.location);
+  Result<const SourceMap*> r = static_cast<const SourceMap*>(nullptr);
+  if (!parsed.ok()) {
+    r = Status(ErrorCode::kDataLoss, fmt::format("source map {}: {}", m.origin, parsed.status().message()));
+  } else {
+    maps_.push_back(std::make_unique<SourceMap>(std::move(parsed).value()));
+    r = maps_.back().get();
+  }
+  by_location_.insert_or_assign(location_key, r);
+  return remember(r);
+}
+
+}  // namespace heapprof
