@@ -29,9 +29,13 @@ uint32_t CallTreeBuilder::InternFunction(const Profile& profile, const Function&
   if (name.empty()) name = "(anonymous)";
   std::string filename(profile.str(fn.filename));
   int64_t start = fn.start_line != 0 ? fn.start_line : line;
-  std::string key = fmt::format("{}\n{}\n{}", name, filename, start);
+  return InternName(std::move(name), std::move(filename), start);
+}
+
+uint32_t CallTreeBuilder::InternName(std::string name, std::string filename, int64_t line) {
+  std::string key = fmt::format("{}\n{}\n{}", name, filename, line);
   auto [it, inserted] = function_index_.try_emplace(std::move(key), static_cast<uint32_t>(tree_.functions.size()));
-  if (inserted) tree_.functions.push_back({std::move(name), std::move(filename), start});
+  if (inserted) tree_.functions.push_back({std::move(name), std::move(filename), line});
   return it->second;
 }
 
@@ -87,6 +91,11 @@ Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series,
         return Error(ErrorCode::kInvalidArgument, fmt::format("profile: dangling location id {}", lid));
       }
       const Location& location = profile.locations[lid - 1];
+      if (location.lines.empty()) {
+        // Unsymbolized foreign profiles: name the frame by its address, as the top table does.
+        node = Child(node, InternName(fmt::format("0x{:x}", location.address), "", 0));
+        continue;
+      }
       // Lines are innermost first: the outermost (caller) comes first in a root -> leaf walk.
       for (auto line = location.lines.rbegin(); line != location.lines.rend(); ++line) {
         uint32_t fn = 0;

@@ -50,6 +50,7 @@ class CallTreeBuilder {
 
  private:
   uint32_t InternFunction(const Profile& profile, const Function& fn, int64_t line);
+  uint32_t InternName(std::string name, std::string filename, int64_t line);
   uint32_t Child(uint32_t parent, uint32_t function);
 
   CallTree tree_;

@@ -1,0 +1,174 @@
+#include "heapprof/diff.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "heapprof/core/call_tree.h"
+#include "heapprof/core/flamegraph_page.h"
+#include "heapprof/pprof.h"
+#include "heapprof/report.h"
+
+namespace heapprof {
+namespace {
+
+struct Resolved {
+  int base_index = -1;
+  int new_index = -1;
+  std::string type;
+  std::string unit;
+};
+
+Result<Resolved> ResolveBoth(const Profile& base, const Profile& next, const std::string& sample_type) {
+  if (Status s = ValidateProfile(base); !s.ok()) return Error(s.code(), "base profile: " + s.message());
+  if (Status s = ValidateProfile(next); !s.ok()) return Error(s.code(), "new profile: " + s.message());
+  if (base.samples.empty()) return Error(ErrorCode::kInvalidArgument, "base profile has no samples (empty profile)");
+  if (next.samples.empty()) return Error(ErrorCode::kInvalidArgument, "new profile has no samples (empty profile)");
+  Result<int> index = ResolveSampleIndex(next, sample_type);
+  if (!index.ok()) return Error(index.status().code(), "new profile: " + index.status().message());
+  Resolved r;
+  r.new_index = *index;
+  r.type = std::string(next.str(next.sample_types[r.new_index].type));
+  r.unit = std::string(next.str(next.sample_types[r.new_index].unit));
+  r.base_index = base.FindSampleType(r.type);
+  if (r.base_index < 0) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("base profile has no sample type \"{}\"", r.type));
+  }
+  std::string_view base_unit = base.str(base.sample_types[r.base_index].unit);
+  if (base_unit != r.unit) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("sample type \"{}\" is in {} in the base profile but in {} in the new one", r.type,
+                             base_unit, r.unit));
+  }
+  return r;
+}
+
+std::string Where(const FunctionDelta& d) {
+  if (d.filename.empty()) return "";
+  size_t slash = d.filename.find_last_of('/');
+  std::string base = slash == std::string::npos ? d.filename : d.filename.substr(slash + 1);
+  return d.start_line > 0 ? fmt::format(" ({}:{})", base, d.start_line) : fmt::format(" ({})", base);
+}
+
+std::string Signed(int64_t value, const std::string& unit) {
+  std::string text = FormatValue(value, unit);
+  return value > 0 ? "+" + text : text;
+}
+
+}  // namespace
+
+Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const DiffOptions& options) {
+  Result<Resolved> r = ResolveBoth(base, next, options.sample_type);
+  if (!r.ok()) return r.status();
+
+  ProfileDiff diff;
+  diff.sample_type = r->type;
+  diff.unit = r->unit;
+  diff.base_total = base.Total(r->base_index);
+  diff.new_total = next.Total(r->new_index);
+  diff.sort_by_cum = options.sort_by_cum;
+
+  // Functions match across profiles by what a reader sees: name, file, line.
+  std::map<std::tuple<std::string, std::string, int64_t>, FunctionDelta> merged;
+  auto entry = [&](const FunctionTotal& t) -> FunctionDelta& {
+    auto [it, inserted] = merged.try_emplace(std::make_tuple(t.name, t.filename, t.start_line));
+    if (inserted) {
+      it->second.name = t.name;
+      it->second.filename = t.filename;
+      it->second.start_line = t.start_line;
+    }
+    return it->second;
+  };
+  for (const FunctionTotal& t : FunctionTotals(base, r->base_index)) {
+    FunctionDelta& d = entry(t);
+    d.base_flat = t.flat;
+    d.base_cum = t.cum;
+  }
+  for (const FunctionTotal& t : FunctionTotals(next, r->new_index)) {
+    FunctionDelta& d = entry(t);
+    d.new_flat = t.flat;
+    d.new_cum = t.cum;
+  }
+  diff.functions.reserve(merged.size());
+  for (auto& [key, d] : merged) diff.functions.push_back(std::move(d));
+  const bool cum = options.sort_by_cum;
+  std::stable_sort(diff.functions.begin(), diff.functions.end(), [cum](const FunctionDelta& a, const FunctionDelta& b) {
+    int64_t a1 = cum ? a.cum_delta() : a.flat_delta(), b1 = cum ? b.cum_delta() : b.flat_delta();
+    if (a1 != b1) return a1 > b1;
+    int64_t a2 = cum ? a.flat_delta() : a.cum_delta(), b2 = cum ? b.flat_delta() : b.cum_delta();
+    if (a2 != b2) return a2 > b2;
+    return std::tie(a.name, a.filename, a.start_line) < std::tie(b.name, b.filename, b.start_line);
+  });
+  return diff;
+}
+
+std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
+  const std::string& unit = diff.unit;
+  int64_t change = diff.new_total - diff.base_total;
+  std::string out = fmt::format("{}: base {} -> new {} ({}", diff.sample_type, FormatValue(diff.base_total, unit),
+                                FormatValue(diff.new_total, unit), Signed(change, unit));
+  if (diff.base_total > 0) {
+    out += fmt::format(", {:+.1f}%", 100.0 * static_cast<double>(change) / static_cast<double>(diff.base_total));
+  }
+  out += ")\n";
+
+  auto key = [&](const FunctionDelta& d) { return diff.sort_by_cum ? d.cum_delta() : d.flat_delta(); };
+  std::vector<const FunctionDelta*> grew, shrank;
+  for (const FunctionDelta& d : diff.functions) {
+    if (key(d) > 0 && grew.size() < rows) grew.push_back(&d);
+  }
+  for (auto it = diff.functions.rbegin(); it != diff.functions.rend(); ++it) {
+    if (key(*it) < 0 && shrank.size() < rows) shrank.push_back(&*it);
+  }
+
+  auto section = [&](const char* title, const std::vector<const FunctionDelta*>& list) {
+    out += fmt::format("\n{} (by {} change):\n", title, diff.sort_by_cum ? "cumulative" : "flat");
+    if (list.empty()) {
+      out += "  (none)\n";
+      return;
+    }
+    std::vector<std::array<std::string, 5>> cells;
+    std::array<size_t, 5> width{};
+    const std::array<std::string, 5> head{"flat delta", "flat base", "flat new", "cum delta", "cum new"};
+    for (size_t c = 0; c < 5; ++c) width[c] = head[c].size();
+    for (const FunctionDelta* d : list) {
+      cells.push_back({Signed(d->flat_delta(), unit), FormatValue(d->base_flat, unit), FormatValue(d->new_flat, unit),
+                       Signed(d->cum_delta(), unit), FormatValue(d->new_cum, unit)});
+      for (size_t c = 0; c < 5; ++c) width[c] = std::max(width[c], cells.back()[c].size());
+    }
+    out += "  ";
+    for (size_t c = 0; c < 5; ++c) out += fmt::format("{:>{}}  ", head[c], width[c]);
+    out += "function\n";
+    for (size_t i = 0; i < list.size(); ++i) {
+      out += "  ";
+      for (size_t c = 0; c < 5; ++c) out += fmt::format("{:>{}}  ", cells[i][c], width[c]);
+      out += list[i]->name + Where(*list[i]) + "\n";
+    }
+  };
+  section("Grew", grew);
+  section("Shrank", shrank);
+  return out;
+}
+
+Result<std::string> RenderDiffFlamegraphHtml(const Profile& base, const Profile& next, const DiffOptions& options,
+                                             const std::string& title) {
+  Result<Resolved> r = ResolveBoth(base, next, options.sample_type);
+  if (!r.ok()) return r.status();
+  internal::CallTreeBuilder builder(2, 1);
+  if (Status s = builder.AddProfile(base, 0, {r->base_index}); !s.ok()) return Error(s.code(), "base profile: " + s.message());
+  if (Status s = builder.AddProfile(next, 1, {r->new_index}); !s.ok()) return Error(s.code(), "new profile: " + s.message());
+
+  internal::PageInfo info;
+  info.title = title.empty() ? fmt::format("heapprof diff: {}", r->type) : title;
+  info.sample_types = {{r->type, r->unit}};
+  info.diff = true;
+  for (const std::string& line : internal::ProfileDetails(base)) info.details.push_back("base " + line);
+  for (const std::string& line : internal::ProfileDetails(next)) info.details.push_back("new " + line);
+  return internal::RenderFlamegraphPage(builder.Take(), info);
+}
+
+}  // namespace heapprof
