@@ -1,0 +1,191 @@
+// Per-function totals and the `top` table: what `pprof -top` shows, computed
+// from the Profile model so no pprof is needed to read a profile.
+#include "heapprof/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace heapprof {
+namespace {
+
+using FunctionKey = std::tuple<std::string, std::string, int64_t>;
+
+// The function a location's line stands for, as shown to a reader. Locations
+// without lines (unsymbolized foreign profiles) are named by their address.
+FunctionKey KeyOf(const Profile& p, const Location& loc, size_t line_index) {
+  if (line_index >= loc.lines.size()) return {fmt::format("0x{:x}", loc.address), "", 0};
+  const Function& f = p.function(loc.lines[line_index].function);
+  return {std::string(p.str(f.name)), std::string(p.str(f.filename)), f.start_line};
+}
+
+std::string BaseName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string Percent(int64_t value, int64_t total) {
+  if (total == 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(value) / static_cast<double>(total));
+}
+
+}  // namespace
+
+std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_index, bool sort_by_cum) {
+  std::map<FunctionKey, FunctionTotal> totals;
+  auto entry = [&](const FunctionKey& key) -> FunctionTotal& {
+    auto [it, inserted] = totals.try_emplace(key);
+    if (inserted) {
+      it->second.name = std::get<0>(key);
+      it->second.filename = std::get<1>(key);
+      it->second.start_line = std::get<2>(key);
+    }
+    return it->second;
+  };
+  if (sample_index < 0 || static_cast<size_t>(sample_index) >= profile.sample_types.size()) return {};
+
+  std::set<FunctionKey> seen;
+  for (const Sample& sample : profile.samples) {
+    if (static_cast<size_t>(sample_index) >= sample.values.size()) continue;
+    int64_t value = sample.values[sample_index];
+    if (value == 0) continue;
+    if (sample.locations.empty()) {
+      // Keep flat% summing to 100 % even for samples without a stack.
+      FunctionTotal& t = entry({"(no stack)", "", 0});
+      t.flat += value;
+      t.cum += value;
+      continue;
+    }
+    seen.clear();
+    bool leaf = true;
+    for (LocationId id : sample.locations) {
+      const Location& loc = profile.location(id);
+      size_t lines = std::max<size_t>(loc.lines.size(), 1);
+      for (size_t i = 0; i < lines; ++i) {
+        FunctionKey key = KeyOf(profile, loc, i);
+        FunctionTotal& t = entry(key);
+        if (leaf) {
+          t.flat += value;  // the innermost line of the leaf location allocated
+          leaf = false;
+        }
+        if (seen.insert(key).second) t.cum += value;  // recursion counts once
+      }
+    }
+  }
+
+  std::vector<FunctionTotal> out;
+  out.reserve(totals.size());
+  for (auto& [key, total] : totals) out.push_back(std::move(total));
+  // By magnitude (diff profiles can be negative), then the other column, then name.
+  std::stable_sort(out.begin(), out.end(), [sort_by_cum](const FunctionTotal& a, const FunctionTotal& b) {
+    int64_t a1 = std::llabs(sort_by_cum ? a.cum : a.flat), b1 = std::llabs(sort_by_cum ? b.cum : b.flat);
+    if (a1 != b1) return a1 > b1;
+    int64_t a2 = std::llabs(sort_by_cum ? a.flat : a.cum), b2 = std::llabs(sort_by_cum ? b.flat : b.cum);
+    if (a2 != b2) return a2 > b2;
+    return std::tie(a.name, a.filename, a.start_line) < std::tie(b.name, b.filename, b.start_line);
+  });
+  return out;
+}
+
+Result<int> ResolveSampleIndex(const Profile& profile, const std::string& name) {
+  int count = static_cast<int>(profile.sample_types.size());
+  if (count == 0) return Error(ErrorCode::kInvalidArgument, "the profile has no sample types");
+  if (name.empty()) {
+    int index = profile.FindSampleType(profile.str(profile.default_sample_type));
+    if (profile.default_sample_type != StringId{0} && index >= 0) return index;
+    return count - 1;  // pprof's choice when there is no default
+  }
+  if (int index = profile.FindSampleType(name); index >= 0) return index;
+  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) && name.size() < 4) {
+    int index = std::stoi(name);
+    if (index < count) return index;
+  }
+  std::string types;
+  for (const ValueType& t : profile.sample_types) {
+    if (!types.empty()) types += ", ";
+    types += profile.str(t.type);
+  }
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("unknown sample type \"{}\"; this profile has: {}", name, types));
+}
+
+std::string FormatValue(int64_t value, std::string_view unit) {
+  std::string sign = value < 0 ? "-" : "";
+  // Magnitude as unsigned so INT64_MIN does not overflow.
+  uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  double v = static_cast<double>(magnitude);
+  if (unit == "bytes") {
+    static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (magnitude < 1024) return fmt::format("{}{} B", sign, magnitude);
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < std::size(kUnits)) {
+      v /= 1024;
+      ++u;
+    }
+    return fmt::format("{}{:.{}f} {}", sign, v, v < 100 ? 1 : 0, kUnits[u]);
+  }
+  if (unit == "nanoseconds") {
+    if (magnitude < 1000) return fmt::format("{}{}ns", sign, magnitude);
+    if (magnitude < 1000000) return fmt::format("{}{:.1f}us", sign, v / 1e3);
+    if (magnitude < 1000000000) return fmt::format("{}{:.1f}ms", sign, v / 1e6);
+    return fmt::format("{}{:.2f}s", sign, v / 1e9);
+  }
+  if (unit == "count" || unit == "objects" || unit == "samples" || unit.empty()) {
+    if (magnitude < 10000) return fmt::format("{}{}", sign, magnitude);
+    static constexpr const char* kUnits[] = {"", "k", "M", "G", "T", "P", "E"};
+    size_t u = 0;
+    while (v >= 1000 && u + 1 < std::size(kUnits)) {
+      v /= 1000;
+      ++u;
+    }
+    return fmt::format("{}{:.{}f}{}", sign, v, v < 100 ? 1 : 0, kUnits[u]);
+  }
+  return fmt::format("{}{} {}", sign, magnitude, unit);
+}
+
+std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
+  int index = options.sample_index;
+  if (index < 0 || static_cast<size_t>(index) >= profile.sample_types.size()) {
+    return fmt::format("(no sample type #{} in this profile)\n", index);
+  }
+  std::string_view type = profile.str(profile.sample_types[index].type);
+  std::string_view unit = profile.str(profile.sample_types[index].unit);
+  std::vector<FunctionTotal> totals = FunctionTotals(profile, index, options.sort_by_cum);
+  int64_t total = profile.Total(index);
+  size_t rows = std::min(options.rows, totals.size());
+
+  std::string out = fmt::format("{}: total {}, {} function{}; top {} by {}\n", type, FormatValue(total, unit),
+                                totals.size(), totals.size() == 1 ? "" : "s", rows,
+                                options.sort_by_cum ? "cumulative" : "flat");
+  if (rows == 0) return out;
+
+  std::vector<std::string> flat(rows), cum(rows);
+  size_t flat_width = 4, cum_width = 3;
+  for (size_t i = 0; i < rows; ++i) {
+    flat[i] = FormatValue(totals[i].flat, unit);
+    cum[i] = FormatValue(totals[i].cum, unit);
+    flat_width = std::max(flat_width, flat[i].size());
+    cum_width = std::max(cum_width, cum[i].size());
+  }
+  out += fmt::format("  {:>{}}  {:>6}  {:>6}  {:>{}}  {:>6}  {}\n", "flat", flat_width, "flat%", "sum%", "cum",
+                     cum_width, "cum%", "function");
+  int64_t running = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    const FunctionTotal& t = totals[i];
+    running += t.flat;
+    std::string where;
+    if (!t.filename.empty()) {
+      where = t.start_line > 0 ? fmt::format("  {}:{}", BaseName(t.filename), t.start_line)
+                               : "  " + BaseName(t.filename);
+    }
+    out += fmt::format("  {:>{}}  {:>6}  {:>6}  {:>{}}  {:>6}  {}{}\n", flat[i], flat_width, Percent(t.flat, total),
+                       Percent(running, total), cum[i], cum_width, Percent(t.cum, total), t.name, where);
+  }
+  return out;
+}
+
+}  // namespace heapprof
