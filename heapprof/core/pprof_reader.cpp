@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unordered_map>
 
+#include "heapprof/core/pprof_wire_check.h"
 #include "heapprof/file_io.h"
 #include "heapprof/gzip.h"
 #include "heapprof/pprof.h"
@@ -232,9 +233,8 @@ Result<Profile> DecodePprof(std::string_view bytes) {
   google::protobuf::Arena arena;
   auto* msg = google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
   if (!msg->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Corrupt(gzipped ? "gzip data does not hold a profile.proto message (truncated or not a pprof profile)"
-                           : "not a pprof profile: neither gzip nor a valid profile.proto message "
-                             "(truncated, corrupt, or another format)");
+    std::string why = internal::ExplainProfileParseFailure(bytes);
+    return Corrupt(gzipped ? "gzip data does not hold a pprof profile: " + why : why);
   }
   return Converter(*msg).Run();
 }

@@ -1,0 +1,141 @@
+// Parse failures of the generated classes say only "failed"; this walks the
+// top level of the message with protobuf's own wire reader to say why.
+#include "heapprof/core/pprof_wire_check.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <fmt/format.h>
+
+#include "heapprof/proto/profile.pb.h"
+
+namespace heapprof::internal {
+namespace {
+
+namespace pb = perftools::profiles;
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+const char* FieldName(uint32_t field) {
+  switch (field) {
+    case 1: return "sample_type";
+    case 2: return "sample";
+    case 3: return "mapping";
+    case 4: return "location";
+    case 5: return "function";
+    case 6: return "string_table";
+    case 11: return "period_type";
+    default: return "field";
+  }
+}
+
+// Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF), as protobuf requires of proto3 strings.
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      n = 1;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;  // the sequence is cut off
+    for (size_t k = 1; k <= n; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+// Parses one nested message with its generated class; false when malformed.
+bool NestedParses(uint32_t field, std::string_view bytes) {
+  const void* data = bytes.data();
+  int size = static_cast<int>(bytes.size());
+  switch (field) {
+    case 1:
+    case 11: return pb::ValueType().ParseFromArray(data, size);
+    case 2: return pb::Sample().ParseFromArray(data, size);
+    case 3: return pb::Mapping().ParseFromArray(data, size);
+    case 4: return pb::Location().ParseFromArray(data, size);
+    case 5: return pb::Function().ParseFromArray(data, size);
+    default: return true;
+  }
+}
+
+}  // namespace
+
+std::string ExplainProfileParseFailure(std::string_view bytes) {
+  size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (bytes[first] == '{' || bytes[first] == '[')) {
+    return "not a pprof profile: the input looks like JSON (a Chrome .heapprofile?)";
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const int size = static_cast<int>(bytes.size());
+  CodedInputStream in(data, size);
+  int string_index = 0;
+  int counts[16] = {};
+  for (;;) {
+    const int offset = in.CurrentPosition();
+    if (offset == size) break;
+    uint32_t tag = in.ReadTag();
+    uint32_t field = tag >> 3;
+    auto wire = static_cast<WireFormatLite::WireType>(tag & 7);
+    if (tag == 0 || field == 0 || wire == WireFormatLite::WIRETYPE_START_GROUP ||
+        wire == WireFormatLite::WIRETYPE_END_GROUP || (tag & 7) > 5) {
+      return fmt::format("not a pprof profile: byte {} holds no valid protobuf field (another format?)", offset);
+    }
+    // Unknown fields are legal, but in a message that failed to parse they mark garbage.
+    if (field > 15) {
+      return fmt::format("not a pprof profile: byte {} starts field {}, which profile.proto does not have "
+                         "(another format?)",
+                         offset, field);
+    }
+    if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) {
+        return fmt::format("profile is truncated: the length of field {} at byte {} is cut off", field, offset);
+      }
+      const int start = in.CurrentPosition();
+      if (length > static_cast<uint32_t>(size - start)) {
+        return fmt::format("profile is truncated: field {} ({}) at byte {} needs {} bytes but only {} remain",
+                           field, FieldName(field), offset, length, size - start);
+      }
+      std::string_view payload(bytes.data() + start, length);
+      in.Skip(static_cast<int>(length));
+      int ordinal = field < 16 ? counts[field]++ : 0;
+      if (field == 6) {
+        if (!IsValidUtf8(payload)) {
+          return fmt::format("string_table[{}] is not valid UTF-8 (profile.proto strings must be UTF-8)",
+                             string_index);
+        }
+        ++string_index;
+      } else if (!NestedParses(field, payload)) {
+        return fmt::format("{}[{}] at byte {} is a malformed message", FieldName(field), ordinal, offset);
+      }
+      continue;
+    }
+    if (!WireFormatLite::SkipField(&in, tag)) {
+      return fmt::format("profile is truncated: field {} at byte {} is cut off", field, offset);
+    }
+  }
+  return "the bytes are not a valid profile.proto message";
+}
+
+}  // namespace heapprof::internal
