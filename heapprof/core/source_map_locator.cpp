@@ -1,5 +1,7 @@
 #include "heapprof/source_map_locator.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <system_error>
@@ -120,7 +122,14 @@ Result<std::string> DecodeDataUrl(std::string_view url) {
 
 std::string ScriptPath(std::string_view script_name) {
   if (script_name.substr(0, 7) == "file://") return std::string(script_name.substr(7));
-  if (script_name.find("://") != std::string_view::npos) return {};
+  // Any other "scheme:" name (https://, node:internal/fs, data:) is not a local file.
+  size_t colon = script_name.find(':');
+  if (colon != std::string_view::npos && colon > 0 && colon < script_name.find('/')) {
+    bool scheme = std::all_of(script_name.begin(), script_name.begin() + colon, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+    });
+    if (scheme) return {};
+  }
   // "node:fs", "evalmachine.<anonymous>" and other names without a slash are not files.
   if (script_name.find('/') == std::string_view::npos && !IsFile(std::string(script_name))) return {};
   return std::string(script_name);
