@@ -15,22 +15,8 @@ namespace {
 
 const int64_t MiB = static_cast<int64_t>(kMiB);
 
-// Two windows of a worker whose metrics registry keeps every request.
-Profile FirstWindow() {
-  return BuildProfile(SnapshotOf({
-      {{"handler", "recordRequest", "registryPush"}, 2, kMiB, true},
-      {{"handler", "renderJson"}, 8, kMiB, true},
-      {{"handler", "cacheFill"}, 4, kMiB, true},
-  }));
-}
-Profile SecondWindow() {
-  return BuildProfile(SnapshotOf({
-      {{"handler", "recordRequest", "registryPush"}, 12, kMiB, true},
-      {{"handler", "renderJson"}, 9, kMiB, true},
-      {{"handler", "cacheFill"}, 1, kMiB, true},
-      {{"handler", "newThing"}, 1, kMiB, false},
-  }));
-}
+Profile FirstWindow() { return LeakFirstWindow(); }
+Profile SecondWindow() { return LeakSecondWindow(); }
 
 const FunctionDelta* Find(const ProfileDiff& diff, const std::string& name) {
   for (const FunctionDelta& d : diff.functions) {

@@ -57,6 +57,24 @@ inline Profile KnownProfile() {
   }));
 }
 
+// Two windows of a worker whose metrics registry keeps every request:
+// registryPush retains 2 MiB, then 12 MiB; cacheFill shrinks 4 -> 1 MiB.
+inline Profile LeakFirstWindow() {
+  return BuildProfile(SnapshotOf({
+      {{"handler", "recordRequest", "registryPush"}, 2, kMiB, true},
+      {{"handler", "renderJson"}, 8, kMiB, true},
+      {{"handler", "cacheFill"}, 4, kMiB, true},
+  }));
+}
+inline Profile LeakSecondWindow() {
+  return BuildProfile(SnapshotOf({
+      {{"handler", "recordRequest", "registryPush"}, 12, kMiB, true},
+      {{"handler", "renderJson"}, 9, kMiB, true},
+      {{"handler", "cacheFill"}, 1, kMiB, true},
+      {{"handler", "newThing"}, 1, kMiB, false},
+  }));
+}
+
 // A profile with about `nodes` distinct call-tree nodes (deterministic).
 inline Profile BigProfile(size_t nodes, int functions = 3000) {
   StackTable table;
