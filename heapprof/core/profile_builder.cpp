@@ -141,7 +141,10 @@ Profile BuildProfile(const RawSnapshot& snap) {
   comment("heap_used_bytes", std::to_string(info.heap_used_bytes));
   comment("heap_limit_bytes", std::to_string(info.heap_limit_bytes));
   comment("samples", std::to_string(snap.samples.size()));
-  if (info.prologue_snapshots) comment("prologue_snapshots", std::to_string(info.prologue_snapshots));
+  if (info.prologue_snapshots) {
+    comment("prologue_snapshots", std::to_string(info.prologue_snapshots));
+    comment("prologue_snapshot_nanos", std::to_string(info.prologue_nanos));
+  }
   if (info.dropped_samples) comment("dropped_samples", std::to_string(info.dropped_samples));
   if (info.missing_sample_ids) comment("missing_sample_ids", std::to_string(info.missing_sample_ids));
   if (info.profiler_samples) comment("profiler_own_samples", std::to_string(info.profiler_samples));

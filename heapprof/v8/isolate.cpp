@@ -2,24 +2,41 @@
 // instead of aborting the process when the limit is reached.
 #include <v8.h>
 
+#include "heapprof/v8/gc.h"
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
 
 namespace heapprof {
 namespace {
 
-// V8 calls this when the heap nears its limit. heapprof lets the embedder
-// capture what it needs (with some headroom), then terminates the script and
-// grants enough room for the termination to unwind instead of a fatal OOM.
+constexpr size_t kHeadroom = 16u * 1024 * 1024;
+
+// Runs the embedder's hook outside any GC (V8 forbids starting a GC, and
+// allocating freely, inside the near-limit callback), then ends the script.
+void RunHookInInterrupt(v8::Isolate* isolate, void* data) {
+  auto* state = static_cast<Isolate::State*>(data);
+  state->RunPendingNearLimitHook();
+  isolate->TerminateExecution();
+}
+
+// V8 calls this when the heap nears its limit. With a hook, heapprof raises
+// the limit and asks V8 to interrupt the running JS, where the hook captures
+// what it needs; then the script is terminated with enough room to unwind
+// instead of a fatal OOM. Without a hook, it terminates at once.
 size_t OnNearHeapLimit(void* data, size_t current_limit, size_t /*initial_limit*/) {
   auto* state = static_cast<Isolate::State*>(data);
   state->heap_limit_reached.store(true);
   ++state->near_limit_calls;
   if (state->near_limit_calls == 1 && state->on_near_heap_limit) {
-    state->on_near_heap_limit(state->isolate, current_limit);
+    state->hook_pending = true;
+    state->isolate->RequestInterrupt(RunHookInInterrupt, state);
+    return current_limit + current_limit / 2 + kHeadroom;
+  }
+  if (state->hook_pending && state->near_limit_calls <= 3) {
+    return current_limit + current_limit / 4 + kHeadroom;  // the interrupt has not run yet
   }
   state->isolate->TerminateExecution();
-  return current_limit + current_limit / 2 + 16u * 1024 * 1024;
+  return current_limit + current_limit / 2 + kHeadroom;
 }
 
 }  // namespace
@@ -63,6 +80,7 @@ Result<Isolate> Isolate::Create(const IsolateOptions& options) {
     v8::Isolate::Scope isolate_scope(state->isolate);
     v8::HandleScope handle_scope(state->isolate);
     v8::Local<v8::Context> context = v8::Context::New(state->isolate);
+    internal::HideGcGlobal(state->isolate, context);
     state->context.Reset(state->isolate, context);
   }
   return Isolate(std::move(state));
@@ -90,12 +108,14 @@ Result<std::string> Isolate::RunScript(std::string_view source, std::string_view
   v8::Local<v8::Value> result;
   bool ok = v8::Script::Compile(context, internal::NewString(isolate, source), &origin).ToLocal(&script) &&
             script->Run(context).ToLocal(&result);
+  state_->RunPendingNearLimitHook();
   if (heap_limit_reached()) {
     isolate->CancelTerminateExecution();
     return Error(ErrorCode::kResourceExhausted,
                  "the script exceeded the isolate's heap limit of " +
                      std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB");
   }
+  state_->RunPendingNearLimitHook();
   if (!ok) return Error(ErrorCode::kScriptError, internal::DescribeException(isolate, context, try_catch));
   return internal::ValueToString(isolate, context, result);
 }

@@ -20,6 +20,15 @@ struct Isolate::State {
   NearHeapLimitHook on_near_heap_limit;
   std::atomic<bool> heap_limit_reached{false};
   int near_limit_calls = 0;
+  bool hook_pending = false;  // near the limit, the hook waits for an interrupt
+
+  // Runs the near-limit hook if the limit was reached and it has not run yet
+  // (call after JS returns: the interrupt only fires while JS runs).
+  void RunPendingNearLimitHook() {
+    if (!hook_pending) return;
+    hook_pending = false;
+    on_near_heap_limit(isolate, heap_limit_bytes);
+  }
 
   v8::Local<v8::Context> Context() const { return context.Get(isolate); }
 };

@@ -1,9 +1,11 @@
 // GC-prologue ledger: for V8 without per-sample liveness. V8 drops a sample
 // when its object dies, and objects die only inside a GC, so a snapshot in
 // every GC prologue sees every sample before it can vanish.
+#include <chrono>
 #include <vector>
 
 #include "heapprof/v8/allocation_tree.h"
+#include "heapprof/v8/gc.h"
 #include "heapprof/v8/strategy.h"
 
 namespace heapprof::internal {
@@ -21,7 +23,11 @@ class LedgerStrategy final : public Strategy {
   }
 
   void OnStarted(v8::Isolate* isolate) override {
-    isolate->AddGCPrologueCallback(&LedgerStrategy::OnGcPrologue, this, v8::kGCTypeAll);
+    // Only the GCs that free objects. Not the start of incremental marking:
+    // V8 has set up its marking worklists by then and allocating there breaks them.
+    isolate->AddGCPrologueCallback(
+        &LedgerStrategy::OnGcPrologue, this,
+        static_cast<v8::GCType>(v8::kGCTypeScavenge | v8::kGCTypeMinorMarkCompact | v8::kGCTypeMarkSweepCompact));
     attached_ = true;
   }
 
@@ -34,10 +40,12 @@ class LedgerStrategy final : public Strategy {
   uint64_t prologue_snapshots() const override { return prologue_snapshots_; }
 
   Status Finish(v8::Isolate* isolate, RawSnapshot& out) override {
-    if (options_.gc_before_snapshot) {
+    if (options_.gc_before_snapshot && !InsideGcCallback()) {
       // Full GCs, so that unreachable garbage is not counted as in use. The
-      // prologue callback records every sample before it dies.
-      isolate->LowMemoryNotification();
+      // first GC's prologue records every sample before any dies; no JS runs
+      // between V8's back-to-back GCs here, so the later prologues are skipped.
+      stopping_ = true;
+      CollectGarbageForSnapshot(isolate);
     }
     std::vector<uint64_t> live_ids;
     Record(isolate, &live_ids);
@@ -60,6 +68,7 @@ class LedgerStrategy final : public Strategy {
     out.info.dropped_samples = capped_ ? max_id_seen_ - recorded_ : 0;
     out.info.missing_sample_ids = capped_ ? 0 : gaps;
     out.info.prologue_snapshots = prologue_snapshots_;
+    out.info.prologue_nanos = prologue_nanos_;
     out.frames = table_.TakeFrames();
     out.stacks = table_.TakeStacks();
     out.info.notes.push_back("ledger_bytes: " + std::to_string(LedgerBytes()));
@@ -78,8 +87,15 @@ class LedgerStrategy final : public Strategy {
 
   static void OnGcPrologue(v8::Isolate* isolate, v8::GCType, v8::GCCallbackFlags, void* data) {
     auto* self = static_cast<LedgerStrategy*>(data);
+    if (self->stopping_ && self->snapshotted_while_stopping_) return;
+    self->snapshotted_while_stopping_ = self->stopping_;
+    GcCallbackScope inside_gc;
+    auto begin = std::chrono::steady_clock::now();
     ++self->prologue_snapshots_;
     self->Record(isolate, nullptr);
+    self->prologue_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - begin)
+                                 .count();
   }
 
   // Copies every sample not yet in the ledger; collects all ids when asked.
@@ -118,7 +134,10 @@ class LedgerStrategy final : public Strategy {
   uint64_t max_recorded_id_ = 0;
   bool capped_ = false;
   uint64_t prologue_snapshots_ = 0;
+  int64_t prologue_nanos_ = 0;
   bool attached_ = false;
+  bool stopping_ = false;
+  bool snapshotted_while_stopping_ = false;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // snapshot at Stop holds the whole window and is_live splits in-use from
 // allocated. Compiled only where the headers have the feature.
 #include "heapprof/v8/allocation_tree.h"
+#include "heapprof/v8/gc.h"
 #include "heapprof/v8/strategy.h"
 
 namespace heapprof::internal {
@@ -23,7 +24,7 @@ class NativeLivenessStrategy final : public Strategy {
   void Detach(v8::Isolate*) override {}
 
   Status Finish(v8::Isolate* isolate, RawSnapshot& out) override {
-    if (options_.gc_before_snapshot) isolate->LowMemoryNotification();
+    if (options_.gc_before_snapshot && !InsideGcCallback()) CollectGarbageForSnapshot(isolate);
     v8::HandleScope scope(isolate);
     std::unique_ptr<v8::AllocationProfile> profile(isolate->GetHeapProfiler()->GetAllocationProfile());
     if (!profile) return Error(ErrorCode::kInternal, "V8 returned no allocation profile");

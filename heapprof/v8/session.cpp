@@ -9,6 +9,7 @@
 #include <set>
 
 #include "heapprof/profile_builder.h"
+#include "heapprof/v8/gc.h"
 #include "heapprof/v8/strategy.h"
 
 namespace heapprof {
@@ -109,6 +110,8 @@ Result<RawSnapshot> Session::Stop() && {
   }
   Impl& s = *impl_;
   RawSnapshot out;
+  // Inside a GC callback (e.g. near the heap limit) no GC can precede the snapshot.
+  bool gc_ran = s.options.gc_before_snapshot && !internal::InsideGcCallback();
   Status status = s.strategy->Finish(s.isolate, out);
   auto duration = std::chrono::steady_clock::now() - s.start;
   v8::HeapStatistics heap;
@@ -124,7 +127,7 @@ Result<RawSnapshot> Session::Stop() && {
   info.v8_version = v8::V8::GetVersion();
   info.isolate_name = s.options.isolate_name;
   info.strategy = s.strategy->name();
-  info.gc_before_snapshot = s.options.gc_before_snapshot;
+  info.gc_before_snapshot = gc_ran;
   info.inlining_allowed = s.options.inlining_allowed;
   info.heap_used_bytes = heap.used_heap_size();
   info.heap_limit_bytes = heap.heap_size_limit();

@@ -55,6 +55,7 @@ struct WindowInfo {
   uint64_t heap_used_bytes = 0;
   uint64_t heap_limit_bytes = 0;
   uint64_t prologue_snapshots = 0;  // GC-prologue snapshots taken (ledger only)
+  int64_t prologue_nanos = 0;       // time spent in them, in total
   uint64_t dropped_samples = 0;     // samples beyond the cap, not recorded
   uint64_t missing_sample_ids = 0;  // gaps in the window's id sequence
   uint64_t profiler_samples = 0;    // samples attributed to heapprof's own snapshots

@@ -93,3 +93,10 @@ TEST_CASE("V8 flags are sorted into known and unknown") {
     CHECK(heapprof::V8UnknownFlags() == std::vector<std::string>{"--no-such-flag-at-all"});
   }
 }
+
+TEST_CASE("heapprof's GC hook is not visible to scripts") {
+  auto isolate = heapprof::Isolate::Create();
+  REQUIRE(isolate.ok());
+  CHECK(isolate->RunScript("typeof __heapprof_gc").value() == "undefined");
+  CHECK(isolate->RunScript("typeof gc").value() == "undefined");
+}

@@ -246,3 +246,52 @@ TEST_CASE("VM-state frames and anonymous functions survive into the profile") {
   }
   CHECK(anonymous);
 }
+
+TEST_CASE("near the heap limit a hook captures the in-use profile naming the leak") {
+  // Old-generation growth under an open window drives incremental marking:
+  // the ledger must not snapshot where V8 forbids allocation.
+  std::optional<Session> session;
+  std::optional<Result<Profile>> captured;
+  IsolateOptions io;
+  io.heap_limit_bytes = 32u * 1024 * 1024;
+  io.on_near_heap_limit = [&](v8::Isolate*, size_t) {
+    if (!session) return;
+    captured.emplace(std::move(*session).StopAndBuild());
+    session.reset();
+  };
+  auto iso = Isolate::Create(io);
+  REQUIRE(iso.ok());
+  v8::Isolate::Scope isolate_scope(iso->get());
+  v8::HandleScope handles(iso->get());
+  REQUIRE(iso->RunScript("const cache = []; function leakyCache(k) { for (let i = 0; i < 2000; ++i) "
+                         "cache.push({ url: 'u' + k, i, pad: new Array(16).fill(i) }); }",
+                         "leak.js")
+              .ok());
+  session.emplace(std::move(Session::Start(iso->get(), Opts(64 * 1024)).value()));
+  auto r = iso->RunScript("for (let k = 0; ; ++k) leakyCache(k);", "loop.js");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == ErrorCode::kResourceExhausted);
+  REQUIRE(captured.has_value());
+  REQUIRE(captured->ok());
+  const Profile& p = captured->value();
+  double leak = CumFor(p, "leakyCache", kInuseSpace);
+  INFO("leakyCache in-use " << leak << " of " << p.Total(kInuseSpace));
+  CHECK(leak > 0.8 * p.Total(kInuseSpace));
+  CHECK(p.Total(kInuseSpace) > 16.0 * 1024 * 1024);
+}
+
+TEST_CASE("an open window survives the isolate reaching its heap limit") {
+  IsolateOptions io;
+  io.heap_limit_bytes = 32u * 1024 * 1024;
+  auto iso = Isolate::Create(io);
+  REQUIRE(iso.ok());
+  v8::Isolate::Scope isolate_scope(iso->get());
+  v8::HandleScope handles(iso->get());
+  auto session = Session::Start(iso->get(), Opts(64 * 1024));
+  REQUIRE(session.ok());
+  auto r = iso->RunScript("const keep = []; for (;;) keep.push({ pad: new Array(16).fill(1) });");
+  REQUIRE_FALSE(r.ok());
+  auto p = std::move(session.value()).StopAndBuild();
+  REQUIRE(p.ok());
+  CHECK(p->Total(kAllocSpace) > 16.0 * 1024 * 1024);
+}

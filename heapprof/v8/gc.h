@@ -1,0 +1,32 @@
+// The full GC that precedes an in-use snapshot.
+#pragma once
+
+#include <v8.h>
+
+namespace heapprof::internal {
+
+// Name of the JS global V8 installs for --expose-gc-as; heapprof removes it.
+inline constexpr char kGcGlobalName[] = "__heapprof_gc";
+
+// One full GC when heapprof started V8 (it enables the API for it), else
+// LowMemoryNotification (several GCs; slower, same result).
+void CollectGarbageForSnapshot(v8::Isolate* isolate);
+// True while the current thread runs inside a V8 GC callback that heapprof
+// installed (e.g. near the heap limit), where starting another GC is illegal.
+bool InsideGcCallback();
+// Marks the current thread as inside such a callback for the scope's life.
+class GcCallbackScope {
+ public:
+  GcCallbackScope();
+  ~GcCallbackScope();
+  GcCallbackScope(const GcCallbackScope&) = delete;
+  GcCallbackScope& operator=(const GcCallbackScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Removes the GC global from a context heapprof created.
+void HideGcGlobal(v8::Isolate* isolate, v8::Local<v8::Context> context);
+
+}  // namespace heapprof::internal

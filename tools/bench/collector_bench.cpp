@@ -1,0 +1,249 @@
+// Collector benchmarks (a program, not a test): prints ratios measured in the
+// same run against a baseline, because these machines are noisy.
+//   1. run-time overhead of a profiled window vs unprofiled, interleaved pairs
+//   2. cost of one GC-prologue snapshot as a function of tree size
+//   3. ledger bytes per recorded sample
+//   4. isolate held at Stop, with and without the pre-snapshot GC (64 MB heap)
+//   5. accuracy: estimated vs true bytes for known allocation sizes
+// Usage: collector_bench [--quick] [--json FILE]
+#include <v8.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "heapprof/profile_builder.h"
+#include "heapprof/session.h"
+#include "heapprof/v8_host.h"
+
+using namespace heapprof;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// An alloc-heavy request handler: JSON garbage plus a small retained cache.
+constexpr const char* kWorkload = R"JS(
+const cache = new Map();
+function buildPayload(i) {
+  const items = [];
+  for (let j = 0; j < 40; ++j) items.push({ id: i * 40 + j, name: 'item-' + j, tags: ['a', 'b', String(j)] });
+  return { request: i, items };
+}
+function handle(i) {
+  const body = JSON.stringify(buildPayload(i));
+  const parsed = JSON.parse(body);
+  if (i % 50 === 0) cache.set(i, parsed.items.slice(0, 4));
+  return body.length;
+}
+function serve(n) { let total = 0; for (let i = 0; i < n; ++i) total += handle(i); return total; }
+)JS";
+
+struct Env {
+  Isolate iso;
+  explicit Env(size_t heap_mb = 256) : iso(Make(heap_mb)) {}
+  static Isolate Make(size_t heap_mb) {
+    IsolateOptions o;
+    o.heap_limit_bytes = heap_mb * 1024 * 1024;
+    return std::move(Isolate::Create(o).value());
+  }
+  void Run(const std::string& js) {
+    auto r = iso.RunScript(js, "bench.js");
+    if (!r.ok()) {
+      fmt::print(stderr, "script failed: {}\n", r.status().message());
+      std::exit(1);
+    }
+  }
+};
+
+// One timed run of the workload on a fresh isolate, profiled or not.
+double TimedRun(bool profiled, uint64_t interval, int requests) {
+  Env env;
+  v8::Isolate::Scope scope(env.iso.get());
+  v8::HandleScope handles(env.iso.get());
+  env.Run(kWorkload);
+  env.Run("serve(200)");  // warm-up: compile and optimize before timing
+  std::optional<Session> session;
+  if (profiled) {
+    SessionOptions o;
+    o.interval_bytes = interval;
+    session.emplace(std::move(Session::Start(env.iso.get(), o).value()));
+  }
+  auto begin = Clock::now();
+  env.Run(fmt::format("serve({})", requests));
+  double ms = Ms(Clock::now() - begin);
+  if (session) (void)std::move(*session).Stop();
+  return ms;
+}
+
+nlohmann::json Overhead(int pairs, int requests, uint64_t interval) {
+  std::vector<double> base, prof, ratios;
+  for (int i = 0; i < pairs; ++i) {
+    // Alternate the order inside each pair so drift hits both sides.
+    double a, b;
+    if (i % 2 == 0) {
+      a = TimedRun(false, interval, requests);
+      b = TimedRun(true, interval, requests);
+    } else {
+      b = TimedRun(true, interval, requests);
+      a = TimedRun(false, interval, requests);
+    }
+    base.push_back(a);
+    prof.push_back(b);
+    ratios.push_back(b / a);
+  }
+  auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
+  fmt::print("overhead @ {:>4} KiB: unprofiled {:7.1f} ms, profiled {:7.1f} ms (medians); ratio median {:.3f} "
+             "[min {:.3f}, max {:.3f}] over {} pairs\n",
+             interval / 1024, Median(base), Median(prof), Median(ratios), *mn, *mx, pairs);
+  return {{"interval_bytes", interval}, {"pairs", pairs}, {"base_ms", Median(base)},
+          {"profiled_ms", Median(prof)}, {"ratio_median", Median(ratios)}, {"ratio_min", *mn},
+          {"ratio_max", *mx}};
+}
+
+// A tree of about `functions` nodes: one distinct allocating function each.
+nlohmann::json PrologueCost(int functions) {
+  Env env;
+  v8::Isolate::Scope scope(env.iso.get());
+  v8::HandleScope handles(env.iso.get());
+  std::string js = "const fns = [];\n";
+  for (int i = 0; i < functions; ++i) js += fmt::format("fns.push(function f{}() {{ return new Array(1024).fill({}); }});\n", i, i);
+  js += "globalThis.keepAlive = [];\n"
+        "function touchAll(rounds) { for (let r = 0; r < rounds; ++r) for (const f of fns) keepAlive.push(f()); }\n"
+        "function churn(n) { let s = 0; for (let i = 0; i < n; ++i) s += new Array(64).fill(i).length; return s; }\n";
+  env.Run(js);
+  SessionOptions o;
+  o.interval_bytes = 2048;  // each 8 KiB allocation is sampled: the tree reaches its size
+  auto session = Session::Start(env.iso.get(), o);
+  env.Run("touchAll(1)");
+  uint64_t before = session->prologue_snapshots();
+  env.Run("churn(200000)");
+  auto raw = std::move(session.value()).Stop().value();
+  uint64_t snaps = raw.info.prologue_snapshots;
+  double per_us = snaps ? raw.info.prologue_nanos / 1000.0 / snaps : 0;
+  fmt::print("prologue snapshot: tree of {:>6} stacks, {:>6} samples: {:8.1f} us per snapshot ({} snapshots, {} during churn)\n",
+             raw.stacks.size() - 1, raw.samples.size(), per_us, snaps, snaps - before);
+  return {{"functions", functions}, {"stacks", raw.stacks.size() - 1}, {"samples", raw.samples.size()},
+          {"us_per_snapshot", per_us}, {"snapshots", snaps}};
+}
+
+nlohmann::json LedgerMemory() {
+  Env env;
+  v8::Isolate::Scope scope(env.iso.get());
+  v8::HandleScope handles(env.iso.get());
+  env.Run(kWorkload);
+  SessionOptions o;
+  o.interval_bytes = 8 * 1024;
+  auto session = Session::Start(env.iso.get(), o);
+  env.Run("serve(20000)");
+  auto raw = std::move(session.value()).Stop().value();
+  uint64_t ledger_total = 0;
+  for (const std::string& n : raw.info.notes) {
+    if (n.rfind("ledger_bytes: ", 0) == 0) ledger_total = std::stoull(n.substr(14));
+  }
+  // The ledger proper is 8 bytes per sample id; the rest is interned stacks.
+  double per_sample_entry = 8.0;
+  double per_sample_all = raw.samples.empty() ? 0 : double(ledger_total) / raw.samples.size();
+  fmt::print("ledger memory: {} samples, {} stacks; {:.0f} bytes/sample for the ledger entry, {:.1f} bytes/sample "
+             "including interned stacks and frames\n",
+             raw.samples.size(), raw.stacks.size(), per_sample_entry, per_sample_all);
+  return {{"samples", raw.samples.size()}, {"entry_bytes_per_sample", per_sample_entry},
+          {"total_bytes_per_sample", per_sample_all}};
+}
+
+nlohmann::json StopHold(bool gc, int reps) {
+  std::vector<double> stops;
+  for (int r = 0; r < reps; ++r) {
+    Env env(256);
+    v8::Isolate::Scope scope(env.iso.get());
+    v8::HandleScope handles(env.iso.get());
+    env.Run(kWorkload);
+    // A 64 MB heap of live objects.
+    env.Run("globalThis.big = []; for (let i = 0; i < 640 * 1024; ++i) big.push({ a: i, b: 'x' + i, c: [i, i] });");
+    SessionOptions o;
+    o.gc_before_snapshot = gc;
+    auto session = Session::Start(env.iso.get(), o);
+    env.Run("serve(2000)");
+    v8::HeapStatistics hs;
+    env.iso.get()->GetHeapStatistics(&hs);
+    auto begin = Clock::now();
+    auto raw = std::move(session.value()).Stop();
+    stops.push_back(Ms(Clock::now() - begin));
+    if (r == 0) fmt::print("  (heap used at stop: {:.1f} MB)\n", hs.used_heap_size() / 1048576.0);
+  }
+  fmt::print("isolate held at Stop, {} pre-snapshot GC: median {:.2f} ms over {} runs\n", gc ? "with" : "without",
+             Median(stops), reps);
+  return {{"gc", gc}, {"median_ms", Median(stops)}, {"runs", reps}};
+}
+
+nlohmann::json Accuracy(uint64_t interval) {
+  Env env(512);
+  v8::Isolate::Scope scope(env.iso.get());
+  v8::HandleScope handles(env.iso.get());
+  env.Run("globalThis.kept = []; globalThis.ring = new Array(8);"
+          "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
+          "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }");
+  SessionOptions o;
+  o.interval_bytes = interval;
+  auto session = Session::Start(env.iso.get(), o);
+  env.Run("retain(4096); garbage(32768);");
+  Profile p = BuildProfile(std::move(session.value()).Stop().value());
+  auto cum = [&](std::string_view fn, int idx) {
+    int64_t t = 0;
+    for (const Sample& s : p.samples)
+      for (LocationId l : s.locations)
+        if (p.FunctionName(l) == fn) {
+          t += s.values[idx];
+          break;
+        }
+    return double(t);
+  };
+  const double array_bytes = 32 + 16 + 8 * 1024;
+  double r_true = 4096 * array_bytes, g_true = 32768 * array_bytes;
+  double r_est = cum("retain", kInuseSpace), g_est = cum("garbage", kAllocSpace);
+  fmt::print("accuracy @ {:>4} KiB: retained inuse {:.1f} MB est / {:.1f} MB true ({:+.1f} %), garbage alloc {:.1f} MB "
+             "est / {:.1f} MB true ({:+.1f} %)\n",
+             interval / 1024, r_est / 1e6, r_true / 1e6, 100 * (r_est / r_true - 1), g_est / 1e6, g_true / 1e6,
+             100 * (g_est / g_true - 1));
+  return {{"interval_bytes", interval}, {"retained_ratio", r_est / r_true}, {"garbage_ratio", g_est / g_true}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string json_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else {
+      fmt::print(stderr, "usage: collector_bench [--quick] [--json FILE]\n");
+      return 2;
+    }
+  }
+  if (!InitializeV8().ok()) return 1;
+  fmt::print("heapprof collector benchmarks (V8 {}, strategy {})\n", V8RuntimeVersion(), CompiledStrategy());
+  int pairs = quick ? 5 : 15;
+  int requests = quick ? 3000 : 6000;
+  nlohmann::json out;
+  out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
+  for (int n : {100, 1000, 10000}) out["prologue"].push_back(PrologueCost(n));
+  out["ledger_memory"] = LedgerMemory();
+  out["stop_hold"] = {StopHold(true, quick ? 3 : 7), StopHold(false, quick ? 3 : 7)};
+  out["accuracy"] = {Accuracy(512 * 1024), Accuracy(64 * 1024)};
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  return 0;
+}
