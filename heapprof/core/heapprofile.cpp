@@ -1,0 +1,356 @@
+// Chrome DevTools .heapprofile JSON <-> Profile. What the format cannot carry
+// is listed in include/heapprof/heapprofile.h and docs/formats.md.
+#include "heapprof/heapprofile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "heapprof/pprof.h"
+#include "heapprof/profile_builder.h"
+#include "heapprof/report.h"
+
+namespace heapprof {
+namespace {
+
+using Json = nlohmann::json;
+
+Status Invalid(std::string message) { return Error(ErrorCode::kDataLoss, "heapprofile: " + std::move(message)); }
+
+// ---- export ----
+
+struct TreeNode {
+  uint64_t key = 0;  // location id << 16 | line index: one node per frame
+  int parent = -1;
+  int64_t self = 0;
+  std::vector<int> children;
+  std::unordered_map<uint64_t, int> child_index;
+};
+
+class ScriptIds {
+ public:
+  std::string operator()(std::string_view url) {
+    if (url.empty()) return "0";
+    auto [it, inserted] = ids_.emplace(std::string(url), ids_.size() + 1);
+    return std::to_string(it->second);
+  }
+
+ private:
+  std::unordered_map<std::string, size_t> ids_;
+};
+
+Json CallFrame(const Profile& p, const Line& line, ScriptIds& script_ids) {
+  const Function& f = p.function(line.function);
+  int64_t start = line.line != 0 ? line.line : f.start_line;
+  return Json{{"functionName", p.str(f.name)},
+              {"scriptId", script_ids(p.str(f.filename))},
+              {"url", p.str(f.filename)},
+              {"lineNumber", start - 1},  // 0-based; -1 = unknown
+              {"columnNumber", line.column - 1}};
+}
+
+// ---- import ----
+
+int64_t IntField(const Json& object, const char* key, int64_t fallback, bool* ok) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+    return static_cast<int64_t>(it->get<uint64_t>());
+  }
+  if (it->is_number_float()) {
+    double d = it->get<double>();
+    if (std::isfinite(d) && std::fabs(d) < 9.0e15) return std::llround(d);
+  }
+  *ok = false;
+  return fallback;
+}
+
+class Importer {
+ public:
+  Result<Profile> Run(const Json& root) {
+    if (!root.is_object()) return Invalid("the top level is not a JSON object");
+    auto head = root.find("head");
+    if (head == root.end() || !head->is_object()) return Invalid("missing the \"head\" node tree");
+
+    p_.sample_types = {{Intern("alloc_objects"), Intern("count")},
+                       {Intern("alloc_space"), Intern("bytes")},
+                       {Intern("inuse_objects"), Intern("count")},
+                       {Intern("inuse_space"), Intern("bytes")}};
+    p_.period_type = {Intern("space"), Intern("bytes")};
+    p_.default_sample_type = Intern("inuse_space");
+    bytes_ = Intern("bytes");
+
+    if (Status s = ReadTree(*head); !s.ok()) return s;
+    if (Status s = ReadSamples(root); !s.ok()) return s;
+    EmitSamples();
+
+    p_.comments.push_back(Intern("source: .heapprofile"));
+    p_.comments.push_back(Intern(
+        "note: alloc_* and inuse_* both hold the file's samples (a .heapprofile has no alloc/in-use split)"));
+    if (orphans_ > 0) p_.comments.push_back(Intern(fmt::format("heapprofile_orphan_samples: {}", orphans_)));
+    return std::move(p_);
+  }
+
+ private:
+  struct NodeInfo {
+    int parent = -1;
+    LocationId location{};
+    int64_t self = 0;
+    std::map<int64_t, int64_t> sizes;  // object size -> samples of that size
+  };
+
+  StringId Intern(const std::string& s) {
+    auto it = strings_.find(s);
+    if (it != strings_.end()) return it->second;
+    StringId id = p_.AddString(s);
+    strings_.emplace(s, id);
+    return id;
+  }
+
+  Status ReadTree(const Json& head) {
+    // Explicit stack: a hostile file can nest deeper than the C++ stack allows.
+    std::vector<std::pair<const Json*, int>> pending{{&head, -1}};
+    while (!pending.empty()) {
+      auto [node, parent] = pending.back();
+      pending.pop_back();
+      const size_t ordinal = nodes_.size();
+      if (!node->is_object()) return Invalid(fmt::format("node #{} is not a JSON object", ordinal));
+      bool ok = true;
+      auto id_it = node->find("id");
+      if (id_it == node->end()) return Invalid(fmt::format("node #{} has no \"id\"", ordinal));
+      int64_t id = IntField(*node, "id", 0, &ok);
+      int64_t self = IntField(*node, "selfSize", 0, &ok);
+      if (!ok) return Invalid(fmt::format("node #{} (id {}): \"id\" and \"selfSize\" must be numbers", ordinal, id));
+      if (self < 0) return Invalid(fmt::format("node id {} has a negative selfSize ({})", id, self));
+      auto [it, inserted] = node_index_.emplace(id, ordinal);
+      if (!inserted) return Invalid(fmt::format("node id {} is used twice", id));
+
+      NodeInfo info;
+      info.parent = parent;
+      info.self = self;
+      if (parent >= 0) {  // the head is V8's "(root)": not a frame
+        Result<LocationId> loc = ReadCallFrame(*node, id);
+        if (!loc.ok()) return loc.status();
+        info.location = *loc;
+      }
+      nodes_.push_back(std::move(info));
+
+      auto children = node->find("children");
+      if (children == node->end() || children->is_null()) continue;
+      if (!children->is_array()) return Invalid(fmt::format("node id {}: \"children\" is not an array", id));
+      for (auto c = children->rbegin(); c != children->rend(); ++c) {
+        pending.emplace_back(&*c, static_cast<int>(ordinal));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<LocationId> ReadCallFrame(const Json& node, int64_t id) {
+    auto cf = node.find("callFrame");
+    if (cf == node.end() || !cf->is_object()) return Invalid(fmt::format("node id {} has no \"callFrame\" object", id));
+    auto name_it = cf->find("functionName");
+    if (name_it == cf->end() || !name_it->is_string()) {
+      return Invalid(fmt::format("node id {}: callFrame.functionName must be a string", id));
+    }
+    std::string url;
+    if (auto u = cf->find("url"); u != cf->end() && !u->is_null()) {
+      if (!u->is_string()) return Invalid(fmt::format("node id {}: callFrame.url must be a string", id));
+      url = u->get<std::string>();
+    }
+    bool ok = true;
+    int64_t line0 = IntField(*cf, "lineNumber", -1, &ok);
+    int64_t column0 = IntField(*cf, "columnNumber", -1, &ok);
+    if (!ok) return Invalid(fmt::format("node id {}: callFrame line and column must be numbers", id));
+    std::string script;
+    if (auto s = cf->find("scriptId"); s != cf->end()) {
+      if (s->is_string()) script = s->get<std::string>();
+      else if (s->is_number_integer()) script = std::to_string(s->get<int64_t>());
+    }
+
+    const int64_t line = line0 >= 0 ? line0 + 1 : 0;  // the model is 1-based, 0 = unknown
+    const int64_t column = column0 >= 0 ? column0 + 1 : 0;
+    std::string name = name_it->get<std::string>();
+    if (name.empty()) {
+      if (!url.empty()) {
+        name = FrameDisplayName(Frame{"", url, 0, static_cast<int>(line), static_cast<int>(column)});
+      } else if (!script.empty() && script != "0") {
+        name = fmt::format("(anonymous script {})", script);  // keeps anonymous functions apart
+      } else {
+        name = "(anonymous)";
+      }
+    }
+
+    StringId name_id = Intern(name);
+    StringId file_id = Intern(url);
+    auto fkey = std::make_tuple(name_id, file_id, line);
+    auto fit = functions_.find(fkey);
+    if (fit == functions_.end()) {
+      FunctionId fid{static_cast<uint32_t>(p_.functions.size() + 1)};
+      p_.functions.push_back(Function{fid, name_id, StringId{0}, file_id, line});
+      fit = functions_.emplace(fkey, fid).first;
+    }
+    auto lkey = std::make_tuple(fit->second, line, column);
+    auto lit = locations_.find(lkey);
+    if (lit == locations_.end()) {
+      LocationId lid{static_cast<uint32_t>(p_.locations.size() + 1)};
+      p_.locations.push_back(Location{lid, 0, {Line{fit->second, line, column}}});
+      lit = locations_.emplace(lkey, lid).first;
+    }
+    return lit->second;
+  }
+
+  Status ReadSamples(const Json& root) {
+    auto samples = root.find("samples");
+    if (samples == root.end() || samples->is_null()) return Status::Ok();
+    if (!samples->is_array()) return Invalid("\"samples\" is not an array");
+    for (size_t i = 0; i < samples->size(); ++i) {
+      const Json& s = (*samples)[i];
+      if (!s.is_object()) return Invalid(fmt::format("samples[{}] is not a JSON object", i));
+      bool ok = true;
+      if (!s.contains("nodeId") || !s.contains("size")) {
+        return Invalid(fmt::format("samples[{}] needs \"size\" and \"nodeId\"", i));
+      }
+      int64_t node_id = IntField(s, "nodeId", 0, &ok);
+      int64_t size = IntField(s, "size", 0, &ok);
+      if (!ok) return Invalid(fmt::format("samples[{}]: \"size\" and \"nodeId\" must be numbers", i));
+      if (size < 0) return Invalid(fmt::format("samples[{}] has a negative size ({})", i, size));
+      auto it = node_index_.find(node_id);
+      if (it == node_index_.end()) {
+        ++orphans_;  // V8's own allocations while it wrote the file
+        continue;
+      }
+      ++nodes_[it->second].sizes[size];
+    }
+    return Status::Ok();
+  }
+
+  void EmitSamples() {
+    for (size_t n = 1; n < nodes_.size(); ++n) {
+      const NodeInfo& node = nodes_[n];
+      if (node.self == 0 && node.sizes.empty()) continue;
+      std::vector<LocationId> stack;  // leaf first; the head is not a frame
+      for (int i = static_cast<int>(n); i > 0; i = nodes_[i].parent) stack.push_back(nodes_[i].location);
+
+      auto add = [&](int64_t objects, int64_t space, int64_t size, bool labelled) {
+        Sample s;
+        s.locations = stack;
+        s.values = {objects, space, objects, space};
+        if (labelled) s.labels.push_back(Label{bytes_, StringId{0}, size, bytes_});
+        p_.samples.push_back(std::move(s));
+      };
+      int64_t sampled = 0;
+      for (const auto& [size, count] : node.sizes) sampled += size * count;
+      if (node.sizes.empty() || sampled == 0) {
+        add(0, node.self, 0, false);  // no object sizes known: space only
+        continue;
+      }
+      // selfSize is the node's space; samples[] split it by object size.
+      const int64_t total = node.self > 0 ? node.self : sampled;
+      int64_t assigned = 0;
+      size_t k = 0;
+      for (const auto& [size, count] : node.sizes) {
+        ++k;
+        int64_t space = total == sampled ? size * count
+                        : k == node.sizes.size()
+                            ? total - assigned
+                            : std::llround(static_cast<double>(total) * static_cast<double>(size * count) /
+                                           static_cast<double>(sampled));
+        assigned += space;
+        int64_t objects = total == sampled ? count
+                          : size > 0      ? std::llround(static_cast<double>(space) / static_cast<double>(size))
+                                          : count;
+        add(objects, space, size, true);
+      }
+    }
+  }
+
+  Profile p_;
+  StringId bytes_{};
+  std::unordered_map<std::string, StringId> strings_{{"", StringId{0}}};
+  std::map<std::tuple<StringId, StringId, int64_t>, FunctionId> functions_;
+  std::map<std::tuple<FunctionId, int64_t, int64_t>, LocationId> locations_;
+  std::vector<NodeInfo> nodes_;
+  std::unordered_map<int64_t, size_t> node_index_;
+  uint64_t orphans_ = 0;
+};
+
+}  // namespace
+
+Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileExportOptions& options) {
+  if (Status valid = ValidateProfile(profile); !valid.ok()) return valid;
+  Result<int> index = ResolveSampleIndex(profile, options.sample_type);
+  if (!index.ok()) return index.status();
+
+  std::vector<TreeNode> nodes(1);  // [0] is the root
+  Json samples = Json::array();
+  for (const Sample& s : profile.samples) {
+    int64_t value = s.values[*index];
+    if (value == 0) continue;
+    if (value < 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("sample type {} has negative values, which .heapprofile cannot hold",
+                               profile.str(profile.sample_types[*index].type)));
+    }
+    int node = 0;
+    for (auto loc = s.locations.rbegin(); loc != s.locations.rend(); ++loc) {  // root first
+      const Location& location = profile.location(*loc);
+      // Outermost inlined frame first; a location without lines is one frame.
+      for (size_t line = std::max<size_t>(location.lines.size(), 1); line-- > 0;) {
+        uint64_t key = (uint64_t{static_cast<uint32_t>(*loc)} << 16) | line;
+        auto it = nodes[node].child_index.find(key);
+        if (it == nodes[node].child_index.end()) {
+          int child = static_cast<int>(nodes.size());
+          nodes[node].child_index.emplace(key, child);
+          nodes[node].children.push_back(child);
+          nodes.push_back(TreeNode{key, node, 0, {}, {}});
+          node = child;
+        } else {
+          node = it->second;
+        }
+      }
+    }
+    nodes[node].self += value;
+    samples.push_back(Json{{"size", value}, {"nodeId", node + 1}, {"ordinal", samples.size() + 1}});
+  }
+
+  // Children always come after their parent, so build the JSON back to front.
+  ScriptIds script_ids;
+  std::vector<Json> built(nodes.size());
+  for (size_t i = nodes.size(); i-- > 0;) {
+    const TreeNode& n = nodes[i];
+    Json frame;
+    if (i == 0) {
+      frame = Json{{"functionName", "(root)"}, {"scriptId", "0"}, {"url", ""}, {"lineNumber", -1}, {"columnNumber", -1}};
+    } else {
+      const Location& loc = profile.location(LocationId{static_cast<uint32_t>(n.key >> 16)});
+      if (loc.lines.empty()) {
+        frame = Json{{"functionName", fmt::format("(location 0x{:x})", loc.address)}, {"scriptId", "0"}, {"url", ""},
+                     {"lineNumber", -1}, {"columnNumber", -1}};
+      } else {
+        frame = CallFrame(profile, loc.lines[n.key & 0xffff], script_ids);
+      }
+    }
+    Json children = Json::array();
+    for (int c : n.children) children.push_back(std::move(built[c]));
+    built[i] = Json{{"callFrame", std::move(frame)}, {"selfSize", n.self}, {"id", i + 1}, {"children", std::move(children)}};
+  }
+  Json out{{"head", std::move(built[0])}, {"samples", std::move(samples)}};
+  return out.dump();
+}
+
+Result<Profile> DecodeHeapProfile(std::string_view json) {
+  if (json.empty()) return Invalid("input is empty (0 bytes)");
+  Json root;
+  try {
+    root = Json::parse(json.begin(), json.end());
+  } catch (const Json::exception& e) {
+    return Invalid(fmt::format("not valid JSON: {}", e.what()));
+  }
+  return Importer().Run(root);
+}
+
+}  // namespace heapprof

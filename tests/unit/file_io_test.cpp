@@ -1,0 +1,151 @@
+// Whole-file reads and atomic writes, including their failure paths.
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "heapprof/file_io.h"
+
+using namespace heapprof;
+
+namespace {
+
+// A fresh directory under the build tree, removed (with its files) at the end.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = std::string(HEAPPROF_BINARY_DIR) + "/file_io_test.XXXXXX";
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    ::chmod(path_.c_str(), 0755);
+    for (const std::string& name : Entries()) ::unlink((path_ + "/" + name).c_str());
+    ::rmdir(path_.c_str());
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(path_.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        std::string name = e->d_name;
+        if (name != "." && name != "..") names.push_back(name);
+      }
+      ::closedir(d);
+    }
+    return names;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+TEST_CASE("WriteFileAtomic writes, replaces, and leaves no temporary file") {
+  TempDir dir;
+  std::string path = dir.path() + "/profile.pb.gz";
+  std::string binary("a\0b\xff", 4);
+  REQUIRE(WriteFileAtomic(path, binary).ok());
+  Result<std::string> back = ReadFileBytes(path);
+  REQUIRE(back.ok());
+  CHECK(*back == binary);
+
+  REQUIRE(WriteFileAtomic(path, "second").ok());
+  CHECK(ReadFileBytes(path).value() == "second");
+  CHECK(dir.Entries() == std::vector<std::string>{"profile.pb.gz"});
+
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);  // not mkstemp's 0600
+
+  REQUIRE(WriteFileAtomic(path, "").ok());
+  CHECK(ReadFileBytes(path)->empty());
+}
+
+TEST_CASE("WriteFileAtomic keeps the mode of the file it replaces") {
+  TempDir dir;
+  std::string path = dir.path() + "/kept";
+  REQUIRE(WriteFileAtomic(path, "one").ok());
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  REQUIRE(WriteFileAtomic(path, "two").ok());
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}
+
+TEST_CASE("WriteFileAtomic reports missing and unwritable directories clearly") {
+  TempDir dir;
+  Status missing = WriteFileAtomic(dir.path() + "/no/such/dir/out.pb.gz", "x");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.code() == ErrorCode::kNotFound);
+  CHECK_THAT(missing.message(), Catch::Matchers::Contains("no/such/dir") &&
+                                    Catch::Matchers::Contains("No such file or directory"));
+
+  CHECK_FALSE(WriteFileAtomic(dir.path(), "x").ok());  // a directory is not a file
+  CHECK_FALSE(WriteFileAtomic("", "x").ok());
+
+  if (::geteuid() != 0) {  // root writes anywhere; the permission check needs a normal user
+    REQUIRE(::chmod(dir.path().c_str(), 0555) == 0);
+    Status denied = WriteFileAtomic(dir.path() + "/out.pb.gz", "x");
+    REQUIRE_FALSE(denied.ok());
+    CHECK(denied.code() == ErrorCode::kIo);
+    CHECK_THAT(denied.message(), Catch::Matchers::Contains("Permission denied"));
+    ::chmod(dir.path().c_str(), 0755);
+  }
+  CHECK(dir.Entries().empty());
+}
+
+TEST_CASE("WriteFileAtomic leaves the old file intact when the write fails") {
+  TempDir dir;
+  std::string path = dir.path() + "/old";
+  REQUIRE(WriteFileAtomic(path, "old contents").ok());
+  // A file-size limit makes write() fail with EFBIG after the temporary file exists.
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 1024;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  Status s = WriteFileAtomic(path, std::string(64 * 1024, 'n'));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.code() == ErrorCode::kIo);
+  CHECK_THAT(s.message(), Catch::Matchers::Contains("write failed"));
+  CHECK(dir.Entries() == std::vector<std::string>{"old"});  // the temporary file is gone
+  CHECK(ReadFileBytes(path).value() == "old contents");
+}
+
+TEST_CASE("ReadFileBytes reports missing files and directories clearly") {
+  TempDir dir;
+  Result<std::string> missing = ReadFileBytes(dir.path() + "/absent.pb.gz");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == ErrorCode::kNotFound);
+  CHECK_THAT(missing.status().message(),
+             Catch::Matchers::Contains("absent.pb.gz") && Catch::Matchers::Contains("No such file or directory"));
+  Result<std::string> is_dir = ReadFileBytes(dir.path());
+  REQUIRE_FALSE(is_dir.ok());
+  CHECK_THAT(is_dir.status().message(), Catch::Matchers::Contains("is a directory"));
+  CHECK_FALSE(ReadFileBytes("").ok());
+}
+
+TEST_CASE("ReadFileBytes reads large files whole") {
+  TempDir dir;
+  std::string path = dir.path() + "/big";
+  std::string big(3 * (1 << 20) + 17, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>(i / 4096);
+  REQUIRE(WriteFileAtomic(path, big).ok());
+  Result<std::string> back = ReadFileBytes(path);
+  REQUIRE(back.ok());
+  CHECK(*back == big);
+}

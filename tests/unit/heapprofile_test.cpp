@@ -1,0 +1,205 @@
+// Chrome .heapprofile export and import: tree shape, 0-based positions, totals,
+// what survives a round trip, and clear errors for malformed files.
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "heapprof/folded.h"
+#include "heapprof/heapprofile.h"
+#include "heapprof/pprof.h"
+#include "heapprof/profile_builder.h"
+#include "unit/test_profiles.h"
+
+using namespace heapprof;
+using heapprof::testing::HandMadeSnapshot;
+using Json = nlohmann::json;
+
+namespace {
+
+struct TreeFacts {
+  int64_t self_total = 0;
+  std::set<int64_t> ids;
+  std::map<std::string, Json> frames;  // functionName -> callFrame
+  size_t max_depth = 0;
+};
+
+void Walk(const Json& node, size_t depth, TreeFacts& facts) {
+  REQUIRE(node.contains("callFrame"));
+  REQUIRE(node.contains("selfSize"));
+  REQUIRE(node.contains("id"));
+  REQUIRE(node.contains("children"));
+  facts.self_total += node["selfSize"].get<int64_t>();
+  CHECK(facts.ids.insert(node["id"].get<int64_t>()).second);
+  facts.frames[node["callFrame"]["functionName"].get<std::string>()] = node["callFrame"];
+  facts.max_depth = std::max(facts.max_depth, depth);
+  for (const Json& child : node["children"]) Walk(child, depth + 1, facts);
+}
+
+std::string Folded(const Profile& p, const char* type) {
+  Result<std::string> text = EncodeFolded(p, {type, false});
+  REQUIRE(text.ok());
+  return *text;
+}
+
+}  // namespace
+
+TEST_CASE("heapprofile export: a DevTools tree with 0-based positions and matching totals") {
+  Profile p = BuildProfile(HandMadeSnapshot());
+  for (const char* type : {"inuse_space", "alloc_space"}) {
+    INFO(type);
+    Result<std::string> text = EncodeHeapProfile(p, {type});
+    REQUIRE(text.ok());
+    Json doc = Json::parse(*text);
+    const Json& head = doc["head"];
+    CHECK(head["callFrame"]["functionName"] == "(root)");
+    CHECK(head["callFrame"]["lineNumber"] == -1);
+    CHECK(head["selfSize"] == 0);
+
+    TreeFacts facts;
+    Walk(head, 0, facts);
+    CHECK(facts.self_total == p.Total(p.FindSampleType(type)));
+    CHECK(facts.max_depth == 4);  // root, main, handler, parse, (anonymous)
+
+    const Json& handler = facts.frames.at("handler");
+    CHECK(handler["url"] == "file:///srv/worker.js");
+    CHECK(handler["lineNumber"] == 9);  // start line 10, 0-based
+    CHECK(handler["columnNumber"] == 2);
+    CHECK(handler["scriptId"] == facts.frames.at("main")["scriptId"]);  // same script
+    CHECK(handler["scriptId"] != facts.frames.at("leak")["scriptId"]);
+
+    int64_t sample_total = 0;
+    std::set<int64_t> ordinals;
+    for (const Json& s : doc["samples"]) {
+      sample_total += s["size"].get<int64_t>();
+      CHECK(facts.ids.count(s["nodeId"].get<int64_t>()) == 1);
+      CHECK(ordinals.insert(s["ordinal"].get<int64_t>()).second);
+    }
+    CHECK(sample_total == facts.self_total);
+  }
+  // (GC) allocated but holds nothing: it appears only in the alloc tree.
+  CHECK(EncodeHeapProfile(p, {"alloc_space"})->find("\"(GC)\"") != std::string::npos);
+  CHECK(EncodeHeapProfile(p, {"inuse_space"})->find("\"(GC)\"") == std::string::npos);
+  CHECK(EncodeHeapProfile(p).value() == EncodeHeapProfile(p, {"inuse_space"}).value());
+  CHECK_FALSE(EncodeHeapProfile(p, {"wall"}).ok());
+}
+
+TEST_CASE("heapprofile round trip keeps stacks, names, positions and the chosen type") {
+  Profile original = BuildProfile(HandMadeSnapshot());
+  for (const char* type : {"inuse_space", "alloc_space"}) {
+    INFO(type);
+    Result<std::string> text = EncodeHeapProfile(original, {type});
+    REQUIRE(text.ok());
+    Result<Profile> back = DecodeHeapProfile(*text);
+    REQUIRE(back.ok());
+    REQUIRE(ValidateProfile(*back).ok());
+    // Both halves of the imported profile hold the exported type.
+    CHECK(back->Total(kInuseSpace) == original.Total(original.FindSampleType(type)));
+    CHECK(back->Total(kAllocSpace) == back->Total(kInuseSpace));
+    CHECK(back->Total(kAllocObjects) == back->Total(kInuseObjects));
+    CHECK(Folded(*back, "inuse_space") == Folded(original, type));
+
+    for (const Function& f : back->functions) {
+      if (back->str(f.name) == "handler") {
+        CHECK(back->str(f.filename) == "file:///srv/worker.js");
+        CHECK(f.start_line == 10);
+      }
+    }
+    // And it converts to a valid pprof file.
+    Result<std::string> pprof = EncodePprofGzip(*back);
+    REQUIRE(pprof.ok());
+    REQUIRE(DecodePprof(*pprof).ok());
+  }
+}
+
+TEST_CASE("heapprofile import of a node --heap-prof shaped file") {
+  // Shaped like Node 20's output: string scriptIds, -1 for unknown positions,
+  // anonymous functions, selfSize that differs a little from samples[], and
+  // samples naming a node that is not in the tree.
+  const char* text = R"({"head":{"callFrame":{"functionName":"root","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[
+    {"callFrame":{"functionName":"","scriptId":"80","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":2,"children":[
+      {"callFrame":{"functionName":"retainRecords","scriptId":"81","url":"file:///app/w.js","lineNumber":1,"columnNumber":22},"selfSize":3000,"id":3,"children":[
+        {"callFrame":{"functionName":"","scriptId":"81","url":"file:///app/w.js","lineNumber":4,"columnNumber":8},"selfSize":500,"id":5,"children":[]}]},
+      {"callFrame":{"functionName":"","scriptId":"82","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":700,"id":4,"children":[]}]}]},
+    "samples":[{"size":1000,"nodeId":3,"ordinal":1},{"size":1000,"nodeId":3,"ordinal":2},{"size":500,"nodeId":3,"ordinal":3},
+               {"size":500,"nodeId":5,"ordinal":4},{"size":9999,"nodeId":43,"ordinal":5}]})";
+  Result<Profile> p = DecodeHeapProfile(text);
+  REQUIRE(p.ok());
+  REQUIRE(ValidateProfile(*p).ok());
+  CHECK(p->Total(kInuseSpace) == 3000 + 500 + 700);
+  CHECK(p->Total(kAllocSpace) == p->Total(kInuseSpace));
+  CHECK(p->CommentValue("heapprofile_orphan_samples") == "1");
+
+  std::map<std::string, int64_t> objects;
+  std::map<std::string, std::vector<std::string>> stacks;
+  for (const Sample& s : p->samples) {
+    std::string leaf(p->FunctionName(s.locations.front()));
+    objects[leaf] += s.values[kInuseObjects];
+    std::vector<std::string> names;
+    for (LocationId l : s.locations) names.emplace_back(p->FunctionName(l));
+    stacks[leaf] = names;
+  }
+  // retainRecords: samples sum to 2500 but selfSize says 3000; sizes keep their share.
+  CHECK(objects.at("retainRecords") == 3);
+  CHECK(objects.at("(anonymous w.js:5:9)") == 1);
+  CHECK(objects.at("(anonymous script 82)") == 0);  // selfSize without samples: space only
+  CHECK(stacks.at("(anonymous w.js:5:9)") ==
+        std::vector<std::string>{"(anonymous w.js:5:9)", "retainRecords", "(anonymous script 80)"});
+  for (const Function& f : p->functions) {
+    if (p->str(f.name) == "retainRecords") CHECK(f.start_line == 2);
+    if (p->str(f.name) == "(anonymous script 82)") CHECK(f.start_line == 0);
+  }
+}
+
+TEST_CASE("heapprofile import rejects malformed files with clear messages") {
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "input is empty"},
+      {"{\"head\":", "not valid JSON"},
+      {"[1,2]", "the top level is not a JSON object"},
+      {"{\"samples\":[]}", "missing the \"head\" node tree"},
+      {R"({"head":{"callFrame":{"functionName":"root"},"selfSize":0,"children":[]}})", "node #0 has no \"id\""},
+      {R"({"head":{"callFrame":{"functionName":"root"},"id":1,"selfSize":0,"children":[
+          {"callFrame":{"functionName":"a"},"id":1,"selfSize":0,"children":[]}]}})",
+       "node id 1 is used twice"},
+      {R"({"head":{"id":1,"selfSize":0,"children":[{"id":2,"selfSize":0,"children":[]}]}})",
+       "node id 2 has no \"callFrame\" object"},
+      {R"({"head":{"id":1,"selfSize":0,"children":[{"callFrame":{"functionName":7},"id":2,"selfSize":0}]}})",
+       "node id 2: callFrame.functionName must be a string"},
+      {R"({"head":{"id":1,"selfSize":0,"children":[{"callFrame":{"functionName":"f"},"id":2,"selfSize":-5}]}})",
+       "node id 2 has a negative selfSize (-5)"},
+      {R"({"head":{"id":1,"selfSize":"big","children":[]}})", "\"id\" and \"selfSize\" must be numbers"},
+      {R"({"head":{"id":1,"selfSize":0,"children":{}}})", "node id 1: \"children\" is not an array"},
+      {R"({"head":{"id":1,"selfSize":0,"children":[]},"samples":{}})", "\"samples\" is not an array"},
+      {R"({"head":{"id":1,"selfSize":0,"children":[]},"samples":[{"nodeId":1}]})",
+       "samples[0] needs \"size\" and \"nodeId\""},
+      {R"({"head":{"id":1,"selfSize":0,"children":[]},"samples":[{"nodeId":1,"size":-1}]})",
+       "samples[0] has a negative size (-1)"},
+  };
+  std::set<std::string> messages;
+  for (const auto& [json, expected] : cases) {
+    INFO(json);
+    Result<Profile> p = DecodeHeapProfile(json);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.status().code() == ErrorCode::kDataLoss);
+    CHECK_THAT(p.status().message(), Catch::Matchers::Contains(expected));
+    messages.insert(p.status().message());
+  }
+  CHECK(messages.size() == cases.size());
+}
+
+TEST_CASE("heapprofile import survives a very deep tree") {
+  const int depth = 20000;
+  std::string text = R"({"head":)";
+  for (int i = 1; i <= depth; ++i) {
+    text += R"({"callFrame":{"functionName":"f)" + std::to_string(i) + R"(","url":"d.js","lineNumber":)" +
+            std::to_string(i) + R"(},"selfSize":)" + (i == depth ? "10" : "0") + R"(,"id":)" + std::to_string(i) +
+            R"(,"children":[)";
+  }
+  for (int i = 1; i <= depth; ++i) text += "]}";
+  text += "}";
+  Result<Profile> p = DecodeHeapProfile(text);
+  REQUIRE(p.ok());
+  REQUIRE(p->samples.size() == 1);
+  CHECK(p->samples[0].locations.size() == depth - 1);  // the head is the root, not a frame
+  CHECK(p->Total(kInuseSpace) == 10);
+}
