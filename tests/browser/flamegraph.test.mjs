@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -176,7 +176,7 @@ test('known profile: frames drawn with the right proportions, zoom, switch, sear
   assert.equal(row[4], 'leak');
   assert.equal(row[0], '6.00 MiB');
   assert.equal(row[1], '60.0%');
-  assert.equal(await page.locator('#table-body tr').count(), 3);
+  assert.equal(await page.locator('#table-body tr').count(), 4);  // main, handle, leak, parse
   await page.screenshot({ path: path.join(artifacts, 'flamegraph-table.png') });
   await page.click('#table-head th[data-key="cum"]');
   row = await firstRow();
@@ -248,4 +248,61 @@ test('50k-frame profile renders without freezing (time reported, not asserted)',
   await page.screenshot({ path: path.join(artifacts, 'flamegraph-50k.png') });
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+// The CLI end to end: `heapprof flamegraph` / `heapprof diff` write pages the
+// browser shows, and bad inputs fail with a clear message and exit code.
+const cli = process.env.HEAPPROF_CLI;
+function heapprof(...args) {
+  const r = spawnSync(cli, args, { cwd: artifacts, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('CLI: heapprof flamegraph and heapprof diff', { skip: !cli && 'the heapprof CLI is not built' }, async () => {
+  let r = heapprof('flamegraph', 'known.pb.gz', '-o', 'cli-known.html', '--sample-index', 'alloc_space');
+  assert.equal(r.status, 0, r.stderr);
+  const { page, errors } = await open('cli-known.html');
+  assert.equal((await state(page)).sampleType, 'alloc_space');
+  const list = await frames(page);
+  const width = (await state(page)).canvasWidth;
+  assert.ok(Math.abs(byName(list, 'leak').w / width - 0.6) < 1e-9);
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  r = heapprof('flamegraph', 'known.pb.gz', '-o', 'cli-known.svg');
+  assert.equal(r.status, 0, r.stderr);
+  const svg = fs.readFileSync(path.join(artifacts, 'cli-known.svg'), 'utf8');
+  assert.match(svg, /^<\?xml/);
+  assert.match(svg, /<title>leak \(app\.js:\d+\)/);
+
+  fs.writeFileSync(path.join(artifacts, 'not-a-profile.pb.gz'), 'this is not a profile\n');
+  r = heapprof('flamegraph', 'not-a-profile.pb.gz', '-o', 'x.html');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^heapprof flamegraph: .*not-a-profile\.pb\.gz/);
+  r = heapprof('flamegraph', 'empty.pb.gz', '-o', 'x.html');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /no samples/);
+  r = heapprof('flamegraph', 'known.pb.gz', '-o', 'x.html', '--sample-index', 'cpu');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown sample type "cpu"/);
+  r = heapprof('flamegraph', 'missing.pb.gz', '-o', 'x.html');
+  assert.equal(r.status, 1);
+  assert.equal(fs.existsSync(path.join(artifacts, 'x.html')), false, 'no output on failure');
+
+  r = heapprof('diff', 'leak-1.pb.gz', 'leak-2.pb.gz', '-s', 'inuse_space', '-n', '3', '--flamegraph', 'cli-diff.html');
+  assert.equal(r.status, 0, r.stderr);
+  const grew = r.stdout.split('Grew')[1].split('\n').filter((l) => /MiB/.test(l));
+  assert.match(grew[0], /\+10\.0 MiB .*registryPush/);
+  assert.match(r.stdout.split('Shrank')[1], /-3\.0 MiB .*cacheFill/);
+  const diffPage = await open('cli-diff.html');
+  const push = byName(await frames(diffPage.page), 'registryPush');
+  const [red, , blue] = await pixelAt(diffPage.page, push);
+  assert.ok(red > blue + 60, 'the grower is red');
+  await diffPage.page.close();
+  r = heapprof('diff', 'leak-1.pb.gz', 'empty.pb.gz');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /new profile has no samples/);
+  r = heapprof('diff', 'not-a-profile.pb.gz', 'leak-2.pb.gz');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^heapprof diff: /);
 });

@@ -1,5 +1,6 @@
 // Writes the pages the browser test opens: the known profile, a 50k-frame
-// profile, a diff of two leak windows, and the SVG and pprof files beside them.
+// profile, a diff of two leak windows, and the SVG and pprof files beside them
+// (the pprof files feed the CLI checks).
 #include <cstdio>
 #include <string>
 
@@ -48,5 +49,9 @@ int main(int argc, char** argv) {
   ok = WritePage(dir + "/known.svg", RenderFlamegraphSvg(known, svg)) && ok;
   ok = Check(WritePprofFile(dir + "/known.pb.gz", known), "known.pb.gz") && ok;
   ok = Check(WritePprofFile(dir + "/big.pb.gz", big), "big.pb.gz") && ok;
+  // For the CLI checks: two windows of a leak, and an empty profile.
+  ok = Check(WritePprofFile(dir + "/leak-1.pb.gz", testing::LeakFirstWindow()), "leak-1.pb.gz") && ok;
+  ok = Check(WritePprofFile(dir + "/leak-2.pb.gz", testing::LeakSecondWindow()), "leak-2.pb.gz") && ok;
+  ok = Check(WritePprofFile(dir + "/empty.pb.gz", BuildProfile(testing::SnapshotOf({}))), "empty.pb.gz") && ok;
   return ok ? 0 : 1;
 }

@@ -529,16 +529,17 @@
         cells += '<td>' + esc(fmtValue(base.cum[f], u)) + '</td><td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
       } else {
         cells += '<td>' + esc(fmtValue(cur.flat[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="barfill" style="width:' + (all ? (100 * cur.flat[f] / all).toFixed(1) : 0) + '%"></span><span class="num">' + fmtPct(cur.flat[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="barfill" style="width:calc((100% - 20px) * ' + (all ? (cur.flat[f] / all).toFixed(4) : 0) + ')"></span><span class="num">' + fmtPct(cur.flat[f], all) + '</span></td>';
         cells += '<td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="barfill" style="width:' + (all ? (100 * cur.cum[f] / all).toFixed(1) : 0) + '%"></span><span class="num">' + fmtPct(cur.cum[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="barfill" style="width:calc((100% - 20px) * ' + (all ? (cur.cum[f] / all).toFixed(4) : 0) + ')"></span><span class="num">' + fmtPct(cur.cum[f], all) + '</span></td>';
       }
       cells += '<td class="name" title="' + esc(names[f]) + '">' + esc(names[f]) + '</td><td class="loc">' + esc(fnWhere(f)) + '</td>';
       html.push('<tr data-fn="' + f + '"' + (state.picked === f ? ' class="picked"' : '') + '>' + cells + '</tr>');
     }
     body.innerHTML = html.join('');
     $('table-note').textContent = ids.length > shown ? 'Showing the first ' + shown + ' of ' + ids.length + ' functions.' :
-      ids.length + ' function' + (ids.length === 1 ? '' : 's') + (search ? ' matching the search' : '') + '.';
+      ids.length + ' function' + (ids.length === 1 ? '' : 's') + (search ? ' matching the search' : '') +
+      '. Click a row to highlight the function in the graph.';
   }
   $('table-body').addEventListener('click', function (ev) {
     var tr = ev.target.closest('tr');
