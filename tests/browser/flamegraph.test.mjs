@@ -306,3 +306,25 @@ test('CLI: heapprof flamegraph and heapprof diff', { skip: !cli && 'the heapprof
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^heapprof diff: /);
 });
+
+test('CLI: the diff of two prometheus-leak windows names the metrics registry as top grower',
+  { skip: !cli && 'the heapprof CLI is not built' }, async () => {
+    const worker = new URL('../../examples/workers/prometheus-leak.js', import.meta.url).pathname;
+    // A short and a long window after the same warm-up; 16 KiB sampling keeps the noise low.
+    for (const [name, requests] of [['prom-1.pb.gz', '1200'], ['prom-2.pb.gz', '4200']]) {
+      const r = heapprof('run', worker, '--warmup', '200', '-n', requests, '--interval', '16k', '--top', '0', '-o', name);
+      assert.equal(r.status, 0, r.stderr);
+    }
+    const r = heapprof('diff', 'prom-1.pb.gz', 'prom-2.pb.gz', '-s', 'inuse_space', '-n', '5',
+      '--flamegraph', 'prometheus-leak-diff.html');
+    assert.equal(r.status, 0, r.stderr);
+    console.log(r.stdout.trim().split('\n').map((l) => '  ' + l).join('\n'));
+    const grew = r.stdout.split('Grew')[1].split('\n').filter((l) => /[KMG]iB|\d B/.test(l));
+    assert.match(grew[0], /observe \(prometheus-leak\.js:\d+\)/, `top grower: ${grew[0]}`);
+    const { page, errors } = await open('prometheus-leak-diff.html');
+    const observe = (await frames(page)).filter((f) => f.name === 'observe');
+    assert.ok(observe.length > 0, 'observe is drawn');
+    await page.screenshot({ path: path.join(artifacts, 'prometheus-leak-diff.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
