@@ -1,0 +1,193 @@
+// Loading a worker: ES modules (with relative imports) or classic scripts,
+// told apart by whether the file imports or exports anything.
+#include <v8.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "heapprof/file_io.h"
+#include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_state.h"
+#include "heapprof/worker_runtime.h"
+
+namespace heapprof {
+
+using internal::NewString;
+using internal::WorkerScope;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The worker being loaded on this thread. V8's resolve callback is a plain
+// function pointer called synchronously inside InstantiateModule, so the
+// loader is reached through this instead of isolate or context slots that
+// other heapprof code might use.
+thread_local WorkerRuntime::State* g_loading = nullptr;
+
+std::string Canonical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+v8::MaybeLocal<v8::Module> CompileModule(v8::Isolate* isolate, std::string_view source, const std::string& name) {
+  v8::ScriptOrigin origin(isolate, NewString(isolate, name), 0, 0, false, -1, v8::Local<v8::Value>(), false,
+                          false, /*is_module=*/true);
+  v8::ScriptCompiler::Source compiler_source(NewString(isolate, source), origin);
+  return v8::ScriptCompiler::CompileModule(isolate, &compiler_source);
+}
+
+void ThrowError(v8::Isolate* isolate, const std::string& message) {
+  isolate->ThrowException(v8::Exception::Error(NewString(isolate, message)));
+}
+
+v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Local<v8::String> specifier,
+                                         v8::Local<v8::FixedArray> /*import_assertions*/,
+                                         v8::Local<v8::Module> referrer) {
+  v8::Isolate* isolate = context->GetIsolate();
+  WorkerRuntime::State* state = g_loading;
+  std::string spec = internal::ToStdString(isolate, specifier);
+  std::string from;
+  for (const auto& [path, module] : state->modules) {
+    if (module.Get(isolate) == referrer) from = path;
+  }
+  if (!(spec.starts_with("./") || spec.starts_with("../") || spec.starts_with("/"))) {
+    ThrowError(isolate, "cannot import \"" + spec + "\" from " + from +
+                            ": heapprof resolves relative paths only (bundle package imports first)");
+    return {};
+  }
+  std::string path = Canonical((fs::path(from).parent_path() / spec).lexically_normal().string());
+  for (const auto& [known, module] : state->modules) {
+    if (known == path) return module.Get(isolate);
+  }
+  Result<std::string> source = ReadFileBytes(path);
+  if (!source.ok()) {
+    ThrowError(isolate, "cannot import \"" + spec + "\" from " + from + ": " + source.status().message());
+    return {};
+  }
+  v8::Local<v8::Module> module;
+  if (!CompileModule(isolate, source.value(), path).ToLocal(&module)) return {};  // SyntaxError pending
+  state->modules.emplace_back(path, v8::Global<v8::Module>(isolate, module));
+  return module;
+}
+
+// Sets the handler of a classic script: fetch listeners, else a global fetch.
+Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> context, const std::string& name) {
+  v8::Isolate* isolate = state->v8();
+  if (state->Internal("fetchListeners").As<v8::Array>()->Length() > 0) {
+    state->kind = WorkerKind::kEventListener;
+    return Status::Ok();
+  }
+  v8::Local<v8::Value> fetch;
+  if (context->Global()->Get(context, NewString(isolate, "fetch")).ToLocal(&fetch) && fetch->IsFunction()) {
+    state->fetch.Reset(isolate, fetch.As<v8::Function>());
+    state->receiver.Reset(isolate, v8::Undefined(isolate));
+    state->kind = WorkerKind::kGlobalFetch;
+    return Status::Ok();
+  }
+  return Error(ErrorCode::kScriptError,
+               name + " defines no fetch handler: export default { fetch(request, env, ctx) {...} } from a "
+                      "module, or call addEventListener('fetch', ...) or define function fetch() in a script");
+}
+
+}  // namespace
+
+Status WorkerRuntime::LoadFile(const std::string& path) {
+  Result<std::string> source = ReadFileBytes(path);
+  if (!source.ok()) return source.status();
+  return Load(source.value(), Canonical(path));
+}
+
+Status WorkerRuntime::Load(std::string_view source, const std::string& filename) {
+  State* state = state_.get();
+  if (state->kind != WorkerKind::kNotLoaded) {
+    return Error(ErrorCode::kFailedPrecondition, "a worker is already loaded in this runtime");
+  }
+  if (state->isolate.heap_limit_reached()) {
+    return Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier");
+  }
+  v8::Isolate* isolate = state->v8();
+  WorkerScope scope(state);
+  v8::Local<v8::Context> context = scope.context();
+  v8::TryCatch try_catch(isolate);
+  const std::string what = "loading " + filename;
+
+  v8::Local<v8::Module> module;
+  if (!CompileModule(isolate, source, filename).ToLocal(&module)) {
+    // Not valid as a module; maybe a sloppy-mode classic script.
+    v8::TryCatch script_try(isolate);
+    v8::ScriptOrigin origin(isolate, NewString(isolate, filename));
+    v8::Local<v8::Script> script;
+    if (!v8::Script::Compile(context, NewString(isolate, source), &origin).ToLocal(&script)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+    v8::Local<v8::Value> ignored;
+    if (!script->Run(context).ToLocal(&ignored)) return internal::ScriptFailure(state, script_try, what);
+    if (Status s = internal::RunUntil(state, [] { return true; }, what.c_str()); !s.ok()) return s;
+    return FindScriptHandler(state, context, filename);
+  }
+  state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
+
+  g_loading = state;
+  bool instantiated = module->InstantiateModule(context, ResolveImport).FromMaybe(false);
+  g_loading = nullptr;
+  if (!instantiated) return internal::ScriptFailure(state, try_catch, what);
+
+  v8::Local<v8::Object> ns = module->GetModuleNamespace().As<v8::Object>();
+  v8::Local<v8::Array> exports;
+  // No ONLY_ENUMERABLE: that check would read the (still uninitialised) bindings;
+  // no symbols: every namespace has @@toStringTag.
+  if (!ns->GetPropertyNames(context, v8::KeyCollectionMode::kOwnOnly, v8::SKIP_SYMBOLS,
+                            v8::IndexFilter::kIncludeIndices, v8::KeyConversionMode::kNoNumbers)
+           .ToLocal(&exports)) {
+    return internal::ScriptFailure(state, try_catch, what);
+  }
+  if (module->GetModuleRequests()->Length() == 0 && exports->Length() == 0) {
+    // No import, no export: a classic script (globals, addEventListener).
+    state->modules.clear();
+    v8::ScriptOrigin origin(isolate, NewString(isolate, filename));
+    v8::Local<v8::Script> script;
+    v8::Local<v8::Value> ignored;
+    if (!v8::Script::Compile(context, NewString(isolate, source), &origin).ToLocal(&script) ||
+        !script->Run(context).ToLocal(&ignored)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+    if (Status s = internal::RunUntil(state, [] { return true; }, what.c_str()); !s.ok()) return s;
+    return FindScriptHandler(state, context, filename);
+  }
+
+  v8::Local<v8::Value> evaluation;
+  if (!module->Evaluate(context).ToLocal(&evaluation)) return internal::ScriptFailure(state, try_catch, what);
+  auto settled = [&] {
+    return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
+  };
+  if (Status s = internal::RunUntil(state, settled, what.c_str()); !s.ok()) return s;
+  if (module->GetStatus() == v8::Module::kErrored) {
+    return Error(ErrorCode::kScriptError,
+                 what + ": " + internal::DescribeValue(isolate, context, module->GetException()));
+  }
+  if (evaluation->IsPromise() && evaluation.As<v8::Promise>()->State() == v8::Promise::kRejected) {
+    return Error(ErrorCode::kScriptError,
+                 what + ": " + internal::DescribeValue(isolate, context, evaluation.As<v8::Promise>()->Result()));
+  }
+
+  v8::Local<v8::Value> handler;
+  if (!ns->Get(context, NewString(isolate, "default")).ToLocal(&handler) || handler->IsUndefined()) {
+    return Error(ErrorCode::kScriptError,
+                 filename + " has no default export: a module worker must `export default { async fetch(request, "
+                            "env, ctx) { ... } }`");
+  }
+  v8::Local<v8::Value> fetch;
+  if (!handler->IsObject() ||
+      !handler.As<v8::Object>()->Get(context, NewString(isolate, "fetch")).ToLocal(&fetch) ||
+      !fetch->IsFunction()) {
+    return Error(ErrorCode::kScriptError, filename + ": the default export has no fetch(request, env, ctx) method");
+  }
+  state->receiver.Reset(isolate, handler);
+  state->fetch.Reset(isolate, fetch.As<v8::Function>());
+  state->kind = WorkerKind::kModule;
+  return Status::Ok();
+}
+
+}  // namespace heapprof

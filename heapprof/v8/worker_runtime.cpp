@@ -1,0 +1,307 @@
+// The worker runtime: an isolate with worker globals, the request dispatch
+// loop (call the handler, drain microtasks and timers, await the response),
+// and profiling windows on the worker's isolate.
+#include "heapprof/worker_runtime.h"
+
+#include <v8.h>
+
+#include <cstdio>
+
+#include "heapprof/v8/isolate_state.h"
+#include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_prelude.h"
+#include "heapprof/v8/worker_state.h"
+
+namespace heapprof {
+
+using internal::NewString;
+using internal::WorkerScope;
+
+namespace {
+
+// Timers a single request may fire before heapprof calls it a runaway loop.
+constexpr int kMaxTimersPerWait = 1'000'000;
+
+// console.* from JS: (level, text) -> the sink.
+void ConsoleWrite(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  auto* state = static_cast<WorkerRuntime::State*>(info.Data().As<v8::External>()->Value());
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  std::string level = internal::ValueToString(isolate, context, info[0]);
+  std::string text = internal::ValueToString(isolate, context, info[1]);
+  if (state->console) state->console(level, text);
+}
+
+ConsoleSink StderrConsole(std::string name) {
+  return [name = std::move(name)](std::string_view level, std::string_view text) {
+    bool plain = level == "log" || level == "info" || level == "debug";
+    std::string line = "[" + name + "] " + (plain ? "" : std::string(level) + ": ") + std::string(text) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  };
+}
+
+v8::Local<v8::Value> Get(v8::Local<v8::Context> context, v8::Local<v8::Object> object, const char* key) {
+  v8::Isolate* isolate = context->GetIsolate();
+  return object->Get(context, NewString(isolate, key)).FromMaybe(v8::Local<v8::Value>(v8::Undefined(isolate)));
+}
+
+bool IsPending(v8::Local<v8::Value> value) {
+  return value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kPending;
+}
+
+}  // namespace
+
+v8::Local<v8::Context> WorkerRuntime::State::Context() const { return isolate.state()->Context(); }
+
+v8::Local<v8::Value> WorkerRuntime::State::Internal(const char* name) const {
+  v8::Local<v8::Context> context = Context();
+  return Get(context, internals.Get(v8()), name);
+}
+
+const char* WorkerKindName(WorkerKind kind) {
+  switch (kind) {
+    case WorkerKind::kNotLoaded: return "no worker loaded";
+    case WorkerKind::kModule: return "module worker";
+    case WorkerKind::kEventListener: return "service-worker script";
+    case WorkerKind::kGlobalFetch: return "script with a global fetch()";
+  }
+  return "?";
+}
+
+namespace internal {
+
+std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value) {
+  if (value->IsObject()) {
+    v8::TryCatch try_catch(isolate);
+    v8::Local<v8::Value> stack;
+    if (value.As<v8::Object>()->Get(context, NewString(isolate, "stack")).ToLocal(&stack) && stack->IsString()) {
+      std::string text = ToStdString(isolate, stack.As<v8::String>());
+      if (!text.empty()) return text;
+    }
+  }
+  return ValueToString(isolate, context, value, "<unprintable value>");
+}
+
+Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what) {
+  v8::Isolate* isolate = state->v8();
+  if (state->isolate.heap_limit_reached()) {
+    isolate->CancelTerminateExecution();
+    return Error(ErrorCode::kResourceExhausted,
+                 what + ": the worker exceeded its heap limit of " +
+                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB");
+  }
+  if (try_catch.HasTerminated()) {
+    isolate->CancelTerminateExecution();
+    return Error(ErrorCode::kScriptError, what + ": execution was terminated");
+  }
+  return Error(ErrorCode::kScriptError,
+               what + ": " + DescribeException(isolate, isolate->GetCurrentContext(), try_catch));
+}
+
+Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what) {
+  v8::Isolate* isolate = state->v8();
+  v8::Local<v8::Context> context = state->Context();
+  v8::Local<v8::Value> run_next = state->Internal("runNextTimer");
+  for (int fired = 0;; ++fired) {
+    v8::TryCatch try_catch(isolate);
+    isolate->PerformMicrotaskCheckpoint();
+    if (try_catch.HasCaught() || try_catch.HasTerminated() || state->isolate.heap_limit_reached()) {
+      return ScriptFailure(state, try_catch, what);
+    }
+    if (done()) return Status::Ok();
+    if (fired >= kMaxTimersPerWait) {
+      return Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " +
+                                                std::to_string(kMaxTimersPerWait) + " timers without settling");
+    }
+    v8::Local<v8::Value> more;
+    if (!run_next.As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&more)) {
+      return ScriptFailure(state, try_catch, what);
+    }
+    if (!more->IsTrue()) {
+      return Error(ErrorCode::kScriptError,
+                   std::string(what) + ": a promise never settled (heapprof's runtime has no network or I/O; "
+                                       "only microtasks and setTimeout can make progress)");
+    }
+  }
+}
+
+}  // namespace internal
+
+WorkerRuntime::WorkerRuntime(std::unique_ptr<State> state) : state_(std::move(state)) {}
+WorkerRuntime::WorkerRuntime(WorkerRuntime&&) noexcept = default;
+WorkerRuntime& WorkerRuntime::operator=(WorkerRuntime&&) noexcept = default;
+WorkerRuntime::~WorkerRuntime() = default;
+
+Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
+  IsolateOptions isolate_options;
+  isolate_options.name = options.name;
+  isolate_options.heap_limit_bytes = options.heap_limit_bytes;
+  isolate_options.on_near_heap_limit = options.on_near_heap_limit;
+  Result<Isolate> isolate = Isolate::Create(isolate_options);
+  if (!isolate.ok()) return isolate.status();
+
+  auto state = std::make_unique<State>(std::move(isolate).value());
+  state->console = options.console ? options.console : StderrConsole(options.name);
+  v8::Isolate* v8_isolate = state->v8();
+  // heapprof decides when microtasks run: after each handler call, like a host's event loop.
+  v8_isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
+
+  WorkerScope scope(state.get());
+  v8::Local<v8::Context> context = scope.context();
+  v8::TryCatch try_catch(v8_isolate);
+  v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, internal::kWorkerPreludeName));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> installer;
+  v8::Local<v8::Function> write;
+  v8::Local<v8::Value> internals;
+  if (!v8::Script::Compile(context, NewString(v8_isolate, internal::WorkerPreludeSource()), &origin)
+           .ToLocal(&script) ||
+      !script->Run(context).ToLocal(&installer) || !installer->IsFunction() ||
+      !v8::Function::New(context, ConsoleWrite, v8::External::New(v8_isolate, state.get())).ToLocal(&write)) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
+                                           internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  v8::Local<v8::Value> args[] = {write};
+  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 1, args).ToLocal(&internals) ||
+      !internals->IsObject()) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
+                                           internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  state->internals.Reset(v8_isolate, internals.As<v8::Object>());
+  state->env.Reset(v8_isolate, v8::Object::New(v8_isolate));
+  return WorkerRuntime(std::move(state));
+}
+
+WorkerKind WorkerRuntime::kind() const { return state_->kind; }
+Isolate& WorkerRuntime::isolate() { return state_->isolate; }
+bool WorkerRuntime::heap_limit_reached() const { return state_->isolate.heap_limit_reached(); }
+
+HeapUsage WorkerRuntime::heap_usage() const {
+  v8::HeapStatistics stats;
+  state_->v8()->GetHeapStatistics(&stats);
+  return {stats.used_heap_size(), state_->isolate.heap_limit_bytes()};
+}
+
+Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
+  State* state = state_.get();
+  if (state->kind == WorkerKind::kNotLoaded) {
+    return Error(ErrorCode::kFailedPrecondition, "no worker is loaded");
+  }
+  if (state->isolate.heap_limit_reached()) {
+    return Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier");
+  }
+  v8::Isolate* isolate = state->v8();
+  WorkerScope scope(state);
+  v8::Local<v8::Context> context = scope.context();
+  const std::string what = request.method + " " + request.url;
+  v8::TryCatch try_catch(isolate);
+
+  // Headers as a flat [name, value, ...] array; names are internalized, so the
+  // runtime's own per-request allocations stay small next to the worker's.
+  std::vector<v8::Local<v8::Value>> header_items;
+  header_items.reserve(request.headers.size() * 2);
+  for (const auto& [name, value] : request.headers) {
+    header_items.push_back(v8::String::NewFromUtf8(isolate, name.data(), v8::NewStringType::kInternalized,
+                                                   static_cast<int>(name.size()))
+                               .ToLocalChecked());
+    header_items.push_back(NewString(isolate, value));
+  }
+  v8::Local<v8::Array> headers = v8::Array::New(isolate, header_items.data(), header_items.size());
+  v8::Local<v8::Value> method = v8::String::NewFromUtf8(isolate, request.method.data(), v8::NewStringType::kInternalized,
+                                                        static_cast<int>(request.method.size()))
+                                    .ToLocalChecked();
+  v8::Local<v8::Value> request_args[] = {method, NewString(isolate, request.url),
+                                         headers, NewString(isolate, request.body)};
+  v8::Local<v8::Value> js_request;
+  v8::Local<v8::Value> context_pair;
+  if (!state->Internal("makeRequest").As<v8::Function>()->Call(context, v8::Undefined(isolate), 4, request_args)
+           .ToLocal(&js_request) ||
+      !state->Internal("makeContext").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+           .ToLocal(&context_pair)) {
+    return internal::ScriptFailure(state, try_catch, what);
+  }
+  v8::Local<v8::Object> ctx = context_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked().As<v8::Object>();
+  v8::Local<v8::Array> waits = context_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Array>();
+
+  v8::Local<v8::Value> result;
+  if (state->kind == WorkerKind::kEventListener) {
+    v8::Local<v8::Value> event_args[] = {js_request, ctx};
+    v8::Local<v8::Value> event_pair;
+    if (!state->Internal("makeFetchEvent").As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, event_args)
+             .ToLocal(&event_pair)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+    v8::Local<v8::Value> event = event_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked();
+    v8::Local<v8::Object> event_state =
+        event_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Object>();
+    v8::Local<v8::Array> listeners = state->Internal("fetchListeners").As<v8::Array>();
+    for (uint32_t i = 0; i < listeners->Length(); ++i) {
+      v8::Local<v8::Value> listener = listeners->Get(context, i).ToLocalChecked();
+      v8::Local<v8::Value> ignored;
+      if (!listener.As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &event).ToLocal(&ignored)) {
+        return internal::ScriptFailure(state, try_catch, what);
+      }
+    }
+    if (!Get(context, event_state, "responded")->IsTrue()) {
+      return Error(ErrorCode::kScriptError, what + ": no fetch listener called event.respondWith()");
+    }
+    result = Get(context, event_state, "response");
+  } else {
+    v8::Local<v8::Value> args[] = {js_request, state->env.Get(isolate), ctx};
+    v8::Local<v8::Value> receiver = state->receiver.Get(isolate);
+    if (!state->fetch.Get(isolate)->Call(context, receiver, 3, args).ToLocal(&result)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+  }
+
+  // The handler's promise and every waitUntil promise (the list may grow while we wait).
+  auto settled = [&] {
+    if (IsPending(result)) return false;
+    for (uint32_t i = 0; i < waits->Length(); ++i) {
+      if (IsPending(waits->Get(context, i).ToLocalChecked())) return false;
+    }
+    return true;
+  };
+  if (Status s = internal::RunUntil(state, settled, what.c_str()); !s.ok()) return s;
+
+  auto rejection = [&](v8::Local<v8::Value> value) -> v8::Local<v8::Value> {
+    if (value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kRejected) {
+      return value.As<v8::Promise>()->Result();
+    }
+    return {};
+  };
+  if (v8::Local<v8::Value> reason = rejection(result); !reason.IsEmpty()) {
+    return Error(ErrorCode::kScriptError, what + ": the handler's promise was rejected: " +
+                                              internal::DescribeValue(isolate, context, reason));
+  }
+  for (uint32_t i = 0; i < waits->Length(); ++i) {
+    if (v8::Local<v8::Value> reason = rejection(waits->Get(context, i).ToLocalChecked()); !reason.IsEmpty()) {
+      return Error(ErrorCode::kScriptError, what + ": a ctx.waitUntil() promise was rejected: " +
+                                                internal::DescribeValue(isolate, context, reason));
+    }
+  }
+  v8::Local<v8::Value> response = result->IsPromise() ? result.As<v8::Promise>()->Result() : result;
+  if (response->IsUndefined()) {
+    return Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response");
+  }
+  WorkerResponse out;
+  if (response->IsObject()) {
+    v8::Local<v8::Value> status = Get(context, response.As<v8::Object>(), "status");
+    if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
+  }
+  return out;
+}
+
+Result<Session> WorkerRuntime::StartSession(const SessionOptions& options) {
+  WorkerScope scope(state_.get());
+  SessionOptions copy = options;
+  if (copy.isolate_name.empty()) copy.isolate_name = state_->isolate.name();
+  return Session::Start(state_->v8(), copy);
+}
+
+Result<Profile> WorkerRuntime::StopSession(Session session) {
+  WorkerScope scope(state_.get());
+  return std::move(session).StopAndBuild();
+}
+
+}  // namespace heapprof

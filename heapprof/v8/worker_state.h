@@ -1,0 +1,63 @@
+// The state behind heapprof::WorkerRuntime, shared by its V8-facing files
+// (worker_runtime.cpp: isolate, globals, dispatch; worker_loader.cpp: scripts
+// and modules).
+#pragma once
+
+#include <v8.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapprof/worker_runtime.h"
+
+namespace heapprof {
+
+struct WorkerRuntime::State {
+  explicit State(Isolate owned) : isolate(std::move(owned)) {}
+
+  // Declared first so it is destroyed last: every Global below needs it.
+  Isolate isolate;
+  ConsoleSink console;
+  WorkerKind kind = WorkerKind::kNotLoaded;
+  v8::Global<v8::Object> internals;   // what the prelude returned
+  v8::Global<v8::Object> env;         // the `env` argument, one per worker
+  v8::Global<v8::Value> receiver;     // `this` for the handler (module default export)
+  v8::Global<v8::Function> fetch;     // the module's or the script's fetch function
+  std::vector<std::pair<std::string, v8::Global<v8::Module>>> modules;  // canonical path -> module
+
+  v8::Isolate* v8() const { return isolate.get(); }
+  v8::Local<v8::Context> Context() const;
+  // A property of the prelude's internals object.
+  v8::Local<v8::Value> Internal(const char* name) const;
+};
+
+namespace internal {
+
+// Entered isolate + handle scope + context: what every public call needs.
+class WorkerScope {
+ public:
+  explicit WorkerScope(WorkerRuntime::State* state)
+      : isolate_scope_(state->v8()), handle_scope_(state->v8()), context_(state->Context()),
+        context_scope_(context_) {}
+  v8::Local<v8::Context> context() const { return context_; }
+
+ private:
+  v8::Isolate::Scope isolate_scope_;
+  v8::HandleScope handle_scope_;
+  v8::Local<v8::Context> context_;
+  v8::Context::Scope context_scope_;
+};
+
+// Drains microtasks, then fires virtual-time timers one at a time, until
+// `done()` holds. Fails when nothing is left to run and it still does not.
+Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what);
+
+// "message\n    at ..." for a thrown or rejected value.
+std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value);
+
+// The error after a failed call: the heap limit, a termination, or the exception.
+Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what);
+
+}  // namespace internal
+}  // namespace heapprof

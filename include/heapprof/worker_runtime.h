@@ -1,0 +1,112 @@
+// A small Workers-style host on one embedded isolate: loads a worker script,
+// calls its fetch handler for synthetic requests, and lets a profiling window
+// be opened around any part of that (even before the script is compiled).
+//
+// What a worker may be:
+// - an ES module (any file that imports or exports) whose default export has
+//   `fetch(request, env, ctx)`; relative imports are resolved from the file;
+// - a classic script (no import/export) that calls
+//   `addEventListener('fetch', event => event.respondWith(...))`, or defines a
+//   global `function fetch(request, env, ctx)`.
+// Globals offered: console (log/info/debug/warn/error, to a sink), Headers,
+// Request, Response, URL (a minimal one), queueMicrotask, setTimeout and
+// clearTimeout on virtual time (timers fire in order once microtasks are
+// drained, without waiting). There is no network, no I/O and no dynamic import.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "heapprof/profile.h"
+#include "heapprof/session.h"
+#include "heapprof/status.h"
+#include "heapprof/v8_host.h"
+
+namespace heapprof {
+
+// One synthetic request handed to the worker.
+struct WorkerRequest {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // request.text() / request.json(); empty for GET
+};
+
+// The index-th request of heapprof's deterministic synthetic stream: a mix of
+// API, static and search routes with varying ids, countries and user agents,
+// so workers can key state by URL or by a label set.
+WorkerRequest SyntheticRequest(uint64_t index);
+
+// Where console output goes: level is "log", "info", "debug", "warn" or "error".
+using ConsoleSink = std::function<void(std::string_view level, std::string_view text)>;
+
+struct WorkerOptions {
+  std::string name = "worker";                   // isolate name, recorded in profiles
+  size_t heap_limit_bytes = 128u * 1024 * 1024;  // whole V8 heap, like the platform's limit
+  NearHeapLimitHook on_near_heap_limit;          // runs before the script is terminated
+  ConsoleSink console;                           // default: stderr, prefixed with the name
+};
+
+// How the loaded worker exposes its handler.
+enum class WorkerKind { kNotLoaded, kModule, kEventListener, kGlobalFetch };
+// "module", "service-worker script", "script with a global fetch" (for messages).
+const char* WorkerKindName(WorkerKind kind);
+
+// What a handler answered.
+struct WorkerResponse {
+  int status = 200;  // response.status when it is a number, else 200
+};
+
+// Heap numbers for progress lines.
+struct HeapUsage {
+  size_t used_bytes = 0;
+  size_t limit_bytes = 0;
+};
+
+// One worker in its own isolate. Move-only; use from one thread.
+class WorkerRuntime {
+ public:
+  // Creates the isolate and its globals; loads no script yet, so a profiling
+  // window can be opened before the worker is compiled.
+  static Result<WorkerRuntime> Create(const WorkerOptions& options = {});
+  WorkerRuntime(WorkerRuntime&&) noexcept;
+  WorkerRuntime& operator=(WorkerRuntime&&) noexcept;
+  WorkerRuntime(const WorkerRuntime&) = delete;
+  WorkerRuntime& operator=(const WorkerRuntime&) = delete;
+  ~WorkerRuntime();
+
+  // Reads and loads a worker file (module or classic script, detected).
+  Status LoadFile(const std::string& path);
+  // Loads worker source; `filename` names it in stacks and resolves imports.
+  Status Load(std::string_view source, const std::string& filename);
+  WorkerKind kind() const;
+
+  // Calls the handler once, runs microtasks and timers until its promise (and
+  // every ctx.waitUntil promise) settles. A throw or rejection is kScriptError
+  // with the JS stack; hitting the heap limit is kResourceExhausted.
+  Result<WorkerResponse> Dispatch(const WorkerRequest& request);
+
+  // Opens a profiling window on this worker's isolate (enters it as needed).
+  Result<Session> StartSession(const SessionOptions& options);
+  // Closes a window opened by StartSession and builds its profile. Also safe
+  // inside the NearHeapLimitHook.
+  Result<Profile> StopSession(Session session);
+
+  HeapUsage heap_usage() const;
+  bool heap_limit_reached() const;
+  Isolate& isolate();
+
+  struct State;
+
+ private:
+  explicit WorkerRuntime(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace heapprof

@@ -1,0 +1,302 @@
+// The worker runtime on real isolates: module and script workers, async
+// handlers, errors with their JS stacks, the heap limit, profiling windows.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "heapprof/report.h"
+#include "heapprof/worker_runtime.h"
+
+using namespace heapprof;
+
+namespace {
+
+struct Captured {
+  std::vector<std::string> lines;
+};
+
+WorkerRuntime MakeRuntime(Captured* console = nullptr, size_t heap_limit = 128u * 1024 * 1024,
+                          NearHeapLimitHook hook = nullptr) {
+  WorkerOptions options;
+  options.name = "test-worker";
+  options.heap_limit_bytes = heap_limit;
+  options.on_near_heap_limit = std::move(hook);
+  if (console) {
+    options.console = [console](std::string_view level, std::string_view text) {
+      console->lines.push_back(std::string(level) + ":" + std::string(text));
+    };
+  }
+  auto runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  return std::move(runtime).value();
+}
+
+// A folder of worker files under the build tree, fresh per test.
+std::filesystem::path WorkerDir(const std::string& name) {
+  auto dir = std::filesystem::path(HEAPPROF_BINARY_DIR) / "test-workers" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+const FunctionTotal* Find(const std::vector<FunctionTotal>& totals, const std::string& name) {
+  for (const auto& t : totals) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a module worker's default export handles requests") {
+  Captured console;
+  WorkerRuntime runtime = MakeRuntime(&console);
+  REQUIRE(runtime.Load(R"(
+    let served = 0;
+    export default {
+      fetch(request, env, ctx) {
+        served++;
+        const url = new URL(request.url);
+        console.log('served', served, request.method, url.pathname, request.headers.get('CF-IPCountry') !== null);
+        return new Response('ok', { status: served === 2 ? 404 : 200 });
+      },
+    };
+  )", "module-worker.js").ok());
+  CHECK(runtime.kind() == WorkerKind::kModule);
+  auto first = runtime.Dispatch(SyntheticRequest(0));
+  REQUIRE(first.ok());
+  CHECK(first->status == 200);
+  CHECK(runtime.Dispatch(SyntheticRequest(1))->status == 404);
+  REQUIRE(console.lines.size() == 2);
+  CHECK_THAT(console.lines[0], Catch::StartsWith("log:served 1 "));
+  CHECK_THAT(console.lines[0], Catch::EndsWith(" true"));
+}
+
+TEST_CASE("an async handler is awaited through microtasks, timers and waitUntil") {
+  Captured console;
+  WorkerRuntime runtime = MakeRuntime(&console);
+  REQUIRE(runtime.Load(R"(
+    const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+    export default {
+      async fetch(request, env, ctx) {
+        ctx.waitUntil(sleep(50).then(() => console.info('after response')));
+        await sleep(10);
+        const body = request.method === 'POST' ? await request.json() : {};
+        return Response.json({ path: new URL(request.url).pathname, user: body.user ?? null }, { status: 201 });
+      },
+    };
+  )", "async-worker.js").ok());
+  WorkerRequest post;
+  post.method = "POST";
+  post.url = "https://example.com/api/orders";
+  post.body = R"({"user": 42})";
+  auto response = runtime.Dispatch(post);
+  REQUIRE(response.ok());
+  CHECK(response->status == 201);
+  REQUIRE(console.lines.size() == 1);
+  CHECK(console.lines[0] == "info:after response");
+}
+
+TEST_CASE("a module imports relative files") {
+  auto dir = WorkerDir("imports");
+  std::filesystem::create_directories(dir / "lib");
+  WriteFile(dir / "lib" / "greeting.js", "export const greeting = name => `hello ${name}`;\n");
+  WriteFile(dir / "worker.js",
+            "import { greeting } from './lib/greeting.js';\n"
+            "export default { fetch() { return new Response(greeting('x'), { status: greeting('x').length }); } };\n");
+  WorkerRuntime runtime = MakeRuntime();
+  REQUIRE(runtime.LoadFile((dir / "worker.js").string()).ok());
+  CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 7);
+
+  WriteFile(dir / "bare.js", "import x from 'lodash';\nexport default { fetch() { return x; } };\n");
+  WorkerRuntime other = MakeRuntime();
+  Status s = other.LoadFile((dir / "bare.js").string());
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("relative paths only"));
+}
+
+TEST_CASE("a thrown error is reported with its JS stack") {
+  WorkerRuntime runtime = MakeRuntime();
+  REQUIRE(runtime.Load(R"(
+    function parseTenant(url) { throw new TypeError('no tenant in ' + url); }
+    export default { fetch(request) { return new Response(parseTenant(request.url)); } };
+  )", "thrower.js").ok());
+  auto result = runtime.Dispatch(SyntheticRequest(3));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == ErrorCode::kScriptError);
+  CHECK_THAT(result.status().message(), Catch::Contains("TypeError: no tenant in https://"));
+  CHECK_THAT(result.status().message(), Catch::Contains("at parseTenant (thrower.js:2"));
+  // The runtime keeps serving after a JS error.
+  CHECK_FALSE(runtime.Dispatch(SyntheticRequest(4)).ok());
+}
+
+TEST_CASE("a rejected promise is reported with its JS stack") {
+  WorkerRuntime runtime = MakeRuntime();
+  REQUIRE(runtime.Load(R"(
+    async function loadSession(id) { await null; throw new Error('session ' + id + ' expired'); }
+    export default { async fetch(request) { await loadSession(7); return new Response('never'); } };
+  )", "rejecter.js").ok());
+  auto result = runtime.Dispatch(SyntheticRequest(0));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == ErrorCode::kScriptError);
+  CHECK_THAT(result.status().message(), Catch::Contains("rejected"));
+  CHECK_THAT(result.status().message(), Catch::Contains("Error: session 7 expired"));
+  CHECK_THAT(result.status().message(), Catch::Contains("at loadSession (rejecter.js:2"));
+}
+
+TEST_CASE("load-time failures are errors: syntax, top-level throw, no handler") {
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    Status s = runtime.Load("export default { fetch( {", "broken.js");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.code() == ErrorCode::kScriptError);
+    CHECK_THAT(s.message(), Catch::Contains("SyntaxError"));
+    CHECK_THAT(s.message(), Catch::Contains("broken.js"));
+  }
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    Status s = runtime.Load("const config = JSON.parse('{');\nexport default { fetch() {} };", "bad-config.js");
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("SyntaxError"));
+  }
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    Status s = runtime.Load("export const x = 1;", "no-default.js");
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("no default export"));
+  }
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    Status s = runtime.Load("var x = 1;", "nothing.js");
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("no fetch handler"));
+  }
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    Status s = runtime.LoadFile("/nonexistent/worker.js");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.code() == ErrorCode::kNotFound);
+  }
+}
+
+TEST_CASE("plain scripts: service-worker listeners and a global fetch") {
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    REQUIRE(runtime.Load(R"(
+      addEventListener('fetch', event => {
+        event.respondWith(Promise.resolve(new Response('sw', { status: 202 })));
+      });
+    )", "sw.js").ok());
+    CHECK(runtime.kind() == WorkerKind::kEventListener);
+    CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 202);
+  }
+  {
+    // Sloppy-mode code (with) is not valid in a module; it still loads as a script.
+    WorkerRuntime runtime = MakeRuntime();
+    REQUIRE(runtime.Load(R"(
+      var defaults = { status: 203 };
+      function fetch(request, env, ctx) { with (defaults) { return new Response('g', { status: status }); } }
+    )", "global.js").ok());
+    CHECK(runtime.kind() == WorkerKind::kGlobalFetch);
+    CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 203);
+  }
+  {
+    WorkerRuntime runtime = MakeRuntime();
+    REQUIRE(runtime.Load("addEventListener('fetch', () => {});", "silent.js").ok());
+    auto r = runtime.Dispatch(SyntheticRequest(0));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.status().message(), Catch::Contains("respondWith"));
+  }
+}
+
+TEST_CASE("a handler that never settles is an error, not a hang") {
+  WorkerRuntime runtime = MakeRuntime();
+  REQUIRE(runtime.Load("export default { fetch() { return new Promise(() => {}); } };", "stuck.js").ok());
+  auto r = runtime.Dispatch(SyntheticRequest(0));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("never settled"));
+}
+
+TEST_CASE("the synthetic request stream varies and is deterministic") {
+  std::set<std::string> urls;
+  for (uint64_t i = 0; i < 200; ++i) urls.insert(SyntheticRequest(i).url);
+  CHECK(urls.size() > 100);
+  CHECK(SyntheticRequest(17).url == SyntheticRequest(17).url);
+  CHECK(SyntheticRequest(17).headers == SyntheticRequest(17).headers);
+}
+
+TEST_CASE("exceeding the heap limit ends the request and the hook captures an in-use profile") {
+  std::optional<Session> session;
+  std::optional<Result<Profile>> captured;
+  WorkerRuntime* runtime_ptr = nullptr;
+  WorkerRuntime runtime = MakeRuntime(nullptr, 32u * 1024 * 1024, [&](v8::Isolate*, size_t) {
+    if (session) {
+      captured.emplace(runtime_ptr->StopSession(std::move(*session)));
+      session.reset();
+    }
+  });
+  runtime_ptr = &runtime;
+  REQUIRE(runtime.Load(R"(
+    const cache = [];
+    function remember(request) { for (let i = 0; i < 2000; ++i) cache.push({ url: request.url, i, pad: new Array(16).fill(i) }); }
+    export default { fetch(request) { remember(request); return new Response('ok'); } };
+  )", "hog.js").ok());
+  SessionOptions options;
+  options.interval_bytes = 64 * 1024;
+  auto started = runtime.StartSession(options);
+  REQUIRE(started.ok());
+  session.emplace(std::move(started).value());
+
+  Status failure;
+  for (uint64_t i = 0; i < 10000; ++i) {
+    auto r = runtime.Dispatch(SyntheticRequest(i));
+    if (!r.ok()) {
+      failure = r.status();
+      break;
+    }
+  }
+  REQUIRE_FALSE(failure.ok());
+  CHECK(failure.code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(failure.message(), Catch::Contains("heap limit of 32 MiB"));
+  CHECK(runtime.heap_limit_reached());
+  REQUIRE(captured.has_value());
+  REQUIRE(captured->ok());
+  const Profile& profile = captured->value();
+  auto inuse = FunctionTotals(profile, kInuseSpace);
+  REQUIRE_FALSE(inuse.empty());
+  CHECK(inuse[0].name == "remember");
+  CHECK(profile.Total(kInuseSpace) > 8 * 1024 * 1024);
+  // The isolate refuses further work instead of crashing.
+  CHECK(runtime.Dispatch(SyntheticRequest(0)).status().code() == ErrorCode::kResourceExhausted);
+}
+
+TEST_CASE("a window opened before loading sees module start-up allocations") {
+  WorkerRuntime runtime = MakeRuntime();
+  SessionOptions options;
+  options.interval_bytes = 32 * 1024;
+  auto session = runtime.StartSession(options);
+  REQUIRE(session.ok());
+  REQUIRE(runtime.Load(R"(
+    function buildTable() { const t = new Map(); for (let i = 0; i < 50000; ++i) t.set('key-' + i, { id: i, tag: 'v' + i }); return t; }
+    const table = buildTable();
+    export default { fetch(request) { return new Response(String(table.size)); } };
+  )", "startup.js").ok());
+  REQUIRE(runtime.Dispatch(SyntheticRequest(0)).ok());
+  auto profile = runtime.StopSession(std::move(session).value());
+  REQUIRE(profile.ok());
+  auto inuse = FunctionTotals(profile.value(), kInuseSpace);
+  REQUIRE_FALSE(inuse.empty());
+  CHECK(inuse[0].name == "buildTable");
+  const FunctionTotal* build = Find(inuse, "buildTable");
+  REQUIRE(build != nullptr);
+  CHECK(build->flat > profile->Total(kInuseSpace) / 2);
+}

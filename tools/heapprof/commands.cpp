@@ -1,0 +1,56 @@
+// The pieces every subcommand shares: dispatch, error reporting, validators.
+#include "tools/heapprof/commands.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "heapprof/units.h"
+
+namespace heapprof::cli {
+
+CLI::App* Commands::Add(const std::string& name, const std::string& description, std::function<int()> action) {
+  CLI::App* sub = app_.add_subcommand(name, description);
+  commands_.emplace_back(sub, std::move(action));
+  return sub;
+}
+
+int Commands::RunChosen() const {
+  for (const auto& [sub, action] : commands_) {
+    if (sub->parsed()) return action();
+  }
+  std::fputs("heapprof: choose a subcommand (see heapprof --help)\n", stderr);
+  return kExitUsage;
+}
+
+int Fail(const std::string& command, const std::string& message) {
+  fmt::print(stderr, "heapprof {}: {}\n", command, message);
+  return kExitFailure;
+}
+
+int Fail(const std::string& command, const Status& status) { return Fail(command, status.message()); }
+
+int UsageError(const std::string& command, const std::string& message) {
+  fmt::print(stderr, "heapprof {}: {}\nRun with --help for more information.\n", command, message);
+  return kExitUsage;
+}
+
+CLI::Validator SizeValidator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        Result<uint64_t> parsed = ParseSize(value);
+        return parsed.ok() ? std::string() : parsed.status().message();
+      },
+      "SIZE");
+}
+
+CLI::Validator DurationValidator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        Result<int64_t> parsed = ParseDuration(value);
+        return parsed.ok() ? std::string() : parsed.status().message();
+      },
+      "DURATION");
+}
+
+}  // namespace heapprof::cli

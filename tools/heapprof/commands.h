@@ -1,0 +1,56 @@
+// How the heapprof CLI is put together: each subcommand lives in its own file
+// and defines one Register function, called from main.cpp. To add one, write
+// tools/heapprof/<name>.cpp with `void Register<Name>(Commands&)`, declare it
+// below and add it to kRegistrations in main.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapprof/status.h"
+
+namespace heapprof::cli {
+
+// Process exit codes, the same for every subcommand.
+enum ExitCode : int {
+  kExitOk = 0,       // done
+  kExitFailure = 1,  // the work failed: unreadable input, script error, heap limit...
+  kExitUsage = 2,    // the command line is wrong: unknown flag, bad value, conflicting options
+};
+
+// The subcommands of one CLI::App; the chosen one's action runs after parsing.
+class Commands {
+ public:
+  explicit Commands(CLI::App& app) : app_(app) {}
+  // Adds a subcommand whose action returns the process exit code.
+  CLI::App* Add(const std::string& name, const std::string& description, std::function<int()> action);
+  // Runs the action of the subcommand the user chose.
+  int RunChosen() const;
+
+ private:
+  CLI::App& app_;
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
+};
+
+void RegisterRun(Commands& commands);
+void RegisterTop(Commands& commands);
+void RegisterFlamegraph(Commands& commands);
+void RegisterDiff(Commands& commands);
+void RegisterSymbolize(Commands& commands);
+
+// Prints "heapprof <command>: <message>" to stderr and returns kExitFailure.
+int Fail(const std::string& command, const std::string& message);
+int Fail(const std::string& command, const Status& status);
+// Prints a usage error with a pointer to --help and returns kExitUsage.
+int UsageError(const std::string& command, const std::string& message);
+
+// CLI11 checks for values parsed later with heapprof/units.h, so a bad value
+// is a usage error reported while parsing.
+CLI::Validator SizeValidator();
+CLI::Validator DurationValidator();
+
+}  // namespace heapprof::cli

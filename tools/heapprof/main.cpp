@@ -1,0 +1,45 @@
+// heapprof: the command-line front end. Parses the command line with CLI11
+// and runs the chosen subcommand; exit codes are in commands.h.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "heapprof/session.h"
+#include "heapprof/v8_host.h"
+#include "heapprof/version.h"
+#include "tools/heapprof/commands.h"
+
+namespace {
+
+// Every subcommand, in the order `heapprof --help` lists them.
+constexpr void (*kRegistrations[])(heapprof::cli::Commands&) = {
+    heapprof::cli::RegisterRun,
+    heapprof::cli::RegisterTop,
+    heapprof::cli::RegisterFlamegraph,
+    heapprof::cli::RegisterDiff,
+    heapprof::cli::RegisterSymbolize,
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "heapprof: a heap allocation profiler for V8. It samples the allocations of JavaScript code in an\n"
+      "embedded isolate and writes standard pprof heap profiles (alloc_space, inuse_space, ...) that\n"
+      "`go tool pprof`, Pyroscope and speedscope open. Start with:\n"
+      "  heapprof run examples/workers/prometheus-leak.js",
+      "heapprof"};
+  app.set_version_flag("--version", fmt::format("heapprof {} (embedded V8 {}, sampling strategy {})",
+                                                heapprof::kVersion, heapprof::V8RuntimeVersion(),
+                                                heapprof::CompiledStrategy()));
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  heapprof::cli::Commands commands(app);
+  for (auto* registration : kRegistrations) registration(commands);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Help and --version exit 0; everything else the parser rejects is a usage error.
+    return app.exit(e) == 0 ? heapprof::cli::kExitOk : heapprof::cli::kExitUsage;
+  }
+  return commands.RunChosen();
+}

@@ -1,0 +1,69 @@
+// `heapprof symbolize PROFILE --maps DIR -o OUT`: applies source maps to a
+// profile taken elsewhere, so bundled or TypeScript workers show their
+// original function names, .ts files and lines.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heapprof/pprof.h"
+#include "heapprof/symbolizer.h"
+#include "tools/heapprof/commands.h"
+
+namespace heapprof::cli {
+namespace {
+
+struct SymbolizeArgs {
+  std::string path;
+  std::vector<std::string> map_dirs;
+  std::string output;
+  bool no_scripts = false;
+};
+
+int RunSymbolize(const SymbolizeArgs& args) {
+  Result<Profile> profile = ReadPprofFile(args.path);
+  if (!profile.ok()) return Fail("symbolize", "cannot read " + args.path + ": " + profile.status().message());
+
+  SourceMapSearch search;
+  search.map_dirs = args.map_dirs;
+  search.read_scripts = !args.no_scripts;
+  search.beside_script = !args.no_scripts;
+  FileSourceMapProvider provider(search);
+  SymbolizeResult r = Symbolize(profile.value(), provider);
+
+  // Broken maps never stop the profile from being written; say why frames stayed unmapped.
+  for (const std::string& w : r.warnings) fmt::print(stderr, "heapprof symbolize: warning: {}\n", w);
+  if (Status st = WritePprofFile(args.output, profile.value()); !st.ok()) {
+    return Fail("symbolize", "cannot write " + args.output + ": " + st.message());
+  }
+  std::string summary = fmt::format("{} of {} script frames mapped", r.mapped, r.frames);
+  if (r.without_map) summary += fmt::format(", {} without a map", r.without_map);
+  if (r.outside_map) summary += fmt::format(", {} outside their map", r.outside_map);
+  fmt::print(stderr, "heapprof symbolize: {} ({} of {} scripts have a map); wrote {}\n", summary,
+             r.scripts_with_map, r.scripts, args.output);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterSymbolize(Commands& commands) {
+  auto args = std::make_shared<SymbolizeArgs>();
+  CLI::App* cmd = commands.Add(
+      "symbolize",
+      "Apply source maps to a profile: original function names, sources and lines for bundled, minified or "
+      "TypeScript workers",
+      [args] { return RunSymbolize(*args); });
+  cmd->add_option("profile", args->path, "A pprof profile (.pb.gz or uncompressed .pb)")->required();
+  cmd->add_option("--maps,-m", args->map_dirs,
+                  "Folder holding the maps (SCRIPT.js.map, or the file the script's sourceMappingURL names); "
+                  "may be repeated. Without it, maps are found through each script's sourceMappingURL "
+                  "comment or beside the script")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("-o,--output", args->output, "Where to write the symbolized profile (.pb.gz)")->required();
+  cmd->add_flag("--no-scripts", args->no_scripts,
+                "Do not read the scripts named in the profile; look only in the --maps folders");
+}
+
+}  // namespace heapprof::cli
