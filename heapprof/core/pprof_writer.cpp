@@ -93,19 +93,29 @@ Result<std::string> EncodePprof(const Profile& profile) {
     return Error(ErrorCode::kResourceExhausted,
                  fmt::format("profile encodes to {} bytes, over protobuf's 2 GiB message limit", size));
   }
-  std::string out;
-  if (!msg->SerializeToString(&out)) return Error(ErrorCode::kInternal, "protobuf serialization failed");
+  // Serialize with the sizes just computed: SerializeToString would compute them again.
+  std::string out(size, '\0');
+  uint8_t* end = msg->SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out.data()));
+  if (end != reinterpret_cast<uint8_t*>(out.data()) + size) {
+    return Error(ErrorCode::kInternal, "protobuf serialization wrote an unexpected size");
+  }
   return out;
 }
 
-Result<std::string> EncodePprofGzip(const Profile& profile) {
+Result<std::string> EncodePprofGzip(const Profile& profile) { return EncodePprofGzip(profile, kPprofGzipLevel); }
+
+Result<std::string> EncodePprofGzip(const Profile& profile, int gzip_level) {
   Result<std::string> raw = EncodePprof(profile);
   if (!raw.ok()) return raw.status();
-  return GzipCompress(*raw);
+  return GzipCompress(*raw, gzip_level);
 }
 
 Status WritePprofFile(const std::string& path, const Profile& profile) {
-  Result<std::string> bytes = EncodePprofGzip(profile);
+  return WritePprofFile(path, profile, kPprofGzipLevel);
+}
+
+Status WritePprofFile(const std::string& path, const Profile& profile, int gzip_level) {
+  Result<std::string> bytes = EncodePprofGzip(profile, gzip_level);
   if (!bytes.ok()) return bytes.status();
   return WriteFileAtomic(path, *bytes);
 }

@@ -14,8 +14,8 @@ inline constexpr size_t kMaxDecompressedBytes = size_t{1} << 30;  // 1 GiB
 
 // True when `bytes` starts with the gzip magic number (1f 8b).
 bool IsGzip(std::string_view bytes);
-// Compresses into one gzip member; level 1 (fastest) is what Go's pprof writes.
-Result<std::string> GzipCompress(std::string_view bytes, int level = 1);
+// Compresses into one gzip member at `level` 0..9 (6 is zlib's default).
+Result<std::string> GzipCompress(std::string_view bytes, int level = 6);
 // Decompresses every gzip member in `bytes`; truncated, corrupt or oversized
 // input gives a kDataLoss / kResourceExhausted error naming the problem.
 Result<std::string> GzipDecompress(std::string_view bytes, size_t max_output = kMaxDecompressedBytes);
