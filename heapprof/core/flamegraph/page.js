@@ -125,6 +125,11 @@
   var $ = function (id) { return document.getElementById(id); };
   var canvas = $('flame'), wrap = $('canvas-wrap'), tooltip = $('tooltip');
   var ctx = canvas.getContext('2d');
+  // The hovered frame's outline lives on an overlay, so hovering never redraws the graph.
+  var overlay = document.createElement('canvas');
+  overlay.className = 'overlay';
+  wrap.appendChild(overlay);
+  var octx = overlay.getContext('2d');
   $('title').textContent = D.title;
   document.title = D.title;
 
@@ -303,6 +308,11 @@
       }
     }
     ctx.globalAlpha = 1;
+    overlay.style.height = cssH + 'px';
+    overlay.width = canvas.width;
+    overlay.height = canvas.height;
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    hovered = null;
     lastDrawMs = performance.now() - t1;
   }
 
@@ -424,12 +434,23 @@
     tooltip.style.left = x + 'px';
     tooltip.style.top = y + 'px';
   }
+  var hovered = null;
+  function outline(fr) {
+    if (fr === hovered) return;
+    octx.clearRect(0, 0, cssW, cssH);
+    hovered = fr;
+    if (!fr) return;
+    octx.strokeStyle = '#1f2430';
+    octx.lineWidth = 1.5;
+    octx.strokeRect(fr.x + 0.75, fr.y + 0.75, Math.max(fr.w - 1.5 - (fr.w > 3 ? 1 : 0), 0.5), ROW - 2.5);
+  }
   canvas.addEventListener('mousemove', function (ev) {
     var rect = canvas.getBoundingClientRect();
     var fr = frameAt(ev.clientX - rect.left, ev.clientY - rect.top);
+    outline(fr);
     if (fr) showTooltip(fr, ev.clientX, ev.clientY); else tooltip.hidden = true;
   });
-  canvas.addEventListener('mouseleave', function () { tooltip.hidden = true; });
+  canvas.addEventListener('mouseleave', function () { tooltip.hidden = true; outline(null); });
   canvas.addEventListener('click', function (ev) {
     var rect = canvas.getBoundingClientRect();
     var fr = frameAt(ev.clientX - rect.left, ev.clientY - rect.top);
@@ -529,9 +550,9 @@
         cells += '<td>' + esc(fmtValue(base.cum[f], u)) + '</td><td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
       } else {
         cells += '<td>' + esc(fmtValue(cur.flat[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="barfill" style="width:calc((100% - 20px) * ' + (all ? (cur.flat[f] / all).toFixed(4) : 0) + ')"></span><span class="num">' + fmtPct(cur.flat[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.flat[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.flat[f], all) + '</span></td>';
         cells += '<td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="barfill" style="width:calc((100% - 20px) * ' + (all ? (cur.cum[f] / all).toFixed(4) : 0) + ')"></span><span class="num">' + fmtPct(cur.cum[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.cum[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.cum[f], all) + '</span></td>';
       }
       cells += '<td class="name" title="' + esc(names[f]) + '">' + esc(names[f]) + '</td><td class="loc">' + esc(fnWhere(f)) + '</td>';
       html.push('<tr data-fn="' + f + '"' + (state.picked === f ? ' class="picked"' : '') + '>' + cells + '</tr>');
