@@ -39,7 +39,7 @@ constexpr uint64_t kDefaultWarmupRequests = 200;
 
 struct RunArgs {
   std::string worker;
-  uint64_t requests = 0;
+  int64_t requests = 0;  // signed, so "-3" is rejected instead of wrapping
   std::string duration;
   std::string warmup;
   std::string window;
@@ -49,8 +49,9 @@ struct RunArgs {
   bool from_start = false;
   bool no_gc = false;
   bool allow_inlining = false;
+  std::vector<std::string> v8_flags;
   std::string output;
-  size_t top = 10;
+  int top = 10;
   std::string sample_index;
 };
 
@@ -85,7 +86,7 @@ Result<Plan> MakePlan(const RunArgs& args) {
   auto bad = [](std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); };
   bool bounded = false;
   if (args.requests > 0) {
-    plan.max_requests = args.requests;
+    plan.max_requests = static_cast<uint64_t>(args.requests);
     bounded = true;
   }
   if (!args.duration.empty()) {
@@ -174,7 +175,11 @@ Result<Plan> MakePlan(const RunArgs& args) {
 }
 
 // What the tables say about each sample type, for a newcomer.
-std::string TableTitle(int index, bool gc) {
+std::string TableTitle(int index, bool gc, bool near_limit) {
+  if (near_limit && (index == kInuseSpace || index == kInuseObjects)) {
+    return index == kInuseSpace ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
+                                : "Objects in use near the heap limit (inuse_objects):";
+  }
   switch (index) {
     case kInuseSpace:
       return gc ? "Memory still in use when the window closed (inuse_space, after a full GC):"
@@ -186,13 +191,20 @@ std::string TableTitle(int index, bool gc) {
   return "";
 }
 
-void PrintTables(const Profile& profile, const Plan& plan, size_t rows) {
+void PrintTables(const Profile& profile, const Plan& plan, size_t rows, bool near_limit = false) {
   if (rows == 0) return;
+  if (profile.samples.empty()) {
+    fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
+               "Serve more requests (--requests, --duration) or sample more often (--interval 64KiB).\n",
+               Bytes(plan.session.interval_bytes));
+    return;
+  }
   for (int index : plan.table_indexes) {
     TopOptions options;
     options.sample_index = index;
     options.rows = rows;
-    fmt::print("\n{}\n{}", TableTitle(index, plan.session.gc_before_snapshot), FormatTopTable(profile, options));
+    fmt::print("\n{}\n{}", TableTitle(index, plan.session.gc_before_snapshot, near_limit),
+               FormatTopTable(profile, options));
   }
 }
 
@@ -223,7 +235,13 @@ int RunWorker(const RunArgs& args) {
   // inline, so a helper's allocations are not charged to its caller.
   V8InitOptions v8_options;
   if (!args.allow_inlining) v8_options.flags = NoInliningFlags();
+  v8_options.flags.insert(v8_options.flags.end(), args.v8_flags.begin(), args.v8_flags.end());
   if (Status s = InitializeV8(v8_options); !s.ok()) return Fail("run", s);
+  for (const std::string& flag : V8UnknownFlags()) {
+    if (std::find(args.v8_flags.begin(), args.v8_flags.end(), flag) != args.v8_flags.end()) {
+      return Fail("run", "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
+    }
+  }
   plan.session.inlining_allowed = InliningAllowedAfterInit();
 
   ProgressLine progress(StderrIsTerminal());
@@ -279,7 +297,7 @@ int RunWorker(const RunArgs& args) {
     const Profile& profile = window->near_limit_profile->value();
     if (Status s = WritePprofFile(plan.output, profile); !s.ok()) return Fail("run", s);
     fmt::print("Wrote the in-use profile captured near the heap limit to {}\n", plan.output);
-    PrintTables(profile, plan, args.top);
+    PrintTables(profile, plan, static_cast<size_t>(args.top), /*near_limit=*/true);
     return kExitFailure;
   };
 
@@ -350,7 +368,7 @@ int RunWorker(const RunArgs& args) {
              Bytes(plan.session.interval_bytes));
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(heap.used_bytes), Bytes(heap.limit_bytes));
   fmt::print("Wrote {}\n", plan.output);
-  PrintTables(profile.value(), plan, args.top);
+  PrintTables(profile.value(), plan, static_cast<size_t>(args.top));
   fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", plan.output);
   return kExitOk;
 }
@@ -367,7 +385,7 @@ void RegisterRun(Commands& commands) {
       [args] { return RunWorker(*args); });
   run->add_option("worker", args->worker, "The worker script (.js)")->required();
   run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included)")
-      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   run->add_option("--duration,-d", args->duration, "Stop after this much time, e.g. 5s (warm-up included)")
       ->check(DurationValidator());
   run->add_option("--warmup", args->warmup,
@@ -387,11 +405,15 @@ void RegisterRun(Commands& commands) {
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
-  run->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")->capture_default_str();
+  run->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   run->add_option("--sample-index", args->sample_index,
                   "Print only this table: inuse_space, alloc_space, inuse_objects or alloc_objects "
                   "[default: inuse_space and alloc_space]");
-  run->add_flag("--allow-inlining", args->allow_inlining,
+  run->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolate, e.g. --v8-flag=--no-opt (repeatable)")
+      ->allow_extra_args(false);
+    run->add_flag("--allow-inlining", args->allow_inlining,
                 "Let V8 inline hot functions as in production (by default heapprof turns inlining off so "
                 "that allocations are charged to the function that makes them)");
     run->add_flag("--no-gc", args->no_gc,

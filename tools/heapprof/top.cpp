@@ -15,7 +15,7 @@ namespace {
 struct TopArgs {
   std::string path;
   std::string sample_index;
-  size_t rows = 10;
+  int rows = 10;
   bool cum = false;
 };
 
@@ -26,7 +26,7 @@ int RunTop(const TopArgs& args) {
   if (!index.ok()) return UsageError("top", index.status().message());
   TopOptions options;
   options.sample_index = index.value();
-  options.rows = args.rows;
+  options.rows = static_cast<size_t>(args.rows);
   options.sort_by_cum = args.cum;
   fmt::print("{}", FormatTopTable(profile.value(), options));
   return kExitOk;
@@ -42,7 +42,9 @@ void RegisterTop(Commands& commands) {
   top->add_option("--sample-index,-s", args->sample_index,
                   "Sample type to rank by, by name (inuse_space, alloc_space, inuse_objects, alloc_objects) or "
                   "index; default: the profile's default type");
-  top->add_option("-n,--rows", args->rows, "How many functions to show")->capture_default_str();
+  top->add_option("-n,--rows", args->rows, "How many functions to show")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   top->add_flag("--cum", args->cum, "Rank by cumulative value (the function and what it calls) instead of flat");
 }
 
