@@ -112,6 +112,14 @@ TEST_CASE("flamegraph page is self-contained and light") {
   CHECK(html.find("http://") == std::string::npos);
   CHECK(html.find("https://") == std::string::npos);
   CHECK(html.find("fetch(") == std::string::npos);
+  // Exactly the elements of the template: the data and the script, one style.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("</script>") == 2);
+  CHECK(count("</style>") == 1);
   // Every template marker was filled.
   CHECK(html.find("{{") == std::string::npos);
   // The page without its data stays under 300 KB.
