@@ -13,6 +13,8 @@
 #include <string>
 
 #include "heapprof/attribution.h"
+#include "heapprof/file_io.h"
+#include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 #include "heapprof/session.h"
@@ -53,6 +55,7 @@ struct RunArgs {
   std::string output;
   int top = 10;
   std::string sample_index;
+  std::string flamegraph;  // also write the interactive flamegraph page here
 };
 
 // The validated plan of a run; every limit is checked after each request.
@@ -368,6 +371,19 @@ int RunWorker(const RunArgs& args) {
              Bytes(plan.session.interval_bytes));
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(heap.used_bytes), Bytes(heap.limit_bytes));
   fmt::print("Wrote {}\n", plan.output);
+  if (!args.flamegraph.empty()) {
+    FlamegraphOptions page_options;
+    page_options.title = fmt::format("heapprof run {}", worker_name);
+    Result<std::string> page = RenderFlamegraphHtml(profile.value(), page_options);
+    // An empty window is a result, not a failure: the profile is written, the page cannot be.
+    if (!page.ok()) {
+      fmt::print(stderr, "No flamegraph written: {}\n", page.status().message());
+    } else if (Status s = WriteFileAtomic(args.flamegraph, page.value()); !s.ok()) {
+      return Fail("run", s);
+    } else {
+      fmt::print("Wrote {}\n", args.flamegraph);
+    }
+  }
   PrintTables(profile.value(), plan, static_cast<size_t>(args.top));
   fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", plan.output);
   return kExitOk;
@@ -405,6 +421,8 @@ void RegisterRun(Commands& commands) {
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
+  run->add_option("--flamegraph", args->flamegraph,
+                  "Also write an interactive flamegraph page (one self-contained HTML file) of the profile");
   run->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
