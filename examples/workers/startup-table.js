@@ -19,16 +19,17 @@ function legacyPath(i) {
   return `/legacy/catalog/${(i * 7919) % 100000}/item-${i}.html`;
 }
 
+// A plain object keyed by path, as it would come out of a rules file.
 function buildRedirectTable() {
-  const table = new Map();
+  const table = Object.create(null);
   for (let i = 0; i < RULE_COUNT; i++) {
     const from = legacyPath(i);
-    table.set(from, {
-      to: `/products/${i}`,
+    table[from] = {
+      to: '/products/' + i,
       status: i % 10 === 0 ? 302 : 301,
-      segments: from.split('/').filter(Boolean),
+      section: from.slice(0, from.indexOf('/', 17)),
       hits: 0,
-    });
+    };
   }
   return table;
 }
@@ -39,7 +40,7 @@ export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
     const id = Number(url.pathname.split('/').pop()) || 0;
-    const rule = redirects.get(legacyPath(id % RULE_COUNT));
+    const rule = redirects[legacyPath(id % RULE_COUNT)];
     if (rule === undefined) return new Response('not found', { status: 404 });
     rule.hits++;
     return new Response(null, { status: rule.status, headers: { location: url.origin + rule.to } });

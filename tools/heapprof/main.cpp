@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <string>
+
 #include "heapprof/session.h"
 #include "heapprof/v8_host.h"
 #include "heapprof/version.h"
@@ -35,6 +37,20 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   heapprof::cli::Commands commands(app);
   for (auto* registration : kRegistrations) registration(commands);
+  // CLI11 would call an unknown command a missing one; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      fmt::print(stderr, "heapprof: unknown command \"{}\" (commands: {})\nRun with --help for more information.\n",
+                 argv[1], names);
+      return heapprof::cli::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
