@@ -311,9 +311,21 @@ test('CLI: the diff of two prometheus-leak windows names the metrics registry as
   { skip: !cli && 'the heapprof CLI is not built' }, async () => {
     const worker = new URL('../../examples/workers/prometheus-leak.js', import.meta.url).pathname;
     // A short and a long window after the same warm-up; 16 KiB sampling keeps the noise low.
-    for (const [name, requests] of [['prom-1.pb.gz', '1200'], ['prom-2.pb.gz', '4200']]) {
-      const r = heapprof('run', worker, '--warmup', '200', '-n', requests, '--interval', '16k', '--top', '0', '-o', name);
+    for (const [name, requests] of [['prom-1', '1200'], ['prom-2', '4200']]) {
+      const r = heapprof('run', worker, '--warmup', '200', '-n', requests, '--interval', '16k', '--top', '0',
+        '-o', `${name}.pb.gz`, '--flamegraph', `${name}.html`);
       assert.equal(r.status, 0, r.stderr);
+    }
+    // `heapprof run --flamegraph` wrote the page of each window: observe() holds most of the memory in use.
+    {
+      const { page, errors } = await open('prom-2.html');
+      assert.equal((await state(page)).sampleType, 'inuse_space');
+      await page.fill('#search', '^observe$');
+      const share = Number(await page.locator('#match').getAttribute('data-share'));
+      assert.ok(share > 0.5, `observe holds ${share} of inuse_space`);
+      await page.screenshot({ path: path.join(artifacts, 'prometheus-leak.png') });
+      assert.deepEqual(errors, []);
+      await page.close();
     }
     const r = heapprof('diff', 'prom-1.pb.gz', 'prom-2.pb.gz', '-s', 'inuse_space', '-n', '5',
       '--flamegraph', 'prometheus-leak-diff.html');
