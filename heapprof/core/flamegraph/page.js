@@ -404,7 +404,8 @@
     if (fr.kind === 'merged') {
       html = '<div class="fn">' + fr.count + ' small frames</div>' +
         '<table><tr><td class="k">Total</td><td>' + esc(fmtValue(fr.value, u)) + ' (' + fmtPct(fr.value, all) + ')</td></tr></table>' +
-        '<div class="hint">Click to zoom into ' + esc(fnName(fnOf[fr.node])) + '</div>';
+        '<div class="hint">' + (fr.node === state.zoom ? 'Each is under a pixel wide: search or use the table to find them'
+          : 'Click to zoom into ' + esc(fnName(fnOf[fr.node]))) + '</div>';
     } else {
       var n = fr.node, f = fnOf[n];
       var tot = totals(newCol(t))[n], self = D.self[newCol(t)][n];
@@ -455,7 +456,7 @@
     var rect = canvas.getBoundingClientRect();
     var fr = frameAt(ev.clientX - rect.left, ev.clientY - rect.top);
     if (!fr) return;
-    if (fr.kind === 'merged') setZoom(fr.node);
+    if (fr.kind === 'merged') { if (fr.node !== state.zoom) setZoom(fr.node); }
     else if (fr.node === state.zoom) setZoom(parent[fr.node]);
     else setZoom(fr.node);
   });
