@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 namespace heapprof {
@@ -49,26 +50,179 @@ std::string ResolveSource(std::string_view root, std::string_view source, const 
   return p.lexically_normal().string();
 }
 
+// Where the two big values of a regular map sit in its text. nlohmann's
+// lexer copies input a character at a time (about 120 ms for a 5 MB map), so
+// "mappings" (pure base64) and "sourcesContent" (needed only on demand) are
+// cut out and the small rest goes to nlohmann.
+struct BigValues {
+  std::string reduced;                  // the map with both values replaced by null
+  std::string_view mappings;            // the mappings string's text between the quotes
+  bool mappings_escaped = false;        // it holds a backslash: let nlohmann unescape it
+  std::string_view mappings_json;       // the whole string token, quotes included
+  std::string_view contents_json;       // the sourcesContent array's text, or empty
+};
+
+void SkipSpace(std::string_view t, size_t& i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+}
+
+// Past the string starting at t[i] == '"'; false when it never ends.
+bool SkipString(std::string_view t, size_t& i) {
+  size_t from = i + 1;
+  while (true) {
+    size_t q = t.find('"', from);
+    if (q == std::string_view::npos) return false;
+    size_t backslashes = 0;
+    while (q - backslashes > i + 1 && t[q - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) {
+      i = q + 1;
+      return true;
+    }
+    from = q + 1;
+  }
+}
+
+// Past one JSON value; false on anything unexpected (nlohmann then reports it).
+bool SkipValue(std::string_view t, size_t& i) {
+  if (i >= t.size()) return false;
+  if (t[i] == '"') return SkipString(t, i);
+  if (t[i] == '{' || t[i] == '[') {
+    int depth = 0;
+    while (i < t.size()) {
+      char c = t[i];
+      if (c == '"') {
+        if (!SkipString(t, i)) return false;
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      if (c == '}' || c == ']') {
+        if (--depth == 0) {
+          ++i;
+          return true;
+        }
+      }
+      ++i;
+    }
+    return false;
+  }
+  size_t start = i;
+  while (i < t.size() && std::string_view(",}] \t\r\n").find(t[i]) == std::string_view::npos) ++i;
+  return i > start;
+}
+
+// Splits a regular map's top-level object; nullopt for index maps and for
+// anything odd, which then takes the plain nlohmann path.
+std::optional<BigValues> FindBigValues(std::string_view t) {
+  size_t i = 0;
+  SkipSpace(t, i);
+  if (i >= t.size() || t[i] != '{') return std::nullopt;
+  ++i;
+  struct Cut {
+    size_t begin, end;
+  };
+  std::optional<Cut> mappings, contents;
+  while (true) {
+    SkipSpace(t, i);
+    if (i < t.size() && t[i] == '}') break;
+    if (i >= t.size() || t[i] != '"') return std::nullopt;
+    size_t key_begin = i;
+    if (!SkipString(t, i)) return std::nullopt;
+    std::string_view key = t.substr(key_begin + 1, i - key_begin - 2);
+    SkipSpace(t, i);
+    if (i >= t.size() || t[i] != ':') return std::nullopt;
+    ++i;
+    SkipSpace(t, i);
+    size_t value_begin = i;
+    if (!SkipValue(t, i)) return std::nullopt;
+    Cut cut{value_begin, i};
+    if (key == "sections") return std::nullopt;
+    if (key == "mappings") {
+      if (mappings || t[value_begin] != '"') return std::nullopt;
+      mappings = cut;
+    } else if (key == "sourcesContent") {
+      if (contents) return std::nullopt;
+      contents = cut;
+    }
+    SkipSpace(t, i);
+    if (i < t.size() && t[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < t.size() && t[i] == '}') break;
+    return std::nullopt;
+  }
+  ++i;
+  SkipSpace(t, i);
+  if (i != t.size() || !mappings) return std::nullopt;
+
+  BigValues b;
+  b.mappings_json = t.substr(mappings->begin, mappings->end - mappings->begin);
+  b.mappings = b.mappings_json.substr(1, b.mappings_json.size() - 2);
+  b.mappings_escaped = b.mappings.find('\\') != std::string_view::npos;
+  std::vector<Cut> cuts{*mappings};
+  if (contents) {
+    b.contents_json = t.substr(contents->begin, contents->end - contents->begin);
+    cuts.push_back(*contents);
+    if (cuts[1].begin < cuts[0].begin) std::swap(cuts[0], cuts[1]);
+  }
+  size_t at = 0;
+  for (const Cut& c : cuts) {
+    b.reduced.append(t.substr(at, c.begin - at));
+    b.reduced.append("null");
+    at = c.end;
+  }
+  b.reduced.append(t.substr(at));
+  return b;
+}
+
 }  // namespace
+
+// sourcesContent, decoded on first use: values of the maps parsed eagerly,
+// plus raw JSON arrays (one per map) still to decode.
+struct SourceMap::Contents {
+  struct Pending {
+    size_t base = 0;   // index of the map's first source
+    size_t count = 0;  // its number of sources
+    std::string json;  // its sourcesContent array
+  };
+  std::once_flag once;
+  std::vector<std::optional<std::string>> values;
+  std::vector<Pending> pending;
+};
 
 namespace internal {
 
 // Decodes JSON and VLQ into a SourceMap; one instance per Parse call.
 class SourceMapParser {
  public:
-  explicit SourceMapParser(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  explicit SourceMapParser(std::string base_dir) : base_dir_(std::move(base_dir)) {
+    map_.contents_ = std::make_shared<SourceMap::Contents>();
+  }
+
+  // The fast path: `j` is the map without its big values, `big` has them.
+  Status ParseSplit(const json& j, const BigValues& big) {
+    if (!j.is_object()) return Error(ErrorCode::kDataLoss, "source map is not a JSON object");
+    if (Status st = CheckVersion(j); !st.ok()) return st;
+    std::string unescaped;
+    std::string_view mappings = big.mappings;
+    if (big.mappings_escaped) {
+      json m = json::parse(big.mappings_json);  // a complete string token: cannot fail once scanned
+      unescaped = m.get<std::string>();
+      mappings = unescaped;
+    }
+    return ParseRegular(j, 0, 0, &mappings, big.contents_json);
+  }
 
   Status ParseAny(const json& j, uint32_t line_offset, uint32_t column_offset, int depth) {
     if (!j.is_object()) return Error(ErrorCode::kDataLoss, "source map is not a JSON object");
-    if (auto v = j.find("version"); v != j.end() && !(v->is_number_integer() && v->get<int64_t>() == 3)) {
-      return Error(ErrorCode::kDataLoss, fmt::format("unsupported source map version {}", v->dump()));
-    }
+    if (Status st = CheckVersion(j); !st.ok()) return st;
     if (j.contains("sections")) return ParseIndex(j, line_offset, column_offset, depth);
-    return ParseRegular(j, line_offset, column_offset);
+    return ParseRegular(j, line_offset, column_offset, nullptr, {});
   }
 
   SourceMap Finish() && {
     map_.line_starts_.push_back(static_cast<uint32_t>(map_.segments_.size()));
+    map_.contents_->values.resize(map_.sources_.size());
     // Tools emit each line in column order; sort only lines that are not.
     auto by_column = [](const SourceMap::Segment& a, const SourceMap::Segment& b) {
       return a.generated_column < b.generated_column;
@@ -78,10 +232,19 @@ class SourceMapParser {
       auto e = map_.segments_.begin() + map_.line_starts_[l + 1];
       if (!std::is_sorted(b, e, by_column)) std::stable_sort(b, e, by_column);
     }
+    map_.columns_.reserve(map_.segments_.size());
+    for (const SourceMap::Segment& seg : map_.segments_) map_.columns_.push_back(seg.generated_column);
     return std::move(map_);
   }
 
  private:
+  static Status CheckVersion(const json& j) {
+    if (auto v = j.find("version"); v != j.end() && !(v->is_number_integer() && v->get<int64_t>() == 3)) {
+      return Error(ErrorCode::kDataLoss, fmt::format("unsupported source map version {}", v->dump()));
+    }
+    return Status::Ok();
+  }
+
   Status ParseIndex(const json& j, uint32_t line_offset, uint32_t column_offset, int depth) {
     if (depth >= kMaxSectionDepth) return Error(ErrorCode::kDataLoss, "index map sections nested too deeply");
     const json& sections = j["sections"];
@@ -116,10 +279,18 @@ class SourceMapParser {
     return Status::Ok();
   }
 
-  Status ParseRegular(const json& j, uint32_t line_offset, uint32_t column_offset) {
-    auto mappings = j.find("mappings");
-    if (mappings == j.end() || !mappings->is_string()) {
-      return Error(ErrorCode::kDataLoss, "source map has no \"mappings\" string");
+  // `split_mappings` / `split_contents`: the values the fast path cut out of `j`.
+  Status ParseRegular(const json& j, uint32_t line_offset, uint32_t column_offset,
+                      const std::string_view* split_mappings, std::string_view split_contents) {
+    std::string_view mappings;
+    if (split_mappings) {
+      mappings = *split_mappings;
+    } else {
+      auto m = j.find("mappings");
+      if (m == j.end() || !m->is_string()) {
+        return Error(ErrorCode::kDataLoss, "source map has no \"mappings\" string");
+      }
+      mappings = m->get_ref<const std::string&>();
     }
     auto sources = j.find("sources");
     if (sources == j.end() || !sources->is_array()) {
@@ -133,21 +304,25 @@ class SourceMapParser {
     for (const json& s : *sources) {
       map_.sources_.push_back(s.is_string() ? ResolveSource(root, s.get_ref<const std::string&>(), base_dir_) : "");
     }
-    map_.contents_.resize(map_.sources_.size());
-    if (auto c = j.find("sourcesContent"); c != j.end() && c->is_array()) {
+    SourceMap::Contents& contents = *map_.contents_;
+    if (!split_contents.empty()) {
+      contents.pending.push_back({source_base, sources->size(), std::string(split_contents)});
+    } else if (auto c = j.find("sourcesContent"); c != j.end() && c->is_array()) {
+      contents.values.resize(map_.sources_.size());
       for (size_t i = 0; i < c->size() && i < sources->size(); ++i) {
-        if ((*c)[i].is_string()) map_.contents_[source_base + i] = (*c)[i].get<std::string>();
+        if ((*c)[i].is_string()) contents.values[source_base + i] = (*c)[i].get<std::string>();
       }
     }
     if (auto n = j.find("names"); n != j.end() && n->is_array()) {
       for (const json& name : *n) map_.names_.push_back(name.is_string() ? name.get<std::string>() : "");
     }
-    return DecodeMappings(mappings->get_ref<const std::string&>(), line_offset, column_offset,
+    map_.segments_.reserve(map_.segments_.size() + mappings.size() / 6);
+    return DecodeMappings(mappings, line_offset, column_offset,
                           map_.sources_.size() - source_base, source_base, map_.names_.size() - name_base,
                           name_base);
   }
 
-  Status DecodeMappings(const std::string& text, uint32_t line_offset, uint32_t column_offset, size_t n_sources,
+  Status DecodeMappings(std::string_view text, uint32_t line_offset, uint32_t column_offset, size_t n_sources,
                         size_t source_base, size_t n_names, size_t name_base) {
     uint32_t line = 0;
     int64_t column = 0, source = 0, orig_line = 0, orig_column = 0, name = 0;
@@ -246,10 +421,18 @@ class SourceMapParser {
 }  // namespace internal
 
 Result<SourceMap> SourceMap::Parse(std::string_view text, std::string_view map_location) {
+  std::optional<BigValues> big = FindBigValues(text);
   json j;
   try {
-    j = json::parse(text);
+    j = json::parse(big ? std::string_view(big->reduced) : text);
   } catch (const json::exception& e) {
+    if (big) {  // report positions in the text the caller gave
+      try {
+        j = json::parse(text);
+      } catch (const json::exception& full) {
+        return Error(ErrorCode::kDataLoss, fmt::format("invalid JSON: {}", full.what()));
+      }
+    }
     return Error(ErrorCode::kDataLoss, fmt::format("invalid JSON: {}", e.what()));
   }
   std::string base_dir;
@@ -257,11 +440,28 @@ Result<SourceMap> SourceMap::Parse(std::string_view text, std::string_view map_l
   if (!local.empty()) base_dir = std::filesystem::path(local).parent_path().string();
   internal::SourceMapParser parser(std::move(base_dir));
   try {
-    if (Status st = parser.ParseAny(j, 0, 0, 0); !st.ok()) return st;
+    Status st = big ? parser.ParseSplit(j, *big) : parser.ParseAny(j, 0, 0, 0);
+    if (!st.ok()) return st;
   } catch (const std::exception& e) {  // e.g. std::bad_alloc on absurd input
     return Error(ErrorCode::kDataLoss, fmt::format("source map could not be decoded: {}", e.what()));
   }
   return std::move(parser).Finish();
+}
+
+std::optional<std::string> SourceMap::source_content(size_t i) const {
+  if (!contents_ || i >= sources_.size()) return std::nullopt;
+  Contents& c = *contents_;
+  std::call_once(c.once, [&c] {
+    for (const Contents::Pending& p : c.pending) {
+      json a = json::parse(p.json, nullptr, /*allow_exceptions=*/false);
+      if (!a.is_array()) continue;  // a malformed sourcesContent only loses the contents
+      for (size_t k = 0; k < a.size() && k < p.count; ++k) {
+        if (a[k].is_string()) c.values[p.base + k] = a[k].get<std::string>();
+      }
+    }
+    c.pending.clear();
+  });
+  return c.values[i];
 }
 
 std::optional<OriginalPosition> SourceMap::ToPosition(const Segment& s) const {
@@ -271,44 +471,47 @@ std::optional<OriginalPosition> SourceMap::ToPosition(const Segment& s) const {
 }
 
 namespace {
-struct ColumnLess {
-  bool operator()(const SourceMap::Segment& s, uint32_t c) const { return s.generated_column < c; }
-  bool operator()(uint32_t c, const SourceMap::Segment& s) const { return c < s.generated_column; }
-};
-
 uint32_t ZeroBasedColumn(int64_t column) {
   if (column <= 1) return 0;
   return static_cast<uint32_t>(std::min<int64_t>(column - 1, std::numeric_limits<uint32_t>::max()));
 }
 }  // namespace
 
+bool SourceMap::LineRange(int64_t line, size_t& begin, size_t& end) const {
+  if (line < 1 || static_cast<uint64_t>(line) > generated_lines()) return false;
+  begin = line_starts_[line - 1];
+  end = line_starts_[line];
+  return true;
+}
+
 std::optional<OriginalPosition> SourceMap::Lookup(int64_t line, int64_t column) const {
-  if (line < 1 || static_cast<uint64_t>(line) > generated_lines()) return std::nullopt;
-  auto b = segments_.begin() + line_starts_[line - 1];
-  auto e = segments_.begin() + line_starts_[line];
-  auto after = std::upper_bound(b, e, ZeroBasedColumn(column), ColumnLess{});
-  for (auto p = after; p != b;) {
-    --p;
-    if (p->source >= 0) return ToPosition(*p);
+  size_t b, e;
+  if (!LineRange(line, b, e)) return std::nullopt;
+  // Search the dense column array: a long minified line stays in cache.
+  size_t after = std::upper_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) -
+                 columns_.begin();
+  for (size_t p = after; p > b; --p) {
+    if (segments_[p - 1].source >= 0) return ToPosition(segments_[p - 1]);
   }
-  for (auto p = after; p != e; ++p) {
-    if (p->source >= 0) return ToPosition(*p);
+  for (size_t p = after; p < e; ++p) {
+    if (segments_[p].source >= 0) return ToPosition(segments_[p]);
   }
   return std::nullopt;
 }
 
 std::optional<OriginalPosition> SourceMap::MappingBefore(int64_t line, int64_t column) const {
-  if (line < 1 || static_cast<uint64_t>(line) > generated_lines()) return std::nullopt;
-  auto b = segments_.begin() + line_starts_[line - 1];
-  auto e = segments_.begin() + line_starts_[line];
-  auto at = std::lower_bound(b, e, ZeroBasedColumn(column), ColumnLess{});
+  size_t b, e;
+  if (!LineRange(line, b, e)) return std::nullopt;
+  size_t at = std::lower_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) -
+              columns_.begin();
   if (at == b) return std::nullopt;
-  return ToPosition(*(at - 1));
+  return ToPosition(segments_[at - 1]);
 }
 
 std::optional<OriginalPosition> SourceMap::FirstOnLine(int64_t line) const {
-  if (line < 1 || static_cast<uint64_t>(line) > generated_lines()) return std::nullopt;
-  for (uint32_t i = line_starts_[line - 1]; i < line_starts_[line]; ++i) {
+  size_t b, e;
+  if (!LineRange(line, b, e)) return std::nullopt;
+  for (size_t i = b; i < e; ++i) {
     if (segments_[i].source >= 0) return ToPosition(segments_[i]);
   }
   return std::nullopt;

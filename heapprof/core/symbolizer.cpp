@@ -1,11 +1,13 @@
 #include "heapprof/symbolizer.h"
 
 #include <fmt/format.h>
-#include <map>
+
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace heapprof {
 namespace {
@@ -14,23 +16,41 @@ constexpr std::string_view kCommentKey = "source_maps";
 constexpr std::string_view kWarningKey = "source_map_warning";
 constexpr size_t kMaxWarningComments = 10;
 
-// Interns into an existing profile, reusing the strings it already has.
+// Interns into an existing profile, reusing the strings it already has. The
+// index holds string ids and hashes the profile's own strings, so no string
+// is copied to look it up.
 class Interner {
  public:
-  explicit Interner(Profile& p) : profile_(p) {
-    for (size_t i = 0; i < p.strings.size(); ++i) index_.emplace(p.strings[i], StringId{static_cast<uint32_t>(i)});
+  // `expected_new`: how many strings the caller may add, to size the index once.
+  Interner(Profile& p, size_t expected_new)
+      : profile_(p), index_(p.strings.size() + expected_new, Hash{&p}, Equal{&p}) {
+    for (size_t i = 0; i < p.strings.size(); ++i) index_.insert(static_cast<uint32_t>(i));
   }
-  StringId operator()(const std::string& s) {
+  StringId operator()(std::string_view s) {
     auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    StringId id = profile_.AddString(s);
-    index_.emplace(s, id);
+    if (it != index_.end()) return StringId{*it};
+    StringId id = profile_.AddString(std::string(s));
+    index_.insert(static_cast<uint32_t>(id));
     return id;
   }
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    const Profile* p;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(uint32_t id) const { return (*this)(std::string_view(p->strings[id])); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    const Profile* p;
+    std::string_view str(uint32_t id) const { return p->strings[id]; }
+    bool operator()(uint32_t a, uint32_t b) const { return a == b || str(a) == str(b); }
+    bool operator()(std::string_view a, uint32_t b) const { return a == str(b); }
+    bool operator()(uint32_t a, std::string_view b) const { return str(a) == b; }
+  };
   Profile& profile_;
-  std::unordered_map<std::string, StringId> index_;
+  std::unordered_set<uint32_t, Hash, Equal> index_;
 };
 
 std::string_view BaseName(std::string_view path) {
@@ -43,10 +63,26 @@ bool IsAnonymous(std::string_view name) { return name.empty() || name.substr(0, 
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-// Where the original of one generated function position is.
-struct Mapped {
+// What one script contributes: its map and, per source and name index of
+// the map, the profile string already interned for it (kNone until needed).
+constexpr uint32_t kNone = UINT32_MAX;
+struct ScriptState {
   std::string name;
-  std::string filename;
+  const SourceMap* map = nullptr;
+  size_t outside = 0;  // frames the map has nothing for
+  std::vector<uint32_t> source_ids;
+  std::vector<uint32_t> name_ids;
+};
+
+StringId Cached(std::vector<uint32_t>& cache, size_t index, const std::string& text, Interner& intern) {
+  if (cache[index] == kNone) cache[index] = static_cast<uint32_t>(intern(text));
+  return StringId{cache[index]};
+}
+
+// The original of one generated function position.
+struct Mapped {
+  StringId name{};
+  StringId filename{};
   int64_t line = 0;
   int64_t column = 0;
 };
@@ -57,83 +93,101 @@ struct Mapped {
 // before that column gives the original position; the mapping just before
 // it is the function's name token, which carries the original name when a
 // minifier renamed the function.
-std::optional<Mapped> MapFunction(const SourceMap& map, std::string_view generated_name, int64_t line,
-                                  int64_t column) {
+std::optional<Mapped> MapFunction(ScriptState& script, Interner& intern, StringId generated_id,
+                                  std::string_view generated_name, int64_t line, int64_t column) {
+  const SourceMap& map = *script.map;
   std::optional<OriginalPosition> pos = column > 0 ? map.Lookup(line, column) : map.FirstOnLine(line);
   if (!pos) return std::nullopt;
   Mapped m;
-  m.filename = map.sources()[pos->source];
+  m.filename = Cached(script.source_ids, pos->source, map.sources()[pos->source], intern);
   m.line = pos->line;
   m.column = pos->column;
+  const bool anonymous = IsAnonymous(generated_name);
   std::optional<OriginalPosition> name_token;
   // A V8-anonymous function has no name token: the one before it belongs to something else.
-  if (column > 0 && !IsAnonymous(generated_name)) name_token = map.MappingBefore(line, column);
+  if (column > 0 && !anonymous) name_token = map.MappingBefore(line, column);
   if (name_token && name_token->name >= 0 && name_token->source == pos->source &&
       !map.names()[name_token->name].empty()) {
-    m.name = map.names()[name_token->name];
-  } else if (IsAnonymous(generated_name)) {
-    m.name = fmt::format("(anonymous {}:{}:{})", BaseName(m.filename), m.line, m.column);
+    m.name = Cached(script.name_ids, name_token->name, map.names()[name_token->name], intern);
+  } else if (anonymous) {
+    m.name = intern(fmt::format("(anonymous {}:{}:{})", BaseName(map.sources()[pos->source]), m.line, m.column));
   } else {
-    m.name = std::string(generated_name);
+    m.name = generated_id;
   }
   return m;
 }
+
+struct FunctionKey {
+  StringId name, system_name, filename;
+  int64_t start_line;
+  bool operator==(const FunctionKey&) const = default;
+};
+struct FunctionKeyHash {
+  size_t operator()(const FunctionKey& k) const {
+    uint64_t h = static_cast<uint32_t>(k.name);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<uint32_t>(k.system_name);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<uint32_t>(k.filename);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.start_line);
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
 
 }  // namespace
 
 SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   SymbolizeResult result;
-  Interner intern(profile);
+  Interner intern(profile, 2 * profile.locations.size());
 
-  struct ScriptState {
-    const SourceMap* map = nullptr;
-    size_t outside = 0;
-  };
-  std::map<std::string, ScriptState> scripts;  // ordered: warnings come out in a stable order
-  auto script_state = [&](const std::string& name) -> ScriptState& {
-    auto it = scripts.find(name);
-    if (it != scripts.end()) return it->second;
+  // One state per script, found by the filename's string id.
+  std::vector<ScriptState> scripts;
+  std::unordered_map<uint32_t, size_t> script_index;
+  auto script_state = [&](StringId filename) -> ScriptState& {
+    auto [it, added] = script_index.emplace(static_cast<uint32_t>(filename), scripts.size());
+    if (!added) return scripts[it->second];
     ScriptState st;
-    Result<const SourceMap*> m = provider.MapFor(name);
+    st.name = std::string(profile.str(filename));
+    Result<const SourceMap*> m = provider.MapFor(st.name);
     if (!m.ok()) {
-      result.warnings.push_back(fmt::format("{}: frames left unmapped: {}", name, m.status().message()));
-    } else {
+      result.warnings.push_back(fmt::format("{}: frames left unmapped: {}", st.name, m.status().message()));
+    } else if (m.value() != nullptr) {
       st.map = m.value();
+      st.source_ids.assign(st.map->sources().size(), kNone);
+      st.name_ids.assign(st.map->names().size(), kNone);
     }
-    return scripts.emplace(name, st).first->second;
+    scripts.push_back(std::move(st));
+    return scripts.back();
   };
 
   // Functions are rebuilt: a generated function may split into several
   // originals (two minified "e"s on one line) and several may merge.
-  using Key = std::tuple<StringId, StringId, StringId, int64_t>;  // name, system_name, filename, start_line
-  std::map<Key, FunctionId> function_index;
+  std::unordered_map<FunctionKey, FunctionId, FunctionKeyHash> function_index;
+  function_index.reserve(profile.locations.size() + profile.functions.size());
   std::vector<Function> functions;
+  functions.reserve(profile.functions.size());
   auto function_id = [&](StringId name, StringId system_name, StringId filename, int64_t start_line) {
-    Key key{name, system_name, filename, start_line};
-    auto it = function_index.find(key);
-    if (it != function_index.end()) return it->second;
-    FunctionId id{static_cast<uint32_t>(functions.size() + 1)};
-    functions.push_back(Function{id, name, system_name, filename, start_line});
-    function_index.emplace(key, id);
-    return id;
+    auto [it, added] = function_index.emplace(FunctionKey{name, system_name, filename, start_line},
+                                              FunctionId{static_cast<uint32_t>(functions.size() + 1)});
+    if (added) functions.push_back(Function{it->second, name, system_name, filename, start_line});
+    return it->second;
   };
 
   const std::vector<Function> old_functions = profile.functions;
+  auto old_function = [&](const Line& ln) -> const Function& {
+    return old_functions.at(static_cast<uint32_t>(ln.function) - 1);
+  };
   for (Location& loc : profile.locations) {
     for (Line& ln : loc.lines) {
-      const Function& f = old_functions.at(static_cast<uint32_t>(ln.function) - 1);
-      const std::string filename(profile.str(f.filename));
-      bool is_script_frame = !filename.empty();
+      const Function& f = old_function(ln);
       std::optional<Mapped> mapped;
-      if (is_script_frame) {
+      if (f.filename != StringId{0}) {  // VM-state frames have no file and are not counted
         ++result.frames;
         if (f.system_name != StringId{0}) {
           ++result.mapped;  // rewritten by an earlier run
-        } else if (ScriptState& st = script_state(filename); st.map == nullptr) {
+        } else if (ScriptState& st = script_state(f.filename); st.map == nullptr) {
           ++result.without_map;
         } else {
           int64_t gen_line = ln.line > 0 ? ln.line : f.start_line;
-          if (gen_line > 0) mapped = MapFunction(*st.map, profile.str(f.name), gen_line, ln.column);
+          if (gen_line > 0) mapped = MapFunction(st, intern, f.name, profile.str(f.name), gen_line, ln.column);
           if (mapped) {
             ++result.mapped;
           } else {
@@ -146,9 +200,8 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
         ln.function = function_id(f.name, f.system_name, f.filename, f.start_line);
         continue;
       }
-      StringId name = intern(mapped->name);
-      StringId system_name = name == f.name ? StringId{0} : f.name;
-      ln.function = function_id(name, system_name, intern(mapped->filename), mapped->line);
+      StringId system_name = mapped->name == f.name ? StringId{0} : f.name;
+      ln.function = function_id(mapped->name, system_name, mapped->filename, mapped->line);
       ln.line = mapped->line;
       ln.column = mapped->column;
     }
@@ -156,25 +209,29 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   profile.functions = std::move(functions);
 
   result.scripts = scripts.size();
-  for (const auto& [name, st] : scripts) {
+  std::sort(scripts.begin(), scripts.end(),
+            [](const ScriptState& a, const ScriptState& b) { return a.name < b.name; });
+  for (const ScriptState& st : scripts) {
     if (st.map) ++result.scripts_with_map;
     if (st.outside) {
       result.warnings.push_back(fmt::format(
-          "{}: {} frame(s) fall outside its source map (is the map stale?); left unmapped", name, st.outside));
+          "{}: {} frame(s) fall outside its source map (is the map stale?); left unmapped", st.name, st.outside));
     }
   }
 
   // Replace the comments of an earlier run rather than stacking them.
+  const std::string summary_prefix = fmt::format("{}: ", kCommentKey);
+  const std::string warning_prefix = fmt::format("{}: ", kWarningKey);
   std::erase_if(profile.comments, [&](StringId c) {
     std::string_view text = profile.str(c);
-    return StartsWith(text, fmt::format("{}: ", kCommentKey)) || StartsWith(text, fmt::format("{}: ", kWarningKey));
+    return StartsWith(text, summary_prefix) || StartsWith(text, warning_prefix);
   });
-  std::string summary = fmt::format("{}: {} of {} script frames mapped", kCommentKey, result.mapped, result.frames);
+  std::string summary = fmt::format("{}{} of {} script frames mapped", summary_prefix, result.mapped, result.frames);
   if (result.without_map) summary += fmt::format("; {} without a map", result.without_map);
   if (result.outside_map) summary += fmt::format("; {} outside their map", result.outside_map);
   profile.comments.push_back(intern(summary));
   for (size_t i = 0; i < result.warnings.size() && i < kMaxWarningComments; ++i) {
-    profile.comments.push_back(intern(fmt::format("{}: {}", kWarningKey, result.warnings[i])));
+    profile.comments.push_back(intern(warning_prefix + result.warnings[i]));
   }
   return result;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +48,8 @@ class SourceMap {
   // map's location; file:// URLs become paths.
   const std::vector<std::string>& sources() const { return sources_; }
   // The embedded text of source i (`sourcesContent`), if the map carries it.
-  const std::optional<std::string>& source_content(size_t i) const { return contents_.at(i); }
+  // Decoded on first use (thread-safe): most lookups never need it.
+  std::optional<std::string> source_content(size_t i) const;
   const std::vector<std::string>& names() const { return names_; }
   // Number of decoded segments (including ones that map to no source).
   size_t mapping_count() const { return segments_.size(); }
@@ -66,11 +68,14 @@ class SourceMap {
  private:
   friend class internal::SourceMapParser;
   std::optional<OriginalPosition> ToPosition(const Segment& s) const;
+  bool LineRange(int64_t line, size_t& begin, size_t& end) const;
 
   std::vector<std::string> sources_;
-  std::vector<std::optional<std::string>> contents_;
+  struct Contents;
+  std::shared_ptr<Contents> contents_;  // shared_ptr keeps SourceMap movable
   std::vector<std::string> names_;
   std::vector<Segment> segments_;       // sorted by (generated line, column)
+  std::vector<uint32_t> columns_;       // segments_[i].generated_column, dense for binary search
   std::vector<uint32_t> line_starts_;   // segments of line L: [starts[L], starts[L+1])
 };
 
