@@ -1,8 +1,8 @@
 #include "heapprof/flamegraph.h"
 
-#include <chrono>
 #include <ctime>
 #include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
