@@ -3,6 +3,7 @@
 # culprit it names is the top function of the right sample type, both in
 # heapprof's own tables (`heapprof run`, `heapprof top`) and in
 # `go tool pprof -top` on the written file.
+# Runs sample every 64 KiB so that each claim is far above sampling noise.
 #   examples_test.sh <heapprof> <source dir> <work dir> <example name>
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 example="$4"
@@ -47,25 +48,25 @@ at_least() {
 
 case "$example" in
   prometheus-leak)
-    expect_exit 0 run -- "$heapprof" run "$examples/prometheus-leak.js" --requests 6000 --warmup 200 -o leak.pb.gz
+    expect_exit 0 run -- "$heapprof" run "$examples/prometheus-leak.js" --requests 6000 --warmup 200 --interval 64KiB -o leak.pb.gz
     culprit leak.pb.gz run.out inuse_space observe
     culprit leak.pb.gz run.out alloc_space observe
     at_least "$(top_share run.out inuse_space)" 50 "observe's share of inuse_space (%)"
     at_least "$(top_share run.out alloc_space)" 15 "observe's share of alloc_space (%)"
     # The leak grows with traffic: more requests, more in use.
-    expect_exit 0 run-long -- "$heapprof" run "$examples/prometheus-leak.js" --requests 12000 --warmup 200 -o long.pb.gz
+    expect_exit 0 run-long -- "$heapprof" run "$examples/prometheus-leak.js" --requests 12000 --warmup 200 --interval 64KiB -o long.pb.gz
     short="$(pprof_bytes leak.pb.gz inuse_space)"
     long="$(pprof_bytes long.pb.gz inuse_space)"
     at_least "$long" "$(awk -v s="$short" 'BEGIN { print s * 1.4 }')" "in-use bytes after twice the requests"
     ;;
   json-replacer)
-    expect_exit 0 run -- "$heapprof" run "$examples/json-replacer.js" --requests 300 --warmup 50 -o replacer.pb.gz
+    expect_exit 0 run -- "$heapprof" run "$examples/json-replacer.js" --requests 300 --warmup 50 --interval 64KiB -o replacer.pb.gz
     culprit replacer.pb.gz run.out alloc_space redact
     at_least "$(top_share run.out alloc_space)" 50 "redact's share of alloc_space (%)"
     ;;
   json-replacer-fixed)
-    expect_exit 0 run -- "$heapprof" run "$examples/json-replacer-fixed.js" --requests 300 --warmup 50 -o fixed.pb.gz
-    expect_exit 0 run-buggy -- "$heapprof" run "$examples/json-replacer.js" --requests 300 --warmup 50 -o buggy.pb.gz
+    expect_exit 0 run -- "$heapprof" run "$examples/json-replacer-fixed.js" --requests 300 --warmup 50 --interval 64KiB -o fixed.pb.gz
+    expect_exit 0 run-buggy -- "$heapprof" run "$examples/json-replacer.js" --requests 300 --warmup 50 --interval 64KiB -o buggy.pb.gz
     top="$(pprof_top fixed.pb.gz alloc_space)"
     case "$top" in
       renderSection | fetch) ;;
@@ -93,8 +94,8 @@ case "$example" in
     if grep -q buildRedirectTable run-late.out; then fail "$example: heapprof run names buildRedirectTable without --from-start"; fi
     ;;
   clean)
-    expect_exit 0 run -- "$heapprof" run "$examples/clean.js" --requests 6000 --warmup 200 -o clean.pb.gz
-    expect_exit 0 run-leak -- "$heapprof" run "$examples/prometheus-leak.js" --requests 6000 --warmup 200 -o leak.pb.gz
+    expect_exit 0 run -- "$heapprof" run "$examples/clean.js" --requests 6000 --warmup 200 --interval 64KiB -o clean.pb.gz
+    expect_exit 0 run-leak -- "$heapprof" run "$examples/prometheus-leak.js" --requests 6000 --warmup 200 --interval 64KiB -o leak.pb.gz
     clean_inuse="$(pprof_bytes clean.pb.gz inuse_space)"
     leak_inuse="$(pprof_bytes leak.pb.gz inuse_space)"
     at_least "$((2 * 1024 * 1024))" "${clean_inuse:-0}" "2 MiB against clean.js's in-use bytes"

@@ -2,7 +2,7 @@
 #   <test>.sh <heapprof executable> <source dir> <work dir>
 # shellcheck shell=bash
 set -euo pipefail
-heapprof="$1"
+heapprof="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 src="$2"
 work="$3"
 examples="$src/examples/workers"

@@ -202,12 +202,43 @@ void PrintTables(const Profile& profile, const Plan& plan, size_t rows, bool nea
                Bytes(plan.session.interval_bytes));
     return;
   }
+  bool builtins = false, runtime_frames = false;
   for (int index : plan.table_indexes) {
     TopOptions options;
     options.sample_index = index;
     options.rows = rows;
     fmt::print("\n{}\n{}", TableTitle(index, plan.session.gc_before_snapshot, near_limit),
                FormatTopTable(profile, options));
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    for (size_t i = 0; i < std::min(rows, totals.size()); ++i) {
+      builtins = builtins || totals[i].filename.empty();
+      runtime_frames = runtime_frames || totals[i].filename == "heapprof:runtime";
+    }
+  }
+  // One line per kind of unfamiliar row, so a first reader can tell them apart.
+  if (builtins) {
+    fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
+               "their caller, or VM states: (V8 API) is work done from C++, such as the request objects the\n"
+               "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
+  }
+  if (runtime_frames) {
+    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL).\n");
+  }
+}
+
+// One sentence per table's winner: the answer, before the details.
+void PrintSummary(const Profile& profile, const Plan& plan) {
+  for (int index : plan.table_indexes) {
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    int64_t total = profile.Total(index);
+    if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
+    const FunctionTotal& top = totals[0];
+    std::string where = top.filename.empty() ? "" : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
+    std::string_view unit = profile.str(profile.sample_types[index].unit);
+    const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
+    fmt::print("{} {} {:.1f}% of {} ({}).\n", top.name + where, verb,
+               100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
+               profile.str(profile.sample_types[index].type));
   }
 }
 
@@ -385,6 +416,8 @@ int RunWorker(const RunArgs& args) {
     }
   }
   PrintTables(profile.value(), plan, static_cast<size_t>(args.top));
+  fmt::print("\n");
+  PrintSummary(profile.value(), plan);
   fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", plan.output);
   return kExitOk;
 }
