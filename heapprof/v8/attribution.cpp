@@ -7,9 +7,11 @@
 namespace heapprof {
 
 std::vector<std::string> NoInliningFlags() {
-  // TurboFan (every V8 we support); Maglev and Turbolev (newer V8). Unknown
-  // ones are reported, not fatal: V8 tells which it recognised.
-  return {"--no-turbo-inlining", "--no-maglev-inlining"};
+  // TurboFan (every V8 we support); Maglev and Turbolev (newer V8). TurboFan
+  // also inlines array builtins (push, map...) into their callers, which
+  // moves the builtins' allocations onto the caller's frame. Unknown flags
+  // are reported, not fatal: V8 tells which it recognised.
+  return {"--no-turbo-inlining", "--no-maglev-inlining", "--no-turbo-inline-array-builtins"};
 }
 
 int InliningAllowedAfterInit() {

@@ -57,8 +57,9 @@ RunResult RunHeapprof(const std::string& binary, const fs::path& worker, int req
 }
 
 struct Shares {
-  double culprit = 0;  // the culprit's cumulative share, percent of the total
-  double callers = 0;  // share charged to the culprit's callers' own frames
+  double culprit = 0;        // the culprit's cumulative share, percent of the total
+  double culprit_bytes = 0;  // the same, as a value of the sample type
+  double callers_bytes = 0;  // value charged to the culprit's callers' own frames
   std::set<std::string> callers_seen;
 };
 
@@ -88,11 +89,11 @@ Result<Shares> MeasureShares(const fs::path& file, const std::string& culprit, c
   const std::set<std::string>& names = callers ? *callers : out.callers_seen;
   for (const Sample& sample : prof.samples) {
     if (!sample.locations.empty() && names.count(std::string(prof.FunctionName(sample.locations.front())))) {
-      out.callers += sample.values[index.value()];
+      out.callers_bytes += sample.values[index.value()];
     }
   }
+  out.culprit_bytes = out.culprit;
   out.culprit *= 100.0 / total;
-  out.callers *= 100.0 / total;
   return out;
 }
 
@@ -134,13 +135,13 @@ int main(int argc, char** argv) {
   nlohmann::json out;
   bool all_ok = true;
 
-  // Fidelity: the part of the culprit's bytes (its cumulative share in a run
+  // Fidelity: the part of the culprit's bytes (its cumulative value in a run
   // without optimization, where every frame is physical) that was not moved
-  // to its callers' own frames. Optimization may also shrink what the culprit
+  // to its callers' own frames (same requests in every run, so values compare). Optimization may also shrink what the culprit
   // allocates at all (fewer temporaries): that is not misattribution, so the
   // culprit's raw share is printed beside it, not used.
-  fmt::print("culprit share = its cumulative share of the sample type; fidelity = 100% - (callers' own share now -\n"
-             "callers' own share without optimization) / culprit share without optimization\n");
+  fmt::print("culprit share = its cumulative share of the sample type; fidelity = 100% - (callers' own bytes now -\n"
+             "callers' own bytes without optimization) / culprit's bytes without optimization\n");
   fmt::print("{:<20} {:<16} {:<12} {:>9} {:>18} {:>18}\n", "worker", "culprit", "sample type", "no-opt",
              "exact (fidelity)", check ? "" : "inlining (fidelity)");
   int n = 0;
@@ -168,9 +169,9 @@ int main(int argc, char** argv) {
       shares[m] = measured.value();
     }
     auto fidelity = [&](int m) {
-      if (shares[0].culprit <= 0) return 0.0;
-      double moved = std::max(0.0, shares[m].callers - shares[0].callers);
-      return std::max(0.0, 100.0 * (1.0 - moved / shares[0].culprit));
+      if (shares[0].culprit_bytes <= 0) return 0.0;
+      double moved = std::max(0.0, shares[m].callers_bytes - shares[0].callers_bytes);
+      return std::max(0.0, 100.0 * (1.0 - moved / shares[0].culprit_bytes));
     };
     row["reference_share"] = shares[0].culprit;
     row["exact_share"] = shares[1].culprit;
