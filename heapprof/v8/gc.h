@@ -8,6 +8,8 @@ namespace heapprof::internal {
 // Name of the JS global V8 installs for --expose-gc-as; heapprof removes it.
 inline constexpr char kGcGlobalName[] = "__heapprof_gc";
 
+// Set by InitializeV8 when it enabled V8's API for a single full GC.
+void SetFullGcAvailable(bool available);
 // One full GC when heapprof started V8 (it enables the API for it), else
 // LowMemoryNotification (several GCs; slower, same result).
 void CollectGarbageForSnapshot(v8::Isolate* isolate);
