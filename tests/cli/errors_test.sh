@@ -69,6 +69,14 @@ expect_exit 0 hog-top -- "$heapprof" top hog.pb.gz
 [ "$(top_function hog-top.out inuse_space)" = "hoard" ] || fail "hog: heapprof top does not name hoard"
 rm -f hog.pb.gz
 
+# The heap limit while the module loads, with --from-start: the start-up profile is written.
+printf 'function fillCache() { const rows = []; for (;;) rows.push({ id: rows.length, tags: new Array(8).fill(rows.length) }); }\nfillCache();\nexport default { fetch() { return new Response("x"); } };\n' >load-hog.js
+expect_exit 1 load-hog -- "$heapprof" run load-hog.js --from-start --heap-limit 24 -o load-hog.pb.gz
+expect_in load-hog.err "exceeded its heap limit of 24 MiB"
+expect_in load-hog.out "Wrote the in-use profile captured near the heap limit to load-hog.pb.gz"
+[ "$(top_function load-hog.out inuse_space)" = "fillCache" ] || fail "load-hog: fillCache is not the top in-use function"
+rm -f load-hog.pb.gz
+
 # Usage errors: exit 2, the flag named, no file.
 usage() {
   local name="$1" text="$2"
