@@ -318,7 +318,7 @@ int RunWorker(const RunArgs& args) {
   // Writes whatever profile the heap limit left us, and says so.
   auto heap_limit_exit = [&](const Status& failure) -> int {
     progress.Clear();
-    Fail("run", failure.message() + fmt::format(" (after {} requests)", served));
+    Fail("run", failure.message() + (served > 0 ? fmt::format(" (after {} requests)", served) : ""));
     if (!window->near_limit_profile) {
       fmt::print(stderr, "No profile was written: the profiling window was not open when the limit was reached{}.\n",
                  args.from_start ? "" : " (try --from-start or a shorter --warmup)");
