@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A TypeScript worker bundled and minified by esbuild (tests/data/sourcemap,
+# built by the "sourcemap: generate" fixture), profiled by `heapprof run` and
+# mapped back by `heapprof symbolize`: the top in-use function is
+# recordRequest in metrics.ts at the line the source declares it, and the
+# renamed functions get their TypeScript names back. A broken map only warns.
+#   sourcemap_test.sh <heapprof> <source dir> <work dir> <generated dir>
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+generated="$(cd "$4" && pwd)"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+bundle="$generated/esbuild/worker.min.js"
+ts="$src/tests/data/sourcemap/src"
+[ -f "$bundle" ] || { echo "missing $bundle (run the sourcemap fixture)" >&2; exit 1; }
+line_of() { grep -nF -- "$2" "$ts/$1" | head -1 | cut -d: -f1; }
+record_line="$(line_of metrics.ts 'recordRequest(route: string')"
+parse_line="$(line_of routing.ts 'export function parseRoute(')"
+handle_line="$(line_of worker.ts 'function handleRequest(')"
+
+# The raw profile, positions in the bundle (maps off if `run` applies them itself).
+no_maps=()
+if "$heapprof" run --help 2>/dev/null | grep -q -- --no-source-maps; then no_maps=(--no-source-maps); fi
+expect_exit 0 run -- "$heapprof" run "$bundle" -n 4000 --interval 16k -o bundle.pb.gz "${no_maps[@]}"
+"$heapprof" top bundle.pb.gz -s inuse_space -n 3 >raw-top.out
+expect_in raw-top.out "recordRequest  worker.min.js:1"
+
+# Maps found through the bundle's sourceMappingURL comment.
+expect_exit 0 symbolize -- "$heapprof" symbolize bundle.pb.gz -o mapped.pb.gz
+expect_in symbolize.err "script frames mapped"
+"$heapprof" top mapped.pb.gz -s inuse_space -n 3 >top.out
+got="$(top_function top.out inuse_space)"
+[ "$got" = "recordRequest" ] || fail "top in-use function after symbolize is '$got', not recordRequest"
+expect_in top.out "recordRequest  metrics.ts:$record_line"
+"$heapprof" top mapped.pb.gz -s alloc_space -n 30 >alloc.out
+expect_in alloc.out "parseRoute  routing.ts:$parse_line"
+expect_in alloc.out "handleRequest  worker.ts:$handle_line"
+if grep -q "worker.min.js" alloc.out; then fail "alloc.out still names worker.min.js"; fi
+
+# A profile taken elsewhere: maps from a folder, scripts not read.
+mkdir -p maps
+cp "$generated/esbuild/worker.min.js.map" maps/
+expect_exit 0 symbolize-dir -- "$heapprof" symbolize bundle.pb.gz --maps maps --no-scripts -o from-dir.pb.gz
+"$heapprof" top from-dir.pb.gz -s inuse_space -n 3 >top-dir.out
+expect_in top-dir.out "recordRequest  metrics.ts:$record_line"
+
+# A broken map: a warning, the profile still written, frames left as they were.
+mkdir -p broken
+printf '{"version":3,"sources":["a.ts"],"mappings":"AA!A"}' >broken/worker.min.js.map
+expect_exit 0 symbolize-broken -- "$heapprof" symbolize bundle.pb.gz --maps broken --no-scripts -o broken.pb.gz
+expect_in symbolize-broken.err "warning"
+expect_in symbolize-broken.err "invalid VLQ character"
+"$heapprof" top broken.pb.gz -s inuse_space -n 3 >top-broken.out
+expect_in top-broken.out "recordRequest  worker.min.js:1"
+
+finish
