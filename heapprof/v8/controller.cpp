@@ -1,0 +1,471 @@
+// The controller: routes window requests to registered isolates and runs the
+// lifecycle steps on each isolate's thread (interrupt or Pump), while waiting,
+// building and encoding happen on the controller's threads.
+#include "heapprof/controller.h"
+
+#include <v8.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "heapprof/file_io.h"
+#include "heapprof/pprof.h"
+#include "heapprof/profile_builder.h"
+
+namespace heapprof {
+namespace {
+
+using Step = std::function<void()>;
+
+// Which kind of window a target's open session belongs to.
+enum class Owner { kNone, kRequest, kBackground };
+
+struct Target {
+  std::string name;
+  v8::Isolate* isolate = nullptr;
+
+  // Guarded by mu: shared with the controller's threads.
+  std::mutex mu;
+  std::deque<Step> steps;
+  bool alive = true;
+  bool requested = false;  // a requested (or continuous) window holds the target
+
+  // Touched only on the isolate's thread.
+  std::optional<Session> session;
+  Owner owner = Owner::kNone;
+  ProfileSink near_sink;
+  SessionOptions near_options;
+  bool near_enabled = false;
+  bool near_capturing = false;
+  size_t initial_limit = 0;
+};
+
+// A one-shot value handed from the isolate's thread to a controller thread.
+template <typename T>
+struct Handoff {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<T> value;
+  void Set(T v) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      value.emplace(std::move(v));
+    }
+    cv.notify_all();
+  }
+};
+
+Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
+  WindowProfile out;
+  out.target = target;
+  out.profile = BuildProfile(raw);
+  Result<std::string> gz = EncodePprofGzip(out.profile);
+  if (!gz.ok()) return gz.status();
+  out.pprof_gzip = std::move(gz.value());
+  return out;
+}
+
+}  // namespace
+
+class Controller::Impl {
+ public:
+  ~Impl() { Shutdown(); }
+
+  mutable std::mutex mu;
+  std::condition_variable cv;  // wakes sleeping windows on shutdown/unregister/stop
+  bool shutdown = false;
+  std::map<std::string, std::shared_ptr<Target>> by_name;
+  std::map<v8::Isolate*, std::shared_ptr<Target>> by_isolate;
+  std::vector<std::thread> threads;
+  std::map<uint64_t, bool> continuous_running;
+  std::set<uint64_t> continuous_done;
+  uint64_t next_id = 1;
+
+  void Shutdown() {
+    std::vector<std::thread> joining;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      shutdown = true;
+      joining.swap(threads);
+    }
+    cv.notify_all();
+    for (std::thread& t : joining) t.join();
+  }
+
+  bool Stopping() {
+    std::lock_guard<std::mutex> lock(mu);
+    return shutdown;
+  }
+
+  // Queues a step for the isolate's thread and pokes it.
+  // False when the target is gone (its isolate may be disposed): nothing is queued.
+  static bool Post(const std::shared_ptr<Target>& target, Step step) {
+    // Under the lock: Unregister (on the isolate's thread, before disposal)
+    // cannot slip between the check and the interrupt request.
+    std::lock_guard<std::mutex> lock(target->mu);
+    if (!target->alive) return false;
+    target->steps.push_back(std::move(step));
+    target->isolate->RequestInterrupt(&Impl::OnInterrupt, new std::shared_ptr<Target>(target));
+    return true;
+  }
+
+  static bool Alive(Target& t) {
+    std::lock_guard<std::mutex> lock(t.mu);
+    return t.alive;
+  }
+
+  static void OnInterrupt(v8::Isolate*, void* data) {
+    std::unique_ptr<std::shared_ptr<Target>> target(static_cast<std::shared_ptr<Target>*>(data));
+    RunSteps(**target);
+  }
+
+  static void RunSteps(Target& target) {
+    for (;;) {
+      Step step;
+      {
+        std::lock_guard<std::mutex> lock(target.mu);
+        if (target.steps.empty()) return;
+        step = std::move(target.steps.front());
+        target.steps.pop_front();
+      }
+      step();
+    }
+  }
+
+  // Waits for a step's result; gives up on shutdown or when the target dies.
+  template <typename T>
+  std::optional<T> Await(Handoff<T>& h, Target& target) {
+    std::unique_lock<std::mutex> lock(h.mu);
+    while (!h.value) {
+      h.cv.wait_for(lock, std::chrono::milliseconds(20));
+      if (h.value) break;
+      if (Stopping() || !Alive(target)) return std::nullopt;
+    }
+    return std::move(h.value);
+  }
+
+  // Sleeps for a window's length; false when woken by shutdown, unregister or stop.
+  bool Sleep(std::chrono::nanoseconds d, const std::shared_ptr<Target>& target, uint64_t continuous_id) {
+    std::unique_lock<std::mutex> lock(mu);
+    return !cv.wait_for(lock, d, [&] {
+      if (shutdown) return true;
+      if (continuous_id && !continuous_running[continuous_id]) return true;
+      std::lock_guard<std::mutex> tl(target->mu);
+      return !target->alive;
+    });
+  }
+
+  // On the isolate's thread: closes whatever window is open, returns its data.
+  static Result<RawSnapshot> CloseSession(Target& t) {
+    if (!t.session) return Error(ErrorCode::kFailedPrecondition, "no window is open");
+    Session s = std::move(*t.session);
+    t.session.reset();
+    t.owner = Owner::kNone;
+    return std::move(s).Stop();
+  }
+
+  // On the isolate's thread: (re)opens the near-limit background window.
+  static void StartBackground(Target& t) {
+    if (!t.near_enabled || t.session || t.near_capturing) return;
+    Result<Session> s = Session::Start(t.isolate, t.near_options);
+    if (s.ok()) {
+      t.session.emplace(std::move(s.value()));
+      t.owner = Owner::kBackground;
+    }
+  }
+
+  // Opens a requested window on the isolate's thread (replacing a background one).
+  static Status OpenRequested(Target& t, const SessionOptions& options) {
+    {
+      std::lock_guard<std::mutex> lock(t.mu);
+      if (!t.alive) return Error(ErrorCode::kNotFound, "target " + t.name + " was unregistered");
+    }
+    if (t.owner == Owner::kBackground) t.session.reset();
+    Result<Session> s = Session::Start(t.isolate, options);
+    if (!s.ok()) return s.status();
+    t.session.emplace(std::move(s.value()));
+    t.owner = Owner::kRequest;
+    return Status::Ok();
+  }
+
+  // The body of one requested or continuous run, on a controller thread.
+  void RunWindows(std::shared_ptr<Target> target, WindowRequest request, uint64_t continuous_id,
+                  std::function<void(Result<WindowProfile>)> deliver) {
+    const Status shut_down = Error(ErrorCode::kFailedPrecondition, "the controller shut down");
+    const Status gone =
+        Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window");
+    auto fail = [&](const Status& s) {
+      Post(target, [target] { Release(*target); });
+      Finish(target, [&] { deliver(s); });
+    };
+    auto started = std::make_shared<Handoff<Status>>();
+    if (!Post(target, [target, started, options = request.options] { started->Set(OpenRequested(*target, options)); })) {
+      return fail(gone);
+    }
+    std::optional<Status> start_status = Await(*started, *target);
+    if (!start_status) return fail(Stopping() ? shut_down : gone);
+    if (!start_status->ok()) return Finish(target, [&] { deliver(*start_status); });
+
+    for (;;) {
+      bool full = Sleep(request.duration, target, continuous_id);
+      if (Stopping()) return fail(shut_down);
+      if (!Alive(*target)) return fail(gone);
+      bool again = continuous_id != 0 && full;
+      // Stop (and, for a continuous run, start the next window in the same step).
+      auto stopped = std::make_shared<Handoff<Result<RawSnapshot>>>();
+      bool posted = Post(target, [target, stopped, again, options = request.options] {
+        if (target->owner != Owner::kRequest) {
+          stopped->Set(Error(ErrorCode::kFailedPrecondition,
+                             Alive(*target) ? "the window ended early: the isolate neared its heap limit"
+                                            : "target " + target->name + " was unregistered during the window"));
+          return;
+        }
+        if (!Alive(*target)) {
+          Release(*target);
+          stopped->Set(Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window"));
+          return;
+        }
+        Result<RawSnapshot> raw = CloseSession(*target);
+        if (again) (void)OpenRequested(*target, options);
+        stopped->Set(std::move(raw));
+      });
+      if (!posted) return fail(gone);
+      std::optional<Result<RawSnapshot>> raw = Await(*stopped, *target);
+      if (!raw) return fail(Stopping() ? shut_down : gone);
+      if (!raw->ok()) return Finish(target, [&] { deliver(raw->status()); });
+      Result<WindowProfile> profile = Encode(target->name, std::move(raw->value()));
+      if (!again) return Finish(target, [&] { deliver(std::move(profile)); });
+      deliver(std::move(profile));
+    }
+  }
+
+  // On the isolate's thread: drops a requested window left open by a run that gave up.
+  static void Release(Target& t) {
+    if (t.owner == Owner::kRequest) {
+      t.session.reset();
+      t.owner = Owner::kNone;
+    }
+  }
+
+  // Ends a run: frees the target for the next request, restarts background capture.
+  void Finish(const std::shared_ptr<Target>& target, const std::function<void()>& deliver) {
+    {
+      std::lock_guard<std::mutex> lock(target->mu);
+      target->requested = false;
+    }
+    bool stopping;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stopping = shutdown;
+    }
+    if (!stopping) (void)Post(target, [target] { StartBackground(*target); });
+    deliver();
+  }
+
+  // Reserves a target for a run, or says why not.
+  Result<std::shared_ptr<Target>> Reserve(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (shutdown) return Error(ErrorCode::kFailedPrecondition, "the controller shut down");
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return Error(ErrorCode::kNotFound, "no such target: " + name);
+    std::lock_guard<std::mutex> tl(it->second->mu);
+    if (it->second->requested) {
+      return Error(ErrorCode::kFailedPrecondition, "target " + name + " is already being profiled");
+    }
+    it->second->requested = true;
+    return it->second;
+  }
+
+  void Spawn(std::function<void()> body) {
+    std::lock_guard<std::mutex> lock(mu);
+    threads.emplace_back(std::move(body));
+  }
+
+  // Near-heap-limit: raise the limit and capture in an interrupt (V8 forbids
+  // allocating in this callback), then restore the limit.
+  static size_t OnNearHeapLimit(void* data, size_t current, size_t initial) {
+    auto* target = static_cast<Target*>(data);
+    if (target->near_capturing) return current + current / 4;
+    target->near_capturing = true;
+    target->initial_limit = initial;
+    target->isolate->RequestInterrupt(&Impl::CaptureNearLimit, target);
+    return current + current / 2 + 16u * 1024 * 1024;
+  }
+
+  static void CaptureNearLimit(v8::Isolate* isolate, void* data) {
+    auto* target = static_cast<Target*>(data);
+    Result<RawSnapshot> raw = CloseSession(*target);
+    ProfileSink sink = target->near_sink;
+    if (raw.ok()) {
+      raw->info.notes.push_back("trigger: near heap limit");
+      sink(Encode(target->name, std::move(raw.value())));
+    } else {
+      sink(raw.status());
+    }
+    // Hand the limit back; an earlier near-limit callback (if any) takes over.
+    isolate->RemoveNearHeapLimitCallback(&Impl::OnNearHeapLimit, target->initial_limit);
+    target->near_enabled = false;
+  }
+};
+
+Controller::Controller() : impl_(std::make_unique<Impl>()) {}
+Controller::~Controller() { Shutdown(); }
+
+void Controller::Shutdown() { impl_->Shutdown(); }
+
+Status Controller::Register(const std::string& name, v8::Isolate* isolate) {
+  if (isolate == nullptr || name.empty()) return Error(ErrorCode::kInvalidArgument, "a target needs a name and an isolate");
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->by_name.count(name)) return Error(ErrorCode::kInvalidArgument, "target " + name + " is already registered");
+  if (impl_->by_isolate.count(isolate)) {
+    return Error(ErrorCode::kInvalidArgument, "this isolate is already registered as " + impl_->by_isolate[isolate]->name);
+  }
+  auto target = std::make_shared<Target>();
+  target->name = name;
+  target->isolate = isolate;
+  impl_->by_name[name] = target;
+  impl_->by_isolate[isolate] = target;
+  return Status::Ok();
+}
+
+Status Controller::Unregister(const std::string& name) {
+  std::shared_ptr<Target> target;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_name.find(name);
+    if (it == impl_->by_name.end()) return Error(ErrorCode::kNotFound, "no such target: " + name);
+    target = it->second;
+    impl_->by_name.erase(it);
+    impl_->by_isolate.erase(target->isolate);
+  }
+  {
+    std::lock_guard<std::mutex> lock(target->mu);
+    target->alive = false;
+  }
+  impl_->cv.notify_all();
+  // We are on the isolate's thread: run what waits, then close any window.
+  Impl::RunSteps(*target);
+  if (target->near_enabled) {
+    target->isolate->RemoveNearHeapLimitCallback(&Impl::OnNearHeapLimit, 0);
+    target->near_enabled = false;
+  }
+  target->session.reset();
+  target->owner = Owner::kNone;
+  return Status::Ok();
+}
+
+std::vector<std::string> Controller::Targets() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  std::vector<std::string> names;
+  for (const auto& [name, _] : impl_->by_name) names.push_back(name);
+  return names;
+}
+
+void Controller::Pump(v8::Isolate* isolate) {
+  std::shared_ptr<Target> target;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_isolate.find(isolate);
+    if (it == impl_->by_isolate.end()) return;
+    target = it->second;
+  }
+  {
+    std::lock_guard<std::mutex> lock(target->mu);
+    if (target->steps.empty()) return;
+  }
+  v8::Isolate::Scope scope(isolate);
+  v8::HandleScope handles(isolate);
+  Impl::RunSteps(*target);
+}
+
+std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& request) {
+  auto promise = std::make_shared<std::promise<Result<WindowProfile>>>();
+  std::future<Result<WindowProfile>> future = promise->get_future();
+  Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target);
+  if (!target.ok()) {
+    promise->set_value(target.status());
+    return future;
+  }
+  impl_->Spawn([this, t = target.value(), request, promise] {
+    impl_->RunWindows(t, request, 0, [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
+  });
+  return future;
+}
+
+Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, ProfileSink sink) {
+  if (request.duration <= std::chrono::nanoseconds::zero()) {
+    return Error(ErrorCode::kInvalidArgument, "a continuous window needs a positive length");
+  }
+  Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target);
+  if (!target.ok()) return target.status();
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    id = impl_->next_id++;
+    impl_->continuous_running[id] = true;
+  }
+  impl_->Spawn([this, t = target.value(), request, id, sink] {
+    impl_->RunWindows(t, request, id, sink);
+    {
+      std::lock_guard<std::mutex> lock(impl_->mu);
+      impl_->continuous_done.insert(id);
+    }
+    impl_->cv.notify_all();
+  });
+  return id;
+}
+
+void Controller::StopContinuous(uint64_t id) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto it = impl_->continuous_running.find(id);
+  if (it == impl_->continuous_running.end()) return;
+  it->second = false;
+  impl_->cv.notify_all();
+  // Wait until the last (partial) window is delivered and the run has ended.
+  impl_->cv.wait(lock, [&] { return impl_->shutdown || impl_->continuous_done.count(id) > 0; });
+  impl_->continuous_running.erase(id);
+  impl_->continuous_done.erase(id);
+}
+
+Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink, const SessionOptions& options) {
+  std::shared_ptr<Target> target;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_name.find(name);
+    if (it == impl_->by_name.end()) return Error(ErrorCode::kNotFound, "no such target: " + name);
+    target = it->second;
+  }
+  if (!sink) return Error(ErrorCode::kInvalidArgument, "near-limit capture needs a sink");
+  if (target->near_enabled) return Error(ErrorCode::kFailedPrecondition, "near-limit capture is already on for " + name);
+  target->near_sink = std::move(sink);
+  target->near_options = options;
+  target->near_enabled = true;
+  target->near_capturing = false;
+  target->isolate->AddNearHeapLimitCallback(&Impl::OnNearHeapLimit, target.get());
+  v8::HandleScope handles(target->isolate);
+  Impl::StartBackground(*target);
+  return Status::Ok();
+}
+
+ProfileSink RotatingFileSink(const std::string& directory, const std::string& name,
+                             std::function<void(const Status&)> on_error) {
+  return [directory, name, on_error](Result<WindowProfile> r) {
+    if (!r.ok()) {
+      if (on_error) on_error(r.status());
+      return;
+    }
+    std::string path = fmt::format("{}/{}-{}.pb.gz", directory, name, r->profile.time_nanos);
+    Status s = WriteFileAtomic(path, r->pprof_gzip);
+    if (!s.ok() && on_error) on_error(s);
+  };
+}
+
+}  // namespace heapprof

@@ -1,0 +1,275 @@
+// The controller on real isolates running JS on their own threads, profiled
+// from another thread: routing, stalls, errors, near-limit capture, continuous.
+#include <sys/resource.h>
+#include <v8-profiler.h>
+#include <v8.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "heapprof/controller.h"
+#include "heapprof/pprof.h"
+#include "heapprof/v8_host.h"
+
+using namespace heapprof;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool HasFunction(const Profile& p, std::string_view fn) {
+  return std::any_of(p.functions.begin(), p.functions.end(), [&](const Function& f) { return p.str(f.name) == fn; });
+}
+
+// An isolate on its own thread, registered under `name`, running `js` (which
+// may loop for a while), then pumping until told to stop, then unregistering.
+class BusyIsolate {
+ public:
+  BusyIsolate(Controller& c, std::string name, std::string setup, std::string loop,
+              std::function<void(v8::Isolate*)> before_loop = {})
+      : controller_(c), name_(std::move(name)), before_loop_(std::move(before_loop)) {
+    thread_ = std::thread([this, setup = std::move(setup), loop = std::move(loop)] { Main(setup, loop); });
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return registered_; });
+  }
+  ~BusyIsolate() { Join(); }
+
+  void Join() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  // The loop's result (e.g. the longest stall it observed), once joined.
+  std::string result() const { return result_; }
+
+ private:
+  void Main(const std::string& setup, const std::string& loop) {
+    auto iso = Isolate::Create();
+    REQUIRE(iso.ok());
+    v8::Isolate::Scope scope(iso->get());
+    v8::HandleScope handles(iso->get());
+    REQUIRE(iso->RunScript(setup, name_ + ".js").ok());
+    REQUIRE(controller_.Register(name_, iso->get()).ok());
+    if (before_loop_) before_loop_(iso->get());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      registered_ = true;
+    }
+    cv_.notify_all();
+    auto r = iso->RunScript(loop, name_ + "-loop.js");
+    result_ = r.ok() ? r.value() : r.status().message();
+    for (;;) {
+      controller_.Pump(iso->get());
+      std::lock_guard<std::mutex> lock(mu_);
+      if (quit_) break;
+    }
+    iso->get()->GetHeapProfiler()->StopSamplingHeapProfiler();  // whatever before_loop_ started
+    (void)controller_.Unregister(name_);
+  }
+
+  Controller& controller_;
+  std::string name_;
+  std::function<void(v8::Isolate*)> before_loop_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool registered_ = false;
+  bool quit_ = false;
+  std::string result_;
+};
+
+// A JS loop that allocates for `ms` milliseconds in `fn` and returns the
+// longest gap it saw between iterations (the stall the profiler caused).
+std::string LoopFor(int ms, const std::string& fn) {
+  return "(() => { const end = Date.now() + " + std::to_string(ms) +
+         "; let last = Date.now(), worst = 0;"
+         " while (Date.now() < end) { " + fn + "(); const now = Date.now(); worst = Math.max(worst, now - last); last = now; }"
+         " return worst; })()";
+}
+
+const char* kSetup = R"JS(
+globalThis.keep = [];
+function workA() { const a = []; for (let i = 0; i < 200; ++i) a.push({ i, s: 'a' + i }); keep.push(a); if (keep.length > 200) keep.shift(); }
+function workB() { const b = []; for (let i = 0; i < 200; ++i) b.push([i, i]); keep.push(b); if (keep.length > 200) keep.shift(); }
+)JS";
+
+WindowRequest Req(const std::string& target, std::chrono::nanoseconds d = 300ms) {
+  WindowRequest r;
+  r.target = target;
+  r.duration = d;
+  r.options.interval_bytes = 16 * 1024;
+  return r;
+}
+
+long RssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a busy isolate is profiled from another thread without stopping it") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate busy(controller, "worker@v1", kSetup, LoopFor(1500, "workA"));
+  auto future = controller.Profile(Req("worker@v1", 500ms));
+  auto result = future.get();
+  busy.Join();
+  INFO(result.status().message());
+  REQUIRE(result.ok());
+  CHECK(HasFunction(result->profile, "workA"));
+  CHECK(result->profile.Total(kAllocSpace) > 0);
+  CHECK(DecodePprof(result->pprof_gzip).ok());
+  // Reported, not asserted: the longest gap the JS loop saw.
+  WARN("longest stall observed by the JS loop: " << busy.result() << " ms");
+}
+
+TEST_CASE("requests are routed to exactly the named isolate") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate a(controller, "object-a", kSetup, LoopFor(1200, "workA"));
+  BusyIsolate b(controller, "object-b", kSetup, LoopFor(1200, "workB"));
+  CHECK(controller.Targets() == std::vector<std::string>{"object-a", "object-b"});
+  auto result = controller.Profile(Req("object-b")).get();
+  REQUIRE(result.ok());
+  CHECK(HasFunction(result->profile, "workB"));
+  CHECK_FALSE(HasFunction(result->profile, "workA"));
+  CHECK(result->profile.CommentValue("isolate").empty());
+}
+
+TEST_CASE("controller errors are values") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  SECTION("unknown target") {
+    auto r = controller.Profile(Req("nobody")).get();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == ErrorCode::kNotFound);
+    CHECK_THAT(r.status().message(), Catch::Contains("nobody"));
+  }
+  SECTION("target already being profiled") {
+    BusyIsolate busy(controller, "w", kSetup, LoopFor(1000, "workA"));
+    auto first = controller.Profile(Req("w", 400ms));
+    auto second = controller.Profile(Req("w", 400ms)).get();
+    REQUIRE_FALSE(second.ok());
+    CHECK_THAT(second.status().message(), Catch::Contains("already being profiled"));
+    CHECK(first.get().ok());
+  }
+  SECTION("target unregistered mid-window") {
+    auto busy = std::make_unique<BusyIsolate>(controller, "leaving", kSetup, LoopFor(200, "workA"));
+    auto f = controller.Profile(Req("leaving", 5s));
+    std::this_thread::sleep_for(400ms);
+    busy.reset();  // its thread unregisters while the window is open
+    auto r = f.get();
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.status().message(), Catch::Contains("unregistered"));
+  }
+  SECTION("controller shut down with a request in flight") {
+    BusyIsolate busy(controller, "w2", kSetup, LoopFor(300, "workA"));
+    auto f = controller.Profile(Req("w2", 10s));
+    std::this_thread::sleep_for(200ms);
+    controller.Shutdown();
+    auto r = f.get();
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.status().message(), Catch::Contains("shut down"));
+    CHECK_FALSE(controller.Profile(Req("w2")).get().ok());
+  }
+}
+
+TEST_CASE("a sampler held by another tool is reported, and the isolate keeps running") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  auto busy = std::make_unique<BusyIsolate>(controller, "inspected", kSetup, LoopFor(600, "workA"),
+                                            [](v8::Isolate* isolate) {
+                                              // Another tool (the inspector, say) holds V8's sampler.
+                                              REQUIRE(isolate->GetHeapProfiler()->StartSamplingHeapProfiler(1024, 8));
+                                            });
+  auto r = controller.Profile(Req("inspected", 100ms)).get();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == ErrorCode::kUnavailable);
+  CHECK_THAT(r.status().message(), Catch::Contains("already running"));
+  busy->Join();
+  CHECK_THAT(busy->result(), !Catch::Contains("rror"));  // the JS loop finished normally
+}
+
+TEST_CASE("near the heap limit the controller captures the in-use profile") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  IsolateOptions io;
+  io.heap_limit_bytes = 32u * 1024 * 1024;
+  auto iso = Isolate::Create(io);
+  REQUIRE(iso.ok());
+  v8::Isolate::Scope scope(iso->get());
+  v8::HandleScope handles(iso->get());
+  REQUIRE(iso->RunScript("const cache = []; function hoardSessions(k) { for (let i = 0; i < 1000; ++i) "
+                         "cache.push({ k, i, pad: new Array(16).fill(i) }); }",
+                         "hoard.js")
+              .ok());
+  REQUIRE(controller.Register("hoarder", iso->get()).ok());
+  std::optional<Result<WindowProfile>> captured;
+  SessionOptions so;
+  so.interval_bytes = 64 * 1024;
+  REQUIRE(controller.EnableNearHeapLimitCapture("hoarder", [&](Result<WindowProfile> r) { captured.emplace(std::move(r)); }, so).ok());
+  auto run = iso->RunScript("for (let k = 0; ; ++k) hoardSessions(k);");
+  REQUIRE_FALSE(run.ok());
+  CHECK(run.status().code() == ErrorCode::kResourceExhausted);  // the OOM is reported cleanly
+  REQUIRE(captured.has_value());
+  REQUIRE(captured->ok());
+  const Profile& p = captured->value().profile;
+  CHECK(HasFunction(p, "hoardSessions"));
+  CHECK(p.Total(kInuseSpace) > 8.0 * 1024 * 1024);
+  CHECK(p.CommentValue("trigger") == "near heap limit");
+  REQUIRE(controller.Unregister("hoarder").ok());
+}
+
+TEST_CASE("continuous windows give one valid file each with flat memory") {
+  REQUIRE(InitializeV8().ok());
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HEAPPROF_BINARY_DIR) / "test-output" / "continuous";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Controller controller;
+  std::mutex mu;
+  int delivered = 0, failed = 0;
+  long rss10 = 0, rss100 = 0;
+  ProfileSink files = RotatingFileSink(dir.string(), "busy", [&](const Status&) { ++failed; });
+  BusyIsolate busy(controller, "busy", kSetup, LoopFor(8000, "workA"));
+  WindowRequest req = Req("busy", 50ms);
+  auto id = controller.StartContinuous(req, [&](Result<WindowProfile> r) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!r.ok()) {
+      ++failed;
+      return;
+    }
+    files(std::move(r));
+    ++delivered;
+    if (delivered == 10) rss10 = RssKiB();
+    if (delivered == 100) rss100 = RssKiB();
+  });
+  REQUIRE(id.ok());
+  for (int i = 0; i < 400; ++i) {
+    std::this_thread::sleep_for(50ms);
+    std::lock_guard<std::mutex> lock(mu);
+    if (delivered >= 100) break;
+  }
+  controller.StopContinuous(id.value());
+  busy.Join();
+  controller.Shutdown();
+  CHECK(failed == 0);
+  REQUIRE(delivered >= 100);
+  int valid = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (ReadPprofFile(entry.path().string()).ok()) ++valid;
+  }
+  CHECK(valid >= 100);
+  WARN("RSS at window 10: " << rss10 << " KiB, at window 100: " << rss100 << " KiB");
+  CHECK(rss100 < rss10 * 1.5);
+}
