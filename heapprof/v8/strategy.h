@@ -16,7 +16,12 @@ namespace heapprof::internal {
 // True when the V8 headers report liveness per sample (newer V8).
 template <typename S>
 concept SampleHasIsLive = requires(const S& s) { s.is_live; };
+#ifdef HEAPPROF_FORCE_LEDGER
+// A build that keeps the ledger even on V8 with is_live (to compare the two).
+inline constexpr bool kNativeLiveness = false;
+#else
 inline constexpr bool kNativeLiveness = SampleHasIsLive<v8::AllocationProfile::Sample>;
+#endif
 
 class Strategy {
  public:

@@ -1,0 +1,108 @@
+'use strict';
+// heapprof for Node.js: sampling heap profiles (alloc_* and inuse_*) as
+// gzipped pprof. Loads the native addon built for this Node's ABI.
+const fs = require('fs');
+const path = require('path');
+
+// ABI (process.versions.modules) -> addon file built by CMake.
+const ADDONS = { 115: 'heapprof_node20.node', 147: 'heapprof_node26.node' };
+
+function addonPath() {
+  if (process.env.HEAPPROF_NODE_ADDON) return path.resolve(process.env.HEAPPROF_NODE_ADDON);
+  const abi = process.versions.modules;
+  const file = ADDONS[abi];
+  if (!file) {
+    throw new Error(`heapprof: no addon for Node ${process.version} (ABI ${abi}); ` +
+                    `supported: Node 20 and Node 26`);
+  }
+  const dirs = process.env.HEAPPROF_ADDON_DIR
+    ? [process.env.HEAPPROF_ADDON_DIR]
+    : [__dirname, path.join(__dirname, '..', '..', 'build'), path.join(__dirname, '..', '..', 'build-node')];
+  for (const dir of dirs) {
+    const candidate = path.resolve(dir, file);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error(`heapprof: ${file} not found in ${dirs.join(', ')}; ` +
+                  'build it with CMake and set HEAPPROF_ADDON_DIR to the build directory');
+}
+
+// The JS API over one loaded addon.
+function bind(native) {
+  function start(options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('heapprof: start() takes an options object');
+    }
+    const { interval, depth, gcBeforeSnapshot } = options;
+    native.start(interval, depth, gcBeforeSnapshot);
+  }
+
+  function stop() {
+    return native.stop();
+  }
+
+  function profile(fn, options) {
+    if (typeof fn !== 'function') throw new TypeError('heapprof: profile() needs a function');
+    start(options);
+    let result;
+    try {
+      result = fn();
+    } catch (err) {
+      if (native.isRunning()) native.stop();
+      throw err;
+    }
+    if (result && typeof result.then === 'function') {
+      return Promise.resolve(result).then(
+        () => native.stop(),
+        (err) => { if (native.isRunning()) native.stop(); throw err; });
+    }
+    return native.stop();
+  }
+
+  // Stops the window and writes the profile atomically (temp file + rename).
+  function writeProfile(file) {
+    if (typeof file !== 'string' || file === '') {
+      throw new TypeError('heapprof: writeProfile() needs a file path');
+    }
+    const bytes = native.stop();
+    const tmp = `${file}.tmp-${process.pid}`;
+    try {
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw new Error(`heapprof: cannot write ${file}: ${err.message}`);
+    }
+    return bytes.length;
+  }
+
+  // Arms a one-shot capture: when the heap nears its limit, the running
+  // window is closed and its profile written to `file`.
+  function onHeapLimit(file) {
+    native.onHeapLimit(file);
+  }
+
+  return {
+    start, stop, profile, writeProfile, onHeapLimit,
+    isRunning: () => native.isRunning(),
+    strategy: () => native.strategy(),
+  };
+}
+
+let api = null;
+function get() {
+  if (api === null) api = bind(require(addonPath()));
+  return api;
+}
+
+module.exports = {
+  start: (o) => get().start(o),
+  stop: () => get().stop(),
+  profile: (fn, o) => get().profile(fn, o),
+  writeProfile: (f) => get().writeProfile(f),
+  onHeapLimit: (f) => get().onHeapLimit(f),
+  isRunning: () => get().isRunning(),
+  strategy: () => get().strategy(),
+  addonPath,
+  // The same API over an explicit addon file (e.g. heapprof_node26_ledger.node).
+  load: (file) => bind(require(path.resolve(file))),
+};

@@ -1,0 +1,120 @@
+// The heapprof addon on the running Node (CTest runs this file on Node 20 and
+// on Node 26): alloc vs in-use on known workloads, strategy, errors, the
+// convenience API, and the files read by pprof-format and go tool pprof.
+// Extra env: HEAPPROF_EXPECT_STRATEGY (the strategy this Node must use).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const inspector = require('node:inspector');
+const heapprof = require('../../heapprof/node');
+const h = require('./helpers');
+
+const MIB = 1024 * 1024;
+
+function near(actual, expected, tolerance, what) {
+  const rel = Math.abs(actual - expected) / expected;
+  assert.ok(rel <= tolerance, `${what}: ${actual} vs expected ${expected} (off by ${(rel * 100).toFixed(1)} %)`);
+}
+
+test('retained vs garbage: alloc_* and inuse_* match the heap within 15 %', () => {
+  h.gc();
+  heapprof.start({ interval: 32 * 1024 });
+  const { bytes: retained, kept } = h.retainedBytes(() => h.retainMemory(32));
+  h.makeGarbage(64);
+  const buf = heapprof.stop();
+  assert.ok(kept.length > 0);
+  const { functions, comments } = h.byFunction(h.decode(buf));
+  const keep = functions.get('retainMemory');
+  const junk = functions.get('makeGarbage');
+  assert.ok(keep && junk, `both workloads in the profile: ${[...functions.keys()].join(', ')}`);
+  assert.ok(retained > 28 * MIB, `the workload retains ~32 MiB (heap grew ${retained})`);
+  near(keep.inuse_space, retained, 0.15, 'retainMemory inuse_space');
+  near(keep.alloc_space, retained, 0.15, 'retainMemory alloc_space');
+  near(junk.alloc_space, retained * 2, 0.15, 'makeGarbage alloc_space');
+  assert.ok(junk.inuse_space < 0.05 * retained, `makeGarbage keeps nothing: ${junk.inuse_space}`);
+  assert.ok(comments.includes(`strategy: ${process.env.HEAPPROF_EXPECT_STRATEGY}`), comments.join(' | '));
+  assert.equal(heapprof.strategy(), process.env.HEAPPROF_EXPECT_STRATEGY);
+});
+
+test('errors: already running, not running, bad options, sampler busy', async () => {
+  assert.throws(() => heapprof.stop(), /heapprof: no profile is running/);
+  heapprof.start({ interval: 65536 });
+  assert.throws(() => heapprof.start(), /heapprof: a profile is already running/);
+  heapprof.stop();
+  assert.throws(() => heapprof.start({ interval: 0 }), /interval must be a positive integer/);
+  assert.throws(() => heapprof.start({ interval: 'x' }), /interval must be a number/);
+  assert.throws(() => heapprof.start({ depth: 5000 }), /depth must be between 1 and 1024/);
+  assert.equal(heapprof.isRunning(), false);
+  const session = new inspector.Session();
+  session.connect();
+  const post = (m, p) => new Promise((res, rej) => session.post(m, p, (e, r) => (e ? rej(e) : res(r))));
+  await post('HeapProfiler.startSampling', { samplingInterval: 65536 });
+  try {
+    assert.throws(() => heapprof.start(), /heapprof: the sampler is busy/);
+  } finally {
+    await post('HeapProfiler.stopSampling');
+    session.disconnect();
+  }
+  heapprof.start();
+  heapprof.stop();
+  assert.throws(() => heapprof.writeProfile(path.join(h.work, 'x.pb.gz')), /no profile is running/);
+  assert.throws(() => heapprof.onHeapLimit(''), /non-empty file path/);
+});
+
+test('profile(fn): sync and async functions, errors stop the window', async () => {
+  let kept;
+  const sync = heapprof.profile(() => { kept = h.retainMemory(8); }, { interval: 16384 });
+  assert.ok(Buffer.isBuffer(sync));
+  assert.ok(h.byFunction(h.decode(sync)).functions.get('retainMemory').inuse_space > 6 * MIB);
+  const asyncBuf = await heapprof.profile(async () => {
+    await new Promise((r) => setTimeout(r, 10));
+    kept = h.retainMemory(8);
+  }, { interval: 16384 });
+  assert.ok(h.byFunction(h.decode(asyncBuf)).functions.get('retainMemory').inuse_space > 6 * MIB);
+  assert.throws(() => heapprof.profile(() => { throw new Error('boom'); }), /boom/);
+  assert.equal(heapprof.isRunning(), false);
+  await assert.rejects(heapprof.profile(async () => { throw new Error('later'); }), /later/);
+  assert.equal(heapprof.isRunning(), false);
+  assert.ok(kept.length > 0);
+});
+
+test('writeProfile: atomic file read by go tool pprof', () => {
+  const file = path.join(h.work, `profile-${process.versions.modules}.pb.gz`);
+  fs.rmSync(file, { force: true });
+  heapprof.start({ interval: 16384 });
+  const kept = h.retainMemory(8);
+  const size = heapprof.writeProfile(file);
+  assert.ok(kept.length > 0);
+  assert.equal(fs.statSync(file).size, size);
+  assert.deepEqual(fs.readdirSync(h.work).filter((f) => f.includes('.tmp-')), []);
+  assert.ok(h.byFunction(h.decode(fs.readFileSync(file))).functions.has('retainMemory'));
+  const env = { ...process.env, GOTOOLCHAIN: 'local', GOCACHE: path.join(h.work, 'gocache'), HOME: h.work };
+  const top = execFileSync('go', ['tool', 'pprof', '-top', '-sample_index=inuse_space', file], { env, encoding: 'utf8' });
+  assert.match(top, /retainMemory|makeChunk/);
+  assert.match(top, /inuse_space/);
+});
+
+test('onHeapLimit: the running window is written near the heap limit', () => {
+  const file = path.join(h.work, `near-limit-${process.versions.modules}.pb.gz`);
+  fs.rmSync(file, { force: true });
+  const script = `
+    const heapprof = require(${JSON.stringify(path.resolve(__dirname, '../../heapprof/node'))});
+    heapprof.start({ interval: 65536 });
+    heapprof.onHeapLimit(${JSON.stringify(file)});
+    const leak = [];
+    function leakForever() { for (;;) leak.push(new Array(128).fill(1)); }
+    leakForever();`;
+  let failed = false;
+  try {
+    execFileSync(process.execPath, ['--max-old-space-size=64', '-e', script], { stdio: 'pipe', env: process.env });
+  } catch (err) {
+    failed = true;
+  }
+  assert.ok(failed, 'the process still runs out of memory after the capture');
+  assert.ok(fs.existsSync(file), 'the profile was written');
+  const leak = h.byFunction(h.decode(fs.readFileSync(file))).functions.get('leakForever');
+  assert.ok(leak && leak.inuse_space > 32 * MIB, `leakForever holds the heap: ${leak && leak.inuse_space}`);
+});
