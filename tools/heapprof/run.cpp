@@ -18,6 +18,7 @@
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 #include "heapprof/session.h"
+#include "heapprof/symbolizer.h"
 #include "heapprof/units.h"
 #include "heapprof/v8_host.h"
 #include "heapprof/worker_runtime.h"
@@ -51,6 +52,7 @@ struct RunArgs {
   bool from_start = false;
   bool no_gc = false;
   bool allow_inlining = false;
+  bool no_source_maps = false;
   std::vector<std::string> v8_flags;
   std::string output;
   int top = 10;
@@ -387,6 +389,12 @@ int RunWorker(const RunArgs& args) {
   Result<Profile> profile = runtime.StopSession(std::move(*window->session));
   window->session.reset();
   if (!profile.ok()) return Fail("run", "building the profile failed: " + profile.status().message());
+  if (!args.no_source_maps) {  // original names and .ts lines for bundled or compiled workers
+    FileSourceMapProvider maps;
+    for (const std::string& w : Symbolize(profile.value(), maps).warnings) {
+      fmt::print(stderr, "heapprof run: warning: {}\n", w);
+    }
+  }
   if (Status s = WritePprofFile(plan.output, profile.value()); !s.ok()) return Fail("run", s);
 
   fmt::print("Profiled {} ({}): {} requests in {}\n", worker_name, WorkerKindName(runtime.kind()), served,
@@ -469,6 +477,9 @@ void RegisterRun(Commands& commands) {
                 "that allocations are charged to the function that makes them)");
     run->add_flag("--no-gc", args->no_gc,
                 "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
+    run->add_flag("--no-source-maps", args->no_source_maps,
+                "Keep the generated names and positions of bundled or compiled workers (by default their source "
+                "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map)");
 }
 
 }  // namespace heapprof::cli
