@@ -104,7 +104,8 @@ Profile BuildProfile(const RawSnapshot& snap) {
   StringId bytes_key = intern("bytes");
   std::unordered_map<uint32_t, std::vector<LocationId>> stack_locations;
   for (const auto& [key, counts] : merged) {
-    auto [stack, size] = key;
+    const uint32_t stack = key.first;
+    const uint64_t size = key.second;  // a plain variable: lambdas below capture it
     auto sit = stack_locations.find(stack);
     if (sit == stack_locations.end()) {
       std::vector<LocationId> locs;
