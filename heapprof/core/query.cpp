@@ -61,7 +61,8 @@ std::string FrameText(const Profile& p, LocationId id) {
   const Function& f = p.function(loc.lines.front().function);
   std::string name(p.str(f.name));
   if (name.empty()) name = "(anonymous)";
-  if (p.str(f.filename).empty()) return name;
+  // Anonymous functions already carry their position in the name.
+  if (p.str(f.filename).empty() || name.starts_with("(anonymous ")) return name;
   return fmt::format("{} ({}:{})", name, BaseName(p.str(f.filename)), f.start_line);
 }
 
