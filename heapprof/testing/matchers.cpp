@@ -46,7 +46,7 @@ Result<std::string> SaveFailedProfile(const Profile& profile) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error(ErrorCode::kIo, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   std::string name = fmt::format("{}.{}.pb.gz", Slug(CurrentTestName()), ++counter);
-  std::filesystem::path path = std::filesystem::absolute(dir / name, ec);
+  std::filesystem::path path = std::filesystem::absolute(dir / name, ec).lexically_normal();
   if (ec) path = dir / name;
   Status written = WritePprofFile(path.string(), profile);
   if (!written.ok()) return written;

@@ -6,8 +6,9 @@ include(CMakePackageConfigHelpers)
 
 set(HEAPPROF_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/heapprof")
 
+# Components: "devel" (headers, libraries, packages) and "cli" (the heapprof tool).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        FILES_MATCHING PATTERN "*.h")
+        COMPONENT devel FILES_MATCHING PATTERN "*.h")
 
 # Consumers compile the public headers as C++20, as we do.
 target_compile_features(heapprof_core PUBLIC cxx_std_20)
@@ -20,24 +21,24 @@ set_target_properties(heapprof_v8 PROPERTIES EXPORT_NAME v8)
 set_target_properties(heapprof_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(heapprof_warnings PROPERTIES EXPORT_NAME warnings)
 install(TARGETS heapprof_core heapprof_v8 heapprof_proto heapprof_warnings EXPORT heapprofTargets
-        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT devel
         INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(EXPORT heapprofTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}")
+install(EXPORT heapprofTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
 
 # The Catch2 helpers get their own export set: the package loads them only
 # when the consumer has Catch2 2.x.
 if(TARGET heapprof_testing)
   set_target_properties(heapprof_testing PROPERTIES EXPORT_NAME testing)
   install(TARGETS heapprof_testing EXPORT heapprofTestingTargets
-          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT devel
           INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-  install(EXPORT heapprofTestingTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}")
+  install(EXPORT heapprofTestingTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
 endif()
 
 # The CLI finds libnode through its rpath when installed, too.
 if(TARGET heapprof)
   set_target_properties(heapprof PROPERTIES INSTALL_RPATH "${V8_LIBRARY_DIR}")
-  install(TARGETS heapprof RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(TARGETS heapprof RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT cli)
 endif()
 
 # The config records the libnode this build used, so consumers link the same one.
@@ -49,9 +50,9 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/package/heapprofConfigVe
 install(FILES "${PROJECT_BINARY_DIR}/package/heapprofConfig.cmake"
               "${PROJECT_BINARY_DIR}/package/heapprofConfigVersion.cmake"
               "${CMAKE_CURRENT_LIST_DIR}/FindV8.cmake"
-        DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}")
+        DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
 
 # pkg-config: prefix relative to the .pc file, so the tree can be installed anywhere.
 file(RELATIVE_PATH HEAPPROF_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file("${CMAKE_CURRENT_LIST_DIR}/heapprof.pc.in" "${PROJECT_BINARY_DIR}/package/heapprof.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/package/heapprof.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+install(FILES "${PROJECT_BINARY_DIR}/package/heapprof.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT devel)
