@@ -24,6 +24,7 @@
 #include "heapprof/worker_runtime.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/progress.h"
+#include "tools/heapprof/run_replicas.h"
 
 namespace heapprof::cli {
 namespace {
@@ -58,6 +59,10 @@ struct RunArgs {
   int top = 10;
   std::string sample_index;
   std::string flamegraph;  // also write the interactive flamegraph page here
+  int replicas = 1;        // isolates of the worker, profiled through the controller
+  std::string profile_target;
+  std::string continuous;
+  std::string on_heap_limit;
 };
 
 // The validated plan of a run; every limit is checked after each request.
@@ -253,6 +258,26 @@ struct Window {
   uint64_t opened_at_request = 0;
 };
 
+// The controller-driven run: replicas on threads, windows requested while they serve.
+ReplicaRun ReplicaPlan(const RunArgs& args, const Plan& plan) {
+  ReplicaRun run;
+  run.worker = args.worker;
+  run.replicas = args.replicas;
+  run.target = args.profile_target;
+  run.duration_ns = plan.max_duration_ns != kForever ? plan.max_duration_ns : kDefaultDurationNs;
+  run.warmup_ns = plan.warmup_ns > 0 ? plan.warmup_ns : std::min<int64_t>(run.duration_ns / 5, 1'000'000'000);
+  run.continuous = !args.continuous.empty();
+  run.window_ns = run.continuous ? ParseDuration(args.continuous).value()
+                  : plan.window_ns != kForever ? plan.window_ns
+                                               : std::max<int64_t>(run.duration_ns - run.warmup_ns, 1'000'000);
+  run.on_heap_limit = args.on_heap_limit;
+  run.heap_limit_bytes = plan.heap_limit_bytes;
+  run.session = plan.session;
+  run.output = plan.output;
+  run.top = args.top;
+  return run;
+}
+
 int RunWorker(const RunArgs& args) {
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());
@@ -277,6 +302,9 @@ int RunWorker(const RunArgs& args) {
     if (std::find(args.v8_flags.begin(), args.v8_flags.end(), flag) != args.v8_flags.end()) {
       return Fail("run", "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
     }
+  }
+  if (args.replicas > 1 || !args.continuous.empty() || !args.on_heap_limit.empty() || !args.profile_target.empty()) {
+    return RunReplicas(ReplicaPlan(args, plan));
   }
   plan.session.inlining_allowed = InliningAllowedAfterInit();
 
@@ -472,6 +500,16 @@ void RegisterRun(Commands& commands) {
                   "[default: inuse_space and alloc_space]");
   run->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolate, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);
+  run->add_option("--replicas", args->replicas,
+                  "Run N isolates of the worker on threads, profiled through the controller while they serve")
+      ->check(CLI::Range(1, 64));
+  run->add_option("--profile", args->profile_target,
+                  "With --replicas: profile only this replica (NAME#i) [default: all]");
+  run->add_option("--continuous", args->continuous,
+                  "Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
+      ->check(DurationValidator());
+  run->add_option("--on-heap-limit", args->on_heap_limit,
+                  "Capture the in-use profile into FILE when an isolate nears its heap limit");
     run->add_flag("--allow-inlining", args->allow_inlining,
                 "Let V8 inline hot functions as in production (by default heapprof turns inlining off so "
                 "that allocations are charged to the function that makes them)");
