@@ -19,6 +19,7 @@ struct AddonState {
   std::string near_limit_path;
   bool near_limit_armed = false;
   bool near_limit_pending = false;
+  int near_limit_raises = 0;  // limit raises while the capture is pending
   size_t initial_heap_limit = 0;
   std::string near_limit_error;  // last failure of a capture, for the JS side
   bool near_limit_written = false;

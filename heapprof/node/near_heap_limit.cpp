@@ -19,9 +19,12 @@ size_t OnNearHeapLimit(void* data, size_t current_limit, size_t initial_limit) {
   if (state->initial_heap_limit == 0) state->initial_heap_limit = initial_limit;
   if (!state->near_limit_pending) {
     state->near_limit_pending = true;
+    state->near_limit_raises = 0;
     state->isolate->RequestInterrupt(CaptureInInterrupt, state);
   }
-  // Room for the GC and the snapshot that the interrupt will run.
+  // Room for the GC and the snapshot that the interrupt will run; but only a
+  // few times, so that a program the interrupt never reaches still fails.
+  if (++state->near_limit_raises > 3) return current_limit;
   return current_limit + current_limit / 2 + kHeadroom;
 }
 

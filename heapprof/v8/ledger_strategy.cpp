@@ -27,7 +27,8 @@ class LedgerStrategy final : public Strategy {
     // V8 has set up its marking worklists by then and allocating there breaks them.
     isolate->AddGCPrologueCallback(
         &LedgerStrategy::OnGcPrologue, this,
-        static_cast<v8::GCType>(v8::kGCTypeScavenge | v8::kGCTypeMinorMarkCompact | v8::kGCTypeMarkSweepCompact));
+        // (The minor collector's name differs between V8 versions: mask instead of naming it.)
+        static_cast<v8::GCType>(v8::kGCTypeAll & ~(v8::kGCTypeIncrementalMarking | v8::kGCTypeProcessWeakCallbacks)));
     attached_ = true;
   }
 
