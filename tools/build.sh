@@ -8,5 +8,13 @@ build="${HEAPPROF_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j "${HEAPPROF_JOBS:-2}" "$@" | grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built|Generating|Running)' || true
-test "${PIPESTATUS[0]}" -eq 0
+# Quiet progress lines; keep warnings and errors. The build's own status decides.
+set +e
+cmake --build "$build" -j "${HEAPPROF_JOBS:-2}" "$@" 2>&1 |
+  grep -vE '^\[ *[0-9]+%\] (Building|Linking|Built|Generating|Running)'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "build failed (exit $status)" >&2
+  exit "$status"
+fi
