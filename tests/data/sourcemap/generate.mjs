@@ -63,7 +63,7 @@ const post = (method, params) =>
 async function profile(build, entry) {
   const dir = path.join(out, build);
   const worker = (await import(pathToFileURL(path.join(dir, entry)).href)).default;
-  await post("HeapProfiler.startSampling", { samplingInterval: 512 });
+  await post("HeapProfiler.startSampling", { samplingInterval: 32 });
   for (let i = 0; i < 4000; i++) worker.fetch(i % 3 === 0 ? { url: `/admin/users/${i}?x=${i}` } : undefined);
   const { profile } = await post("HeapProfiler.stopSampling");
   const prefix = pathToFileURL(dir).href + "/";
