@@ -53,6 +53,7 @@ install(FILES "${PROJECT_BINARY_DIR}/package/heapprofConfig.cmake"
         DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
 
 # pkg-config: prefix relative to the .pc file, so the tree can be installed anywhere.
-file(RELATIVE_PATH HEAPPROF_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+# (Any absolute stand-in for the prefix gives the same relative path.)
+file(RELATIVE_PATH HEAPPROF_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file("${CMAKE_CURRENT_LIST_DIR}/heapprof.pc.in" "${PROJECT_BINARY_DIR}/package/heapprof.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/package/heapprof.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT devel)
