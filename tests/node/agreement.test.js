@@ -2,7 +2,7 @@
 // HEAPPROF_FORCE_LEDGER) against native liveness on the same V8. Their alloc
 // totals for the same workload agree within 10 % over >= 1000 samples (in-use
 // bytes of what it keeps are printed: 4-15 % apart in runs so far). Each addon runs in its own
-// process (two copies of the pprof schema cannot share one libprotobuf).
+// process, so that both see the same fresh heap.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
