@@ -6,7 +6,7 @@
 // session, the time spent producing the profile and its file size.
 // A program that prints numbers, not a test.
 //
-// usage: node tools/bench/node_peers.mjs [--quick] [--runs N] [--node PATH]
+// usage: node tools/bench/node_peers.mjs [--quick] [--runs N] [--node PATH] [--json FILE]
 // env: HEAPPROF_ADDON_DIR (build dir with heapprof_node*.node), default build-node.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -105,15 +105,26 @@ const base = results.none;
 const baseWall = median(base.map((r) => r.wallMs));
 const baseRss = median(base.map((r) => r.rssKb));
 const baseAfter = median(base.map((r) => r.afterMs));
-console.log(`node ${spawnSync(nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim()}, ${runs} interleaved runs each, interval ${INTERVAL / 1024} KiB`);
+// Ratios per interleaved pair (run i of a profiler against unprofiled run i).
+const pairRatios = (rs, key) => rs.map((r, i) => r[key] / base[i][key]);
+const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+const version = spawnSync(nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+const report = { node: version, runs, interval_bytes: INTERVAL, unprofiled: { wall_ms: baseWall, peak_rss_kb: baseRss } };
+console.log(`node ${version}, ${runs} interleaved runs each, interval ${INTERVAL / 1024} KiB`);
 console.log(`unprofiled: median wall ${baseWall.toFixed(0)} ms, peak RSS ${(baseRss / 1024).toFixed(1)} MiB`);
-console.log('profiler          wall ratio  RSS ratio  produce ms  file bytes');
+console.log('profiler          wall ratio [min-max]      RSS ratio [min-max]   produce ms  file bytes');
 for (const m of modes.slice(1)) {
   const rs = results[m];
   const produce = m === 'heap-prof' ? median(rs.map((r) => r.afterMs)) - baseAfter : median(rs.map((r) => r.produceMs));
-  console.log(`${m.padEnd(16)}  ${(median(rs.map((r) => r.wallMs)) / baseWall).toFixed(3).padStart(10)}` +
-              `  ${(median(rs.map((r) => r.rssKb)) / baseRss).toFixed(3).padStart(9)}` +
-              `  ${produce.toFixed(1).padStart(10)}  ${String(median(rs.map((r) => r.bytes))).padStart(10)}`);
+  const wall = spread(pairRatios(rs, 'wallMs'));
+  const rss = spread(pairRatios(rs, 'rssKb'));
+  const bytes = median(rs.map((r) => r.bytes));
+  report[m] = { wall_ratio: wall, rss_ratio: rss, produce_ms: produce, file_bytes: bytes };
+  const cell = (x) => `${x.median.toFixed(3)} [${x.min.toFixed(2)}-${x.max.toFixed(2)}]`;
+  console.log(`${m.padEnd(16)}  ${cell(wall).padStart(20)}  ${cell(rss).padStart(20)}` +
+              `  ${produce.toFixed(1).padStart(10)}  ${String(bytes).padStart(10)}`);
 }
 console.log('(heap-prof produce = its extra time after the workload, vs unprofiled; it writes at exit)');
+const jsonOut = opt('--json', null);
+if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(report, null, 2) + '\n');
 fs.rmSync(work, { recursive: true, force: true });

