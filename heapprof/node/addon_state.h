@@ -15,19 +15,17 @@ struct AddonState {
   v8::Isolate* isolate = nullptr;
   std::optional<Session> session;
   SessionOptions options;
-  // Near-heap-limit capture: where to write, and whether it is armed/pending.
+  // Near-heap-limit capture: where to write, whether it is armed, and
+  // whether a capture is running (V8 may call back from a GC it starts).
   std::string near_limit_path;
   bool near_limit_armed = false;
-  bool near_limit_pending = false;
-  int near_limit_raises = 0;  // limit raises while the capture is pending
-  size_t initial_heap_limit = 0;
-  std::string near_limit_error;  // last failure of a capture, for the JS side
-  bool near_limit_written = false;
+  bool near_limit_capturing = false;
+  size_t near_limit_raised = 0;  // the heap limit V8 was given while capturing
 };
 
 // Arms the capture: installs V8's near-heap-limit callback on the isolate.
 void ArmNearHeapLimit(AddonState& state, std::string path);
-// Removes the callback (and restores the limit) if it is installed.
+// Removes the callback if it is installed (the limit is left as it is).
 void DisarmNearHeapLimit(AddonState& state);
 
 }  // namespace heapprof::node_addon

@@ -97,28 +97,65 @@ test('writeProfile: atomic file read by go tool pprof', () => {
   assert.match(top, /inuse_space/);
 });
 
-// On Node 26 the interrupt the capture runs in is not reached before the
-// raised limits run out (known gap, see heapprof/node/README.md).
-const nearLimitGap = process.env.HEAPPROF_EXPECT_STRATEGY === 'native-liveness'
-  ? 'the near-limit interrupt does not run on Node 26 yet' : false;
-test('onHeapLimit: the running window is written near the heap limit', { skip: nearLimitGap }, () => {
-  const file = path.join(h.work, `near-limit-${process.versions.modules}.pb.gz`);
-  fs.rmSync(file, { force: true });
+// A child that leaks in a hot loop until V8 gives up, with a window open (or not).
+function runOutOfMemory(file, { open }) {
   const script = `
     const heapprof = require(${JSON.stringify(path.resolve(__dirname, '../../heapprof/node'))});
-    heapprof.start({ interval: 65536 });
+    ${open ? 'heapprof.start({ interval: 65536 });' : ''}
     heapprof.onHeapLimit(${JSON.stringify(file)});
     const leak = [];
     function leakForever() { for (;;) leak.push(new Array(128).fill(1)); }
     leakForever();`;
-  let failed = false;
   try {
     execFileSync(process.execPath, ['--max-old-space-size=64', '-e', script], { stdio: 'pipe', env: process.env, timeout: 120000 });
   } catch (err) {
-    failed = true;
+    return { signal: err.signal, stderr: String(err.stderr) };
   }
-  assert.ok(failed, 'the process still runs out of memory after the capture');
-  assert.ok(fs.existsSync(file), 'the profile was written');
-  const leak = h.byFunction(h.decode(fs.readFileSync(file))).functions.get('leakForever');
+  assert.fail('the child ran out of memory');
+}
+
+test('onHeapLimit: the running window is written near the heap limit, then V8 fails as usual', () => {
+  const file = path.join(h.work, `near-limit-${process.versions.modules}.pb.gz`);
+  fs.rmSync(file, { force: true });
+  const { signal, stderr } = runOutOfMemory(file, { open: true });
+  assert.notEqual(signal, 'SIGTERM', 'the child ran out of memory rather than time');
+  assert.match(stderr, /JavaScript heap out of memory/);
+  assert.ok(stderr.includes(`heapprof: heap near its limit, wrote ${file}`), stderr.slice(0, 2000));
+  const { functions, comments } = h.byFunction(h.decode(fs.readFileSync(file)));
+  const leak = functions.get('leakForever');
   assert.ok(leak && leak.inuse_space > 32 * MIB, `leakForever holds the heap: ${leak && leak.inuse_space}`);
+  assert.ok(comments.includes(`strategy: ${process.env.HEAPPROF_EXPECT_STRATEGY}`), comments.join(' | '));
+});
+
+test('onHeapLimit without an open window: says so, writes nothing', () => {
+  const file = path.join(h.work, `near-limit-none-${process.versions.modules}.pb.gz`);
+  fs.rmSync(file, { force: true });
+  const { stderr } = runOutOfMemory(file, { open: false });
+  assert.match(stderr, /JavaScript heap out of memory/);
+  assert.ok(stderr.includes(`heapprof: heap near its limit, no profile written to ${file}: no profiling window was open`),
+    stderr.slice(0, 2000));
+  assert.equal(fs.existsSync(file), false);
+});
+
+test('onHeapLimit in a worker: profile written, then the worker (not the process) stops on its limit', () => {
+  const file = path.join(h.work, `near-limit-worker-${process.versions.modules}.pb.gz`);
+  fs.rmSync(file, { force: true });
+  // (Batches with a turn of the event loop: Node 26 cannot stop a worker
+  // spinning in one hot optimized loop, heapprof or not.)
+  const worker = `
+    const heapprof = require(${JSON.stringify(path.resolve(__dirname, '../../heapprof/node'))});
+    heapprof.start({ interval: 65536 });
+    heapprof.onHeapLimit(${JSON.stringify(file)});
+    const leak = [];
+    function leakInWorker() { for (let i = 0; i < 1024; i++) leak.push(new Array(128).fill(1)); }
+    (async () => { for (;;) { leakInWorker(); await new Promise(setImmediate); } })();`;
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const w = new Worker(${JSON.stringify(worker)}, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 48 } });
+    w.on('error', (e) => console.log('worker error ' + e.code));
+    w.on('exit', () => console.log('main thread alive'));`;
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: process.env, timeout: 120000 });
+  assert.match(out, /worker error ERR_WORKER_OUT_OF_MEMORY\nmain thread alive/);
+  const leak = h.byFunction(h.decode(fs.readFileSync(file))).functions.get('leakInWorker');
+  assert.ok(leak && leak.inuse_space > 24 * MIB, `leakInWorker holds the worker's heap: ${leak && leak.inuse_space}`);
 });
