@@ -98,7 +98,7 @@ test('writeProfile: atomic file read by go tool pprof', () => {
 });
 
 // A child that leaks in a hot loop until V8 gives up, with a window open (or not).
-function runOutOfMemory(file, { open }) {
+function runOutOfMemory(file, { open, flags = [], cwd }) {
   const script = `
     const heapprof = require(${JSON.stringify(path.resolve(__dirname, '../../heapprof/node'))});
     ${open ? 'heapprof.start({ interval: 65536 });' : ''}
@@ -107,7 +107,8 @@ function runOutOfMemory(file, { open }) {
     function leakForever() { for (;;) leak.push(new Array(128).fill(1)); }
     leakForever();`;
   try {
-    execFileSync(process.execPath, ['--max-old-space-size=64', '-e', script], { stdio: 'pipe', env: process.env, timeout: 120000 });
+    execFileSync(process.execPath, ['--max-old-space-size=64', ...flags, '-e', script],
+                 { stdio: 'pipe', env: process.env, cwd, timeout: 120000 });
   } catch (err) {
     return { signal: err.signal, stderr: String(err.stderr) };
   }
@@ -135,6 +136,19 @@ test('onHeapLimit without an open window: says so, writes nothing', () => {
   assert.ok(stderr.includes(`heapprof: heap near its limit, no profile written to ${file}: no profiling window was open`),
     stderr.slice(0, 2000));
   assert.equal(fs.existsSync(file), false);
+});
+
+test('onHeapLimit hands over to --heapsnapshot-near-heap-limit: both files are written', () => {
+  const dir = path.join(h.work, `near-limit-snapshot-${process.versions.modules}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  const file = path.join(dir, 'near.pb.gz');
+  const { stderr } = runOutOfMemory(file, { open: true, flags: ['--heapsnapshot-near-heap-limit=1'], cwd: dir });
+  assert.match(stderr, /JavaScript heap out of memory/);
+  assert.ok(h.byFunction(h.decode(fs.readFileSync(file))).functions.has('leakForever'));
+  const snapshots = fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
+  assert.equal(snapshots.length, 1, `Node wrote its snapshot after heapprof: ${fs.readdirSync(dir).join(', ')}`);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('onHeapLimit in a worker: profile written, then the worker (not the process) stops on its limit', () => {
