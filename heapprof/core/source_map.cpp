@@ -269,10 +269,16 @@ class SourceMapParser {
       if (s.contains("url")) return where("sections that reference a \"url\" are not supported");
       auto sub = s.find("map");
       if (sub == s.end()) return where("missing \"map\"");
-      // The column offset applies only to the section's first line.
-      uint32_t section_line = line_offset + static_cast<uint32_t>(l);
-      uint32_t section_column = static_cast<uint32_t>(c) + (l == 0 ? column_offset : 0);
-      if (Status st = ParseAny(*sub, section_line, section_column, depth + 1); !st.ok()) {
+      // The column offset applies only to the section's first line. Nested
+      // sections add up: check the sums, not only each offset.
+      uint64_t section_line = uint64_t{line_offset} + l;
+      uint64_t section_column = c + (l == 0 ? column_offset : 0);
+      if (section_line > std::numeric_limits<int32_t>::max() || section_column > std::numeric_limits<int32_t>::max()) {
+        return where("offset out of range");
+      }
+      if (Status st = ParseAny(*sub, static_cast<uint32_t>(section_line), static_cast<uint32_t>(section_column),
+                               depth + 1);
+          !st.ok()) {
         return where(st.message());
       }
     }

@@ -124,6 +124,16 @@ TEST_CASE("source map: malformed maps fail with a reason, never a crash") {
       {"offset":{"line":5,"column":0},"map":{"version":3,"sources":["a"],"mappings":"AAAA"}},
       {"offset":{"line":1,"column":0},"map":{"version":3,"sources":["b"],"mappings":"AAAA"}}]})"),
              Catch::Contains("out of order"));
+  // Nested offsets that each fit but add up past 2^32 used to wrap to line 1 / a small column.
+  const std::string leaf = R"({"version":3,"sources":["a"],"mappings":"AAAA"})";
+  auto nest = [](const std::string& inner, const std::string& line, const std::string& column) {
+    return R"({"version":3,"sections":[{"offset":{"line":)" + line + R"(,"column":)" + column + R"(},"map":)" + inner +
+           "}]}";
+  };
+  CHECK_THAT(ParseError(nest(nest(nest(leaf, "2", "0"), "2147483647", "0"), "2147483647", "0")),
+             Catch::Contains("offset out of range"));
+  CHECK_THAT(ParseError(nest(nest(nest(leaf, "0", "2147483647"), "0", "2147483647"), "0", "2147483647")),
+             Catch::Contains("offset out of range"));
 }
 
 TEST_CASE("source map: index map sections are offset and keep their own sources and names") {
