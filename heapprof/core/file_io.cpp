@@ -43,6 +43,37 @@ std::string BaseNameOf(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Writes all of `bytes` to fd, retrying short writes; false with errno set on failure.
+bool WriteAll(int fd, std::string_view bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// An existing file that is not a regular file: no temporary file, no rename.
+Status WriteInto(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return Error(CodeFor(err), fmt::format("cannot open '{}': {}", path, ErrnoText(err)));
+  }
+  FdCloser closer(fd);
+  auto fail = [&](const char* what) {
+    int err = errno;
+    return Error(ErrorCode::kIo, fmt::format("cannot write '{}' ({} failed: {})", path, what, ErrnoText(err)));
+  };
+  if (!WriteAll(fd, bytes)) return fail("write");
+  if (::close(closer.release()) != 0) return fail("close");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::string> ReadFileBytes(const std::string& path) {
@@ -85,6 +116,12 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is a directory", path));
   }
 
+  if (target_exists && !S_ISREG(target.st_mode)) {
+    // A device or a pipe (/dev/stdout, /dev/full, a FIFO): write into it
+    // directly; replacing it with a renamed regular file would destroy it.
+    return WriteInto(path, bytes);
+  }
+
   const std::string dir = DirectoryOf(path);
   // The temporary file sits beside the target so that rename() stays on one filesystem.
   std::string temp = fmt::format("{}/.{}.tmp.XXXXXX", dir, BaseNameOf(path));
@@ -103,15 +140,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   // mkstemp makes the file 0600; give it the mode the replaced file had, or 0644.
   mode_t mode = target_exists ? (target.st_mode & 07777) : 0644;
   if (::fchmod(fd, mode) != 0) return fail("chmod");
-  size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("write");
-    }
-    written += static_cast<size_t>(n);
-  }
+  if (!WriteAll(fd, bytes)) return fail("write");
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(closer.release()) != 0) return fail("close");
   if (::rename(temp.c_str(), path.c_str()) != 0) return fail("rename");

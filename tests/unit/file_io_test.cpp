@@ -1,5 +1,6 @@
 // Whole-file reads and atomic writes, including their failure paths.
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -148,4 +149,55 @@ TEST_CASE("ReadFileBytes reads large files whole") {
   Result<std::string> back = ReadFileBytes(path);
   REQUIRE(back.ok());
   CHECK(*back == big);
+}
+
+TEST_CASE("WriteFileAtomic reports a regular file used as a directory") {
+  TempDir dir;
+  std::string file = dir.path() + "/plain";
+  REQUIRE(WriteFileAtomic(file, "x").ok());
+  Status s = WriteFileAtomic(file + "/out.pb.gz", "profile");
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Matchers::Contains("plain") && Catch::Matchers::Contains("Not a directory"));
+  CHECK(dir.Entries() == std::vector<std::string>{"plain"});
+  CHECK(ReadFileBytes(file).value() == "x");
+}
+
+TEST_CASE("WriteFileAtomic writes into devices instead of replacing them") {
+  // /dev/full fails every write with ENOSPC: a full disk. The device must
+  // stay a device (a rename over it would replace it with a regular file).
+  struct stat before {};
+  REQUIRE(::stat("/dev/full", &before) == 0);
+  REQUIRE(S_ISCHR(before.st_mode));
+  Status full = WriteFileAtomic("/dev/full", std::string(4096, 'p'));
+  REQUIRE_FALSE(full.ok());
+  CHECK(full.code() == ErrorCode::kIo);
+  CHECK_THAT(full.message(), Catch::Matchers::Contains("/dev/full") &&
+                                 Catch::Matchers::Contains("No space left on device"));
+  struct stat after {};
+  REQUIRE(::stat("/dev/full", &after) == 0);
+  CHECK(S_ISCHR(after.st_mode));
+  CHECK(after.st_rdev == before.st_rdev);
+
+  CHECK(WriteFileAtomic("/dev/null", "discarded").ok());
+  struct stat null_after {};
+  REQUIRE(::stat("/dev/null", &null_after) == 0);
+  CHECK(S_ISCHR(null_after.st_mode));
+}
+
+TEST_CASE("WriteFileAtomic writes through a FIFO") {
+  TempDir dir;
+  std::string fifo = dir.path() + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // O_RDWR keeps a reader open without blocking, so the write goes into the pipe buffer.
+  int reader = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  REQUIRE(WriteFileAtomic(fifo, "through the pipe").ok());
+  char buffer[64] = {};
+  ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  CHECK(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0) == "through the pipe");
+  struct stat st {};
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK(dir.Entries() == std::vector<std::string>{"pipe"});
 }

@@ -3,7 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <system_error>
 
 #include "heapprof/session.h"
 #include "heapprof/v8_host.h"
@@ -57,5 +61,20 @@ int main(int argc, char** argv) {
     // Help and --version exit 0; everything else the parser rejects is a usage error.
     return app.exit(e) == 0 ? heapprof::cli::kExitOk : heapprof::cli::kExitUsage;
   }
-  return commands.RunChosen();
+  int code = heapprof::cli::kExitOk;
+  try {
+    code = commands.RunChosen();
+  } catch (const std::system_error& e) {  // fmt::print failed: stdout or stderr is unwritable
+    std::fprintf(stderr, "heapprof: cannot write the output: %s\n", e.what());
+    return heapprof::cli::kExitFailure;
+  }
+  // A full disk or a closed descriptor behind stdout is a failure, not a silent success.
+  errno = 0;
+  bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "heapprof: cannot write to standard output: %s\n",
+                 flushed ? "an earlier write failed" : std::strerror(errno));
+    if (code == heapprof::cli::kExitOk) code = heapprof::cli::kExitFailure;
+  }
+  return code;
 }

@@ -2,6 +2,7 @@
 // embedded isolate, profile a window of them, write the pprof file and print
 // what holds and what allocates the memory.
 #include <fmt/format.h>
+#include <v8.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "heapprof/v8_host.h"
 #include "heapprof/worker_runtime.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
 #include "tools/heapprof/run_replicas.h"
 
@@ -287,9 +289,14 @@ int RunWorker(const RunArgs& args) {
     return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file"
                                                : "no such worker file: " + args.worker);
   }
-  fs::path out_dir = fs::path(plan.output).parent_path();
-  if (!out_dir.empty() && !fs::is_directory(out_dir)) {
-    return Fail("run", "cannot write " + plan.output + ": no such directory " + out_dir.string());
+  // Unwritable outputs are found before the run, not after it.
+  for (const std::string& output : {plan.output, args.flamegraph}) {
+    fs::path out_dir = fs::path(output).parent_path();
+    std::error_code ec;
+    if (output.empty() || out_dir.empty() || fs::is_directory(out_dir, ec)) continue;
+    return Fail("run", "cannot write " + output + ": " +
+                           (fs::exists(out_dir, ec) ? out_dir.string() + " is not a directory"
+                                                    : "no such directory " + out_dir.string()));
   }
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
@@ -330,6 +337,10 @@ int RunWorker(const RunArgs& args) {
   if (!created.ok()) return Fail("run", created.status());
   WorkerRuntime& runtime = created.value();
   window->runtime = &runtime;
+  // Ctrl-C or SIGTERM: cut the running request short (TerminateExecution may
+  // be called from any thread), then write the window so far.
+  v8::Isolate* v8_isolate = runtime.isolate().get();
+  InterruptWatcher interrupts([v8_isolate] { v8_isolate->TerminateExecution(); });
 
   const Clock::time_point start = Clock::now();
   uint64_t served = 0;
@@ -368,9 +379,10 @@ int RunWorker(const RunArgs& args) {
   if (args.from_start) {
     if (Status s = open_window(); !s.ok()) return Fail("run", s);
   }
-  if (Status s = runtime.LoadFile(args.worker); !s.ok()) {
-    if (s.code() == ErrorCode::kResourceExhausted) return heap_limit_exit(s);
-    return Fail("run", s);
+  Status loaded = runtime.LoadFile(args.worker);
+  if (!loaded.ok() && InterruptWatcher::received() == 0) {
+    if (loaded.code() == ErrorCode::kResourceExhausted) return heap_limit_exit(loaded);
+    return Fail("run", loaded);
   }
 
   Clock::time_point last_draw{};
@@ -386,13 +398,14 @@ int RunWorker(const RunArgs& args) {
                               elapsed_ns(start) / 1e9, state, Bytes(heap.used_bytes), Bytes(heap.limit_bytes)));
   };
 
-  bool window_done = false;
+  bool window_done = !loaded.ok();  // interrupted while loading
   while (!window_done) {
     bool warm = served >= plan.warmup_requests && elapsed_ns(start) >= plan.warmup_ns;
     if (!window->session && warm) {
       if (Status s = open_window(); !s.ok()) return Fail("run", s);
     }
     Result<WorkerResponse> response = runtime.Dispatch(SyntheticRequest(served));
+    if (!response.ok() && InterruptWatcher::received() != 0) break;  // terminated mid-request: not counted
     if (!response.ok()) {
       if (response.status().code() == ErrorCode::kResourceExhausted) return heap_limit_exit(response.status());
       progress.Clear();
@@ -402,10 +415,25 @@ int RunWorker(const RunArgs& args) {
     draw(false);
     bool run_over = served >= plan.max_requests || elapsed_ns(start) >= plan.max_duration_ns;
     bool window_over = window->session && elapsed_ns(window->opened) >= plan.window_ns;
-    window_done = run_over || window_over;
+    window_done = run_over || window_over || InterruptWatcher::received() != 0;
   }
   draw(true);
   progress.Clear();
+  const int signal = InterruptWatcher::received();
+  if (signal != 0) {
+    // No more terminations from here on, and none pending for the snapshot's GC.
+    interrupts.StopWatching();
+    v8_isolate->CancelTerminateExecution();
+    if (!window->session) {
+      Fail("run", fmt::format("interrupted by {} {} ({} requests served); no profile written", SignalName(signal),
+                              runtime.kind() == WorkerKind::kNotLoaded ? "while loading the worker"
+                                                                        : "during the warm-up",
+                              served));
+      return InterruptedExitCode(signal);
+    }
+    fmt::print(stderr, "heapprof run: interrupted by {} after {} requests; writing the profile of the window so far\n",
+               SignalName(signal), served);
+  }
   if (!window->session) {
     return Fail("run", fmt::format("the run ended after {} requests, before the warm-up was over; no profile "
                                    "written (shorten --warmup or lengthen the run)",
@@ -455,6 +483,11 @@ int RunWorker(const RunArgs& args) {
   fmt::print("\n");
   PrintSummary(profile.value(), plan);
   fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", plan.output);
+  if (int late = InterruptWatcher::received(); late != 0) {  // (also a signal while the profile was written)
+    fmt::print(stderr, "heapprof run: the run was interrupted by {}; {} holds the window up to then\n",
+               SignalName(late), plan.output);
+    return InterruptedExitCode(late);
+  }
   return kExitOk;
 }
 
@@ -466,7 +499,9 @@ void RegisterRun(Commands& commands) {
       "run",
       "Run a Workers-style script in an embedded V8 isolate under synthetic requests, profile its heap and "
       "write a pprof file.\nThe worker is an ES module whose default export has fetch(request, env, ctx), or a "
-      "script that calls addEventListener('fetch', ...) or defines a global fetch().",
+      "script that calls addEventListener('fetch', ...) or defines a global fetch().\n"
+      "Ctrl-C (SIGINT) or SIGTERM ends the run early: the profile of the window so far is written and the exit "
+      "code is 130 (143 for SIGTERM); a second one ends heapprof at once.",
       [args] { return RunWorker(*args); });
   run->add_option("worker", args->worker, "The worker script (.js)")->required();
   run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included)")
