@@ -240,7 +240,9 @@ class SourceMapParser {
  private:
   static Status CheckVersion(const json& j) {
     if (auto v = j.find("version"); v != j.end() && !(v->is_number_integer() && v->get<int64_t>() == 3)) {
-      return Error(ErrorCode::kDataLoss, fmt::format("unsupported source map version {}", v->dump()));
+      // Only a scalar is shown: dumping a deeply nested value would recurse off the stack.
+      std::string shown = v->is_structured() ? std::string("(") + v->type_name() + ")" : v->dump();
+      return Error(ErrorCode::kDataLoss, fmt::format("unsupported source map version {}", shown));
     }
     return Status::Ok();
   }

@@ -22,6 +22,18 @@ using heapprof::SourceMap;
 constexpr int64_t kMaxLines = 512;
 constexpr size_t kMaxSources = 64;
 
+constexpr int kMaxDepth = 256;
+
+// Bracket nesting, counting brackets inside strings too (an over-estimate).
+int NestingDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  for (char c : text) {
+    if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    if (c == ']' || c == '}') --depth;
+  }
+  return deepest;
+}
+
 void Check(bool ok) {
   if (!ok) std::abort();
 }
@@ -77,6 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!map.ok()) return 0;
   CheckLookups(*map);
 
+  // nlohmann's dump recurses: keep the re-serialization to inputs nested at most kMaxDepth deep.
+  if (NestingDepth(text) > kMaxDepth) return 0;
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return 0;  // sourcesContent is decoded lazily: only it may be malformed
   heapprof::Result<SourceMap> again =

@@ -134,6 +134,10 @@ TEST_CASE("source map: malformed maps fail with a reason, never a crash") {
              Catch::Contains("offset out of range"));
   CHECK_THAT(ParseError(nest(nest(nest(leaf, "0", "2147483647"), "0", "2147483647"), "0", "2147483647")),
              Catch::Contains("offset out of range"));
+  // A deeply nested "version" used to be dumped into the message, recursing off the stack.
+  const size_t depth = 1'000'000;
+  CHECK_THAT(ParseError(R"({"version":)" + std::string(depth, '[') + std::string(depth, ']') + "}"),
+             Catch::Contains("unsupported source map version (array)"));
 }
 
 TEST_CASE("source map: index map sections are offset and keep their own sources and names") {
