@@ -117,7 +117,7 @@ long RssKiB() {
 
 }  // namespace
 
-TEST_CASE("a busy isolate is profiled from another thread without stopping it") {
+TEST_CASE("a busy isolate is profiled from another thread without stopping it", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
   BusyIsolate busy(controller, "worker@v1", kSetup, LoopFor(1500, "workA"));
@@ -133,7 +133,7 @@ TEST_CASE("a busy isolate is profiled from another thread without stopping it") 
   WARN("longest stall observed by the JS loop: " << busy.result() << " ms");
 }
 
-TEST_CASE("requests are routed to exactly the named isolate") {
+TEST_CASE("requests are routed to exactly the named isolate", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
   BusyIsolate a(controller, "object-a", kSetup, LoopFor(1200, "workA"));
@@ -146,7 +146,7 @@ TEST_CASE("requests are routed to exactly the named isolate") {
   CHECK(result->profile.CommentValue("isolate").empty());
 }
 
-TEST_CASE("controller errors are values") {
+TEST_CASE("controller errors are values", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
   SECTION("unknown target") {
@@ -184,7 +184,7 @@ TEST_CASE("controller errors are values") {
   }
 }
 
-TEST_CASE("a sampler held by another tool is reported, and the isolate keeps running") {
+TEST_CASE("a sampler held by another tool is reported, and the isolate keeps running", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
   auto busy = std::make_unique<BusyIsolate>(controller, "inspected", kSetup, LoopFor(600, "workA"),
@@ -200,7 +200,7 @@ TEST_CASE("a sampler held by another tool is reported, and the isolate keeps run
   CHECK_THAT(busy->result(), !Catch::Contains("rror"));  // the JS loop finished normally
 }
 
-TEST_CASE("near the heap limit the controller captures the in-use profile") {
+TEST_CASE("near the heap limit the controller captures the in-use profile", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
   IsolateOptions io;
@@ -230,7 +230,7 @@ TEST_CASE("near the heap limit the controller captures the in-use profile") {
   REQUIRE(controller.Unregister("hoarder").ok());
 }
 
-TEST_CASE("continuous windows give one valid file each with flat memory") {
+TEST_CASE("continuous windows give one valid file each with flat memory", "[controller]") {
   REQUIRE(InitializeV8().ok());
   namespace fs = std::filesystem;
   fs::path dir = fs::path(HEAPPROF_BINARY_DIR) / "test-output" / "continuous";
