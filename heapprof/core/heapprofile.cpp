@@ -317,9 +317,12 @@ Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileE
     samples.push_back(Json{{"size", value}, {"nodeId", node + 1}, {"ordinal", samples.size() + 1}});
   }
 
-  // Children always come after their parent, so build the JSON back to front.
+  // The tree is written depth-first with an explicit stack, not as one nested
+  // Json: nlohmann's dump recurses once per level, so a deep enough stack
+  // would overflow the thread's. Keys in nlohmann's (sorted) order.
+  // Frames are made back to front, as script ids have always been numbered.
   ScriptIds script_ids;
-  std::vector<Json> built(nodes.size());
+  std::vector<std::string> frames(nodes.size());
   for (size_t i = nodes.size(); i-- > 0;) {
     const TreeNode& n = nodes[i];
     Json frame;
@@ -334,12 +337,37 @@ Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileE
         frame = CallFrame(profile, loc.lines[n.key & 0xffff], script_ids);
       }
     }
-    Json children = Json::array();
-    for (int c : n.children) children.push_back(std::move(built[c]));
-    built[i] = Json{{"callFrame", std::move(frame)}, {"selfSize", n.self}, {"id", i + 1}, {"children", std::move(children)}};
+    frames[i] = frame.dump();
   }
-  Json out{{"head", std::move(built[0])}, {"samples", std::move(samples)}};
-  return out.dump();
+  std::string out = "{\"head\":";
+  auto open_node = [&](size_t i) {
+    out += "{\"callFrame\":";
+    out += frames[i];
+    out += ",\"children\":[";
+  };
+  struct Open {
+    size_t node;
+    size_t next_child;
+  };
+  std::vector<Open> open{{0, 0}};
+  open_node(0);
+  while (!open.empty()) {
+    Open& top = open.back();
+    const TreeNode& n = nodes[top.node];
+    if (top.next_child < n.children.size()) {
+      if (top.next_child > 0) out += ',';
+      size_t child = static_cast<size_t>(n.children[top.next_child++]);
+      open_node(child);
+      open.push_back({child, 0});  // `top` is not used past this point
+    } else {
+      out += fmt::format("],\"id\":{},\"selfSize\":{}}}", top.node + 1, n.self);
+      open.pop_back();
+    }
+  }
+  out += ",\"samples\":";
+  out += samples.dump();
+  out += '}';
+  return out;
 }
 
 Result<Profile> DecodeHeapProfile(std::string_view json) {

@@ -203,3 +203,29 @@ TEST_CASE("heapprofile import survives a very deep tree") {
   CHECK(p->samples[0].locations.size() == depth - 1);  // the head is the root, not a frame
   CHECK(p->Total(kInuseSpace) == 10);
 }
+
+TEST_CASE("heapprofile export survives a very deep stack") {
+  // One sample 300000 frames deep: exporting it as one nested Json and dumping
+  // that recursed once per level and overflowed the stack.
+  const uint32_t depth = 300000;
+  Profile p;
+  p.strings = {"", "inuse_space", "bytes", "deep", "d.js"};
+  p.sample_types = {{StringId{1}, StringId{2}}};
+  p.functions.push_back({FunctionId{1}, StringId{3}, StringId{0}, StringId{4}, 1});
+  Sample sample;
+  for (uint32_t i = 1; i <= depth; ++i) {
+    p.locations.push_back({LocationId{i}, 0, {{FunctionId{1}, i, 1}}});
+    sample.locations.push_back(LocationId{i});
+  }
+  sample.values = {7};
+  p.samples.push_back(std::move(sample));
+  REQUIRE(ValidateProfile(p).ok());
+
+  Result<std::string> text = EncodeHeapProfile(p);
+  REQUIRE(text.ok());
+  Result<Profile> back = DecodeHeapProfile(*text);
+  REQUIRE(back.ok());
+  REQUIRE(back->samples.size() == 1);
+  CHECK(back->samples[0].locations.size() == depth);
+  CHECK(back->Total(kInuseSpace) == 7);
+}
