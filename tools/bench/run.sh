@@ -22,7 +22,8 @@ done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-section() { printf '\n== %s ==\n' "$1"; }
+started=$SECONDS
+section() { printf '\n== %s == (%d s into the run)\n' "$1" $((SECONDS - started)); }
 
 if [ -n "$quick" ]; then min_time=0.2; else min_time=1; fi
 
@@ -30,7 +31,11 @@ section "collector: overhead, GC-prologue snapshot cost, ledger memory, isolate 
 "$build/collector_bench" $quick --json "$tmp/collector.json"
 
 section "attribution fidelity and the cost of exact mode"
-"$build/fidelity_bench" "$build/heapprof" "$root/tools/bench/fidelity" $quick --json "$tmp/fidelity.json"
+# Not one of the table's costs, and the slowest part: its smaller workloads in
+# both modes; --quick also leaves out the inlining comparison and its timing.
+fidelity_mode=(--quick)
+[ -n "$quick" ] && fidelity_mode+=(--check)
+"$build/fidelity_bench" "$build/heapprof" "$root/tools/bench/fidelity" "${fidelity_mode[@]}" --json "$tmp/fidelity.json"
 
 section "one GC-prologue snapshot, 100 / 1k / 10k-node trees (Google Benchmark)"
 "$build/snapshot_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
@@ -71,4 +76,4 @@ fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" 
 section "summary ($( [ -n "$quick" ] && echo quick || echo full ) mode; ratios against baselines measured in this run)"
 node "$root/tools/bench/table.mjs" "$json"
 echo
-echo "JSON: $json"
+echo "JSON: $json ($((SECONDS - started)) s in all)"
