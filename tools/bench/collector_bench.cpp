@@ -171,8 +171,8 @@ nlohmann::json StopHold(bool gc, int reps) {
     v8::Isolate::Scope scope(env.iso.get());
     v8::HandleScope handles(env.iso.get());
     env.Run(kWorkload);
-    // A 64 MB heap of live objects.
-    env.Run("globalThis.big = []; for (let i = 0; i < 640 * 1024; ++i) big.push({ a: i, b: 'x' + i, c: [i, i] });");
+    // About 64 MB of live objects.
+    env.Run("globalThis.big = []; for (let i = 0; i < 400 * 1024; ++i) big.push({ a: i, b: 'x' + i, c: [i, i] });");
     SessionOptions o;
     o.gc_before_snapshot = gc;
     auto session = Session::Start(env.iso.get(), o);
