@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <utility>
@@ -110,6 +111,15 @@ Result<std::string> ReadFileBytes(const std::string& path) {
 Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   if (path.empty()) return Error(ErrorCode::kInvalidArgument, "no file name given");
   if (path.back() == '/') return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' names a directory", path));
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    // Replace what the link points to, not the link (/dev/stdout -> /proc/self/fd/1 -> a file).
+    if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+      std::string real(resolved);
+      std::free(resolved);
+      return WriteFileAtomic(real, bytes);
+    }
+  }
   struct stat target {};
   bool target_exists = ::stat(path.c_str(), &target) == 0;
   if (target_exists && S_ISDIR(target.st_mode)) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <string>
@@ -200,4 +201,20 @@ TEST_CASE("WriteFileAtomic writes through a FIFO") {
   REQUIRE(::stat(fifo.c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
   CHECK(dir.Entries() == std::vector<std::string>{"pipe"});
+}
+
+TEST_CASE("WriteFileAtomic replaces what a symbolic link points to and keeps the link") {
+  TempDir dir;
+  std::string target = dir.path() + "/target.pb.gz";
+  std::string link = dir.path() + "/latest.pb.gz";
+  REQUIRE(WriteFileAtomic(target, "old").ok());
+  REQUIRE(::symlink("target.pb.gz", link.c_str()) == 0);
+  REQUIRE(WriteFileAtomic(link, "new").ok());
+  struct stat st {};
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(ReadFileBytes(target).value() == "new");
+  auto entries = dir.Entries();
+  std::sort(entries.begin(), entries.end());
+  CHECK(entries == std::vector<std::string>{"latest.pb.gz", "target.pb.gz"});
 }
