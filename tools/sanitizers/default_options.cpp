@@ -2,7 +2,7 @@
 // sanitizer build (see tools/cmake/Sanitizers.cmake). The runtimes call these
 // before main; an ASAN_OPTIONS, UBSAN_OPTIONS, LSAN_OPTIONS or TSAN_OPTIONS
 // variable in the environment overrides any single flag. Why each flag is
-// set, and what each suppression covers: tools/sanitizers/README.md.
+// set, and what each suppression covers: docs/sanitizers.md.
 
 #ifndef HEAPPROF_SANITIZER_DIR
 #error "HEAPPROF_SANITIZER_DIR (the folder of the suppression files) must be defined"
