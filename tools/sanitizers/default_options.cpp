@@ -11,7 +11,10 @@
 #define HEAPPROF_SANITIZER_EXPORT extern "C" __attribute__((visibility("default"), used))
 
 HEAPPROF_SANITIZER_EXPORT const char* __asan_default_options() {
-  return "detect_leaks=1:strict_string_checks=1:check_initialization_order=1:strict_init_order=1";
+  // A 32 MB quarantine (default 256 MB) keeps RSS-based assertions (soak,
+  // continuous windows) meaningful; freed blocks are still poisoned.
+  return "detect_leaks=1:strict_string_checks=1:check_initialization_order=1:strict_init_order=1:"
+         "quarantine_size_mb=32";
 }
 
 HEAPPROF_SANITIZER_EXPORT const char* __lsan_default_options() {
