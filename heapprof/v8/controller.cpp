@@ -63,6 +63,12 @@ struct Handoff {
   }
 };
 
+// The targets of each isolate, for its interrupts. V8 drops a pending
+// interrupt unrun when its isolate is disposed, so RequestInterrupt gets no
+// heap-allocated data (it would leak); OnInterrupt finds its targets here.
+std::mutex g_interrupt_mu;
+std::multimap<v8::Isolate*, std::weak_ptr<Target>> g_interrupt_targets;
+
 Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
   WindowProfile out;
   out.target = target;
@@ -113,7 +119,7 @@ class Controller::Impl {
     std::lock_guard<std::mutex> lock(target->mu);
     if (!target->alive) return false;
     target->steps.push_back(std::move(step));
-    target->isolate->RequestInterrupt(&Impl::OnInterrupt, new std::shared_ptr<Target>(target));
+    target->isolate->RequestInterrupt(&Impl::OnInterrupt, nullptr);
     return true;
   }
 
@@ -122,9 +128,16 @@ class Controller::Impl {
     return t.alive;
   }
 
-  static void OnInterrupt(v8::Isolate*, void* data) {
-    std::unique_ptr<std::shared_ptr<Target>> target(static_cast<std::shared_ptr<Target>*>(data));
-    RunSteps(**target);
+  static void OnInterrupt(v8::Isolate* isolate, void*) {
+    std::vector<std::shared_ptr<Target>> targets;
+    {
+      std::lock_guard<std::mutex> lock(g_interrupt_mu);
+      auto [begin, end] = g_interrupt_targets.equal_range(isolate);
+      for (auto it = begin; it != end; ++it) {
+        if (std::shared_ptr<Target> t = it->second.lock()) targets.push_back(std::move(t));
+      }
+    }
+    for (const std::shared_ptr<Target>& t : targets) RunSteps(*t);
   }
 
   static void RunSteps(Target& target) {
@@ -333,6 +346,8 @@ Status Controller::Register(const std::string& name, v8::Isolate* isolate) {
   target->isolate = isolate;
   impl_->by_name[name] = target;
   impl_->by_isolate[isolate] = target;
+  std::lock_guard<std::mutex> interrupt_lock(g_interrupt_mu);
+  g_interrupt_targets.emplace(isolate, target);
   return Status::Ok();
 }
 
@@ -345,6 +360,13 @@ Status Controller::Unregister(const std::string& name) {
     target = it->second;
     impl_->by_name.erase(it);
     impl_->by_isolate.erase(target->isolate);
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_interrupt_mu);
+    auto [begin, end] = g_interrupt_targets.equal_range(target->isolate);
+    for (auto it = begin; it != end;) {
+      it = it->second.lock() == target ? g_interrupt_targets.erase(it) : std::next(it);
+    }
   }
   {
     std::lock_guard<std::mutex> lock(target->mu);
