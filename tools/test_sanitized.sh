@@ -24,7 +24,7 @@ case "$mode" in
     build="${HEAPPROF_TSAN_BUILD_DIR:-$root/build-tsan}"
     # Only what the threaded tests run.
     targets=(--target heapprof_v8_tests heapprof)
-    filter=(-R '^(v8: |cli: replicas)')
+    filter=(-R '^(v8:|cli: replicas)')
     ;;
   *)
     echo "usage: tools/test_sanitized.sh asan|tsan [ctest args...]" >&2
