@@ -37,9 +37,3 @@ target_link_options(heapprof_core INTERFACE $<INSTALL_INTERFACE:-fsanitize=${HEA
 # keeps ASan / TSan but not UBSan. Every test file is fully instrumented.
 target_compile_options(heapprof_catch_main PRIVATE -fno-sanitize=undefined)
 
-# UBSan's vptr check needs the RTTI of every polymorphic class; libnode is
-# built without RTTI (no typeinfo for v8::ArrayBuffer::Allocator and friends),
-# so code that sees V8's headers skips that one check. The V8-free core keeps it.
-if(HEAPPROF_SANITIZE MATCHES "undefined")
-  set_property(TARGET V8::V8 APPEND PROPERTY INTERFACE_COMPILE_OPTIONS -fno-sanitize=vptr)
-endif()
