@@ -8,7 +8,7 @@
 // A program that prints numbers, not a test.
 //
 // usage: node tools/bench/node_peers.mjs [--quick] [--runs N] [--node PATH] [--json FILE]
-// env: HEAPPROF_ADDON_DIR (build dir with heapprof_node*.node), default build-node.
+// env: HEAPPROF_ADDON_DIR (build dir with heapprof_node*.node), default build.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +20,7 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
 const runs = Number(opt('--runs', args.includes('--quick') ? 5 : 15));
 const nodeBin = opt('--node', process.execPath);
-const addonDir = process.env.HEAPPROF_ADDON_DIR || path.join(root, 'build-node');
+const addonDir = process.env.HEAPPROF_ADDON_DIR || path.join(root, 'build');
 const INTERVAL = 512 * 1024;  // every profiler's default mean sampling interval
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'heapprof-node-peers-'));
 
