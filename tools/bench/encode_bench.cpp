@@ -19,6 +19,7 @@
 #include "heapprof/gzip.h"
 #include "heapprof/pprof.h"
 #include "heapprof/profile_builder.h"
+#include "tools/bench/ratio_reporter.h"
 
 using namespace heapprof;
 
@@ -134,44 +135,21 @@ BENCHMARK(BM_EncodeGzip)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMi
 BENCHMARK(BM_EncodeGzipLevel1)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Decode)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 
-// Prints the usual table, then every variant relative to BM_Serialize of the same size.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      std::string name = run.benchmark_name();
-      size_t slash = name.find('/');
-      auto bytes = run.counters.find("out_bytes");
-      results_[name.substr(slash + 1)][name.substr(0, slash)] = {
-          run.GetAdjustedRealTime(), run.GetAdjustedCPUTime(),
-          bytes == run.counters.end() ? 0.0 : bytes->second.value};
+// After the usual table: every variant relative to BM_Serialize of the same size.
+// CPU time is the steadier figure on a shared machine; both are shown.
+void PrintRatios(const bench::RunsByArgument& runs) {
+  std::printf("\n%-10s %-22s %9s %9s %15s %12s\n", "locations", "variant", "wall ms", "cpu ms", "cpu x serialize",
+              "bytes");
+  for (const auto& [size, variants] : runs) {
+    auto base = variants.find("BM_Serialize");
+    for (const auto& [variant, r] : variants) {
+      double ratio = base == variants.end() ? 0.0 : r.cpu_ms / base->second.cpu_ms;
+      auto bytes = r.counters.find("out_bytes");
+      std::printf("%-10s %-22s %9.2f %9.2f %15.2f %12.0f\n", size.c_str(), variant.c_str(), r.wall_ms, r.cpu_ms,
+                  ratio, bytes == r.counters.end() ? 0.0 : bytes->second);
     }
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    // CPU time is the steadier figure on a shared machine; both are shown.
-    std::printf("\n%-10s %-22s %9s %9s %15s %12s\n", "locations", "variant", "wall ms", "cpu ms", "cpu x serialize",
-                "bytes");
-    for (const auto& [size, variants] : results_) {
-      auto base = variants.find("BM_Serialize");
-      for (const auto& [variant, r] : variants) {
-        double ratio = base == variants.end() ? 0.0 : r.cpu_ms / base->second.cpu_ms;
-        std::printf("%-10s %-22s %9.2f %9.2f %15.2f %12.0f\n", size.c_str(), variant.c_str(), r.wall_ms, r.cpu_ms,
-                    ratio, r.bytes);
-      }
-    }
-  }
-
- private:
-  struct Timing {
-    double wall_ms = 0;
-    double cpu_ms = 0;
-    double bytes = 0;
-  };
-  std::map<std::string, std::map<std::string, Timing>> results_;
-};
+}
 
 }  // namespace
 
@@ -199,7 +177,7 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
-  RatioReporter reporter;
+  bench::RatioReporter reporter(PrintRatios);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -20,6 +20,7 @@
 #include "heapprof/raw_snapshot.h"
 #include "heapprof/v8/allocation_tree.h"
 #include "heapprof/v8_host.h"
+#include "tools/bench/ratio_reporter.h"
 
 using namespace heapprof;
 
@@ -87,23 +88,28 @@ void BM_GetAllocationProfile(benchmark::State& state) {
   SetCounters(state, env, nodes);
 }
 
-// The prologue snapshot when every sample is new to the ledger: the profile,
-// heapprof's node index, and each sample's stack resolved and interned.
+// What the ledger does in a GC prologue: V8's profile, heapprof's node index,
+// and each sample's stack resolved and interned. Returns the tree's node count.
+size_t PrologueSnapshot(v8::Isolate* isolate, StackTable& table, internal::FrameResolver& frames) {
+  v8::HandleScope handles(isolate);
+  std::unique_ptr<v8::AllocationProfile> p(isolate->GetHeapProfiler()->GetAllocationProfile());
+  internal::AllocationTree tree(*p);
+  for (const v8::AllocationProfile::Sample& s : p->GetSamples()) {
+    benchmark::DoNotOptimize(tree.StackOf(isolate, s.node_id, frames, table));
+  }
+  return tree.node_count();
+}
+
+// The snapshot when every function is new to the window: frames copied too.
 void BM_PrologueSnapshot(benchmark::State& state) {
   TreeEnv& env = EnvFor(static_cast<int>(state.range(0)));
   v8::Isolate* isolate = env.iso.get();
   v8::Isolate::Scope scope(isolate);
   size_t nodes = 0;
   for (auto _ : state) {
-    v8::HandleScope handles(isolate);
-    std::unique_ptr<v8::AllocationProfile> p(isolate->GetHeapProfiler()->GetAllocationProfile());
     StackTable table;
     internal::FrameResolver frames(table);
-    internal::AllocationTree tree(*p);
-    for (const v8::AllocationProfile::Sample& s : p->GetSamples()) {
-      benchmark::DoNotOptimize(tree.StackOf(isolate, s.node_id, frames, table));
-    }
-    nodes = tree.node_count();
+    nodes = PrologueSnapshot(isolate, table, frames);
   }
   SetCounters(state, env, nodes);
 }
@@ -117,15 +123,7 @@ void BM_PrologueSnapshotWarm(benchmark::State& state) {
   StackTable table;
   internal::FrameResolver frames(table);
   size_t nodes = 0;
-  for (auto _ : state) {
-    v8::HandleScope handles(isolate);
-    std::unique_ptr<v8::AllocationProfile> p(isolate->GetHeapProfiler()->GetAllocationProfile());
-    internal::AllocationTree tree(*p);
-    for (const v8::AllocationProfile::Sample& s : p->GetSamples()) {
-      benchmark::DoNotOptimize(tree.StackOf(isolate, s.node_id, frames, table));
-    }
-    nodes = tree.node_count();
-  }
+  for (auto _ : state) nodes = PrologueSnapshot(isolate, table, frames);
   SetCounters(state, env, nodes);
 }
 
@@ -133,35 +131,20 @@ BENCHMARK(BM_GetAllocationProfile)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchm
 BENCHMARK(BM_PrologueSnapshot)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PrologueSnapshotWarm)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// Prints the usual table, then each snapshot as a ratio of V8's part alone.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      std::string name = run.benchmark_name();
-      size_t slash = name.find('/');
-      cpu_ms_[name.substr(slash + 1)][name.substr(0, slash)] = run.GetAdjustedCPUTime();
-    }
+// After the usual table: each snapshot as a ratio of V8's part alone.
+void PrintRatios(const bench::RunsByArgument& runs) {
+  std::printf("\nCPU ms; ratio = snapshot / GetAllocationProfile alone\n%-10s %22s %24s %7s %24s %7s\n",
+              "functions", "GetAllocationProfile", "snapshot, new functions", "ratio", "snapshot, known functions",
+              "ratio");
+  for (const auto& [size, v] : runs) {
+    auto base = v.find("BM_GetAllocationProfile"), cold = v.find("BM_PrologueSnapshot"),
+         warm = v.find("BM_PrologueSnapshotWarm");
+    if (base == v.end() || cold == v.end() || warm == v.end()) continue;
+    std::printf("%-10s %22.3f %24.3f %7.2f %24.3f %7.2f\n", size.c_str(), base->second.cpu_ms, cold->second.cpu_ms,
+                cold->second.cpu_ms / base->second.cpu_ms, warm->second.cpu_ms,
+                warm->second.cpu_ms / base->second.cpu_ms);
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    std::printf("\nCPU ms; ratio = snapshot / GetAllocationProfile alone\n%-10s %22s %24s %7s %24s %7s\n",
-                "functions", "GetAllocationProfile", "snapshot, new functions", "ratio", "snapshot, known functions",
-                "ratio");
-    for (const auto& [size, v] : cpu_ms_) {
-      auto base = v.find("BM_GetAllocationProfile"), cold = v.find("BM_PrologueSnapshot"),
-           warm = v.find("BM_PrologueSnapshotWarm");
-      if (base == v.end() || cold == v.end() || warm == v.end()) continue;
-      std::printf("%-10s %22.3f %24.3f %7.2f %24.3f %7.2f\n", size.c_str(), base->second, cold->second,
-                  cold->second / base->second, warm->second, warm->second / base->second);
-    }
-  }
-
- private:
-  std::map<std::string, std::map<std::string, double>> cpu_ms_;
-};
+}
 
 }  // namespace
 
@@ -172,7 +155,7 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RatioReporter reporter;
+  bench::RatioReporter reporter(PrintRatios);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
