@@ -14,15 +14,13 @@
 #include "heapprof/controller.h"
 #include "heapprof/pprof.h"
 #include "heapprof/v8_host.h"
+#include "profile_checks.h"
 
 using namespace heapprof;
+using namespace heapprof::testing_v8;
 using namespace std::chrono_literals;
 
 namespace {
-
-bool HasFunction(const Profile& p, std::string_view fn) {
-  return std::any_of(p.functions.begin(), p.functions.end(), [&](const Function& f) { return p.str(f.name) == fn; });
-}
 
 // An isolate on its own thread, registered under `name`, running `js` (which
 // may loop for a while), then pumping until told to stop, then unregistering.

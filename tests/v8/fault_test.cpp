@@ -17,43 +17,18 @@
 #include "heapprof/session.h"
 #include "heapprof/v8_host.h"
 #include "heapprof/worker_runtime.h"
+#include "profile_checks.h"
 
 using namespace heapprof;
+using namespace heapprof::testing_v8;
 
 namespace {
-
-bool HasFunction(const Profile& p, std::string_view fn) {
-  for (const Function& f : p.functions) {
-    if (p.str(f.name) == fn) return true;
-  }
-  return false;
-}
-
-// Valid for pprof readers: the model's invariants hold and it survives a gzip round trip.
-void RequireValidPprof(const Profile& p) {
-  Status valid = ValidateProfile(p);
-  INFO(valid.message());
-  REQUIRE(valid.ok());
-  Result<std::string> encoded = EncodePprofGzip(p);
-  REQUIRE(encoded.ok());
-  Result<Profile> decoded = DecodePprof(encoded.value());
-  INFO(decoded.status().message());
-  REQUIRE(decoded.ok());
-  CHECK(decoded->samples.size() == p.samples.size());
-}
 
 SessionOptions Opts(uint64_t interval) {
   SessionOptions o;
   o.interval_bytes = interval;
   o.isolate_name = "fault-test";
   return o;
-}
-
-// The sampler is free: nobody holds it after the fault.
-bool SamplerFree(v8::Isolate* isolate) {
-  if (!isolate->GetHeapProfiler()->StartSamplingHeapProfiler(1024, 16)) return false;
-  isolate->GetHeapProfiler()->StopSamplingHeapProfiler();
-  return true;
 }
 
 constexpr const char* kLeak =
@@ -103,41 +78,6 @@ TEST_CASE("fault: the heap limit hit in a window sampled every 512 bytes") {
     }
     CHECK(SamplerFree(iso->get()));
   }
-}
-
-TEST_CASE("fault: near the limit the hook's in-use profile sampled every 512 bytes names the leak") {
-  std::optional<Session> session;
-  std::optional<Result<Profile>> captured;
-  int hook_calls = 0;
-  IsolateOptions io;
-  io.heap_limit_bytes = 32u * 1024 * 1024;
-  io.on_near_heap_limit = [&](v8::Isolate*, size_t) {
-    ++hook_calls;
-    if (!session) return;
-    captured.emplace(std::move(*session).StopAndBuild());
-    session.reset();
-  };
-  auto iso = Isolate::Create(io);
-  REQUIRE(iso.ok());
-  v8::Isolate::Scope isolate_scope(iso->get());
-  v8::HandleScope handles(iso->get());
-  REQUIRE(iso->RunScript(kLeak, "leak.js").ok());
-  session.emplace(std::move(Session::Start(iso->get(), Opts(512)).value()));
-  auto r = iso->RunScript("for (let k = 0; ; ++k) leakyCache(k);", "loop.js");
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == ErrorCode::kResourceExhausted);
-  CHECK(hook_calls == 1);
-  REQUIRE(captured.has_value());
-  INFO(captured->status().message());
-  REQUIRE(captured->ok());
-  const Profile& p = captured->value();
-  RequireValidPprof(p);
-  auto inuse = FunctionTotals(p, kInuseSpace);
-  REQUIRE_FALSE(inuse.empty());
-  CHECK(inuse[0].name == "leakyCache");
-  CHECK(p.Total(kInuseSpace) > 16.0 * 1024 * 1024);
-  // The hook consumed the window; the sampler is free.
-  CHECK(SamplerFree(iso->get()));
 }
 
 TEST_CASE("fault: after one isolate hits its limit the process profiles another") {

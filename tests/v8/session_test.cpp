@@ -9,10 +9,13 @@
 #include <catch2/catch.hpp>
 
 #include "heapprof/profile_builder.h"
+#include "heapprof/report.h"
 #include "heapprof/session.h"
 #include "heapprof/v8_host.h"
+#include "profile_checks.h"
 
 using namespace heapprof;
+using namespace heapprof::testing_v8;
 
 namespace {
 
@@ -25,13 +28,6 @@ int64_t CumFor(const Profile& p, std::string_view fn, int index) {
     if (hit) total += s.values[index];
   }
   return total;
-}
-
-bool HasFunction(const Profile& p, std::string_view fn) {
-  for (const Function& f : p.functions) {
-    if (p.str(f.name) == fn) return true;
-  }
-  return false;
 }
 
 // An array of 1024 small integers: a 32-byte JSArray plus 8 KiB of elements.
@@ -249,12 +245,17 @@ TEST_CASE("VM-state frames and anonymous functions survive into the profile") {
 
 TEST_CASE("near the heap limit a hook captures the in-use profile naming the leak") {
   // Old-generation growth under an open window drives incremental marking:
-  // the ledger must not snapshot where V8 forbids allocation.
+  // the ledger must not snapshot where V8 forbids allocation. At 512 bytes the
+  // window holds tens of thousands of samples and snapshots in every GC near the limit.
+  const uint64_t interval = GENERATE(64 * 1024, 512);
+  INFO("sampling interval " << interval);
   std::optional<Session> session;
   std::optional<Result<Profile>> captured;
+  int hook_calls = 0;
   IsolateOptions io;
   io.heap_limit_bytes = 32u * 1024 * 1024;
   io.on_near_heap_limit = [&](v8::Isolate*, size_t) {
+    ++hook_calls;
     if (!session) return;
     captured.emplace(std::move(*session).StopAndBuild());
     session.reset();
@@ -267,17 +268,25 @@ TEST_CASE("near the heap limit a hook captures the in-use profile naming the lea
                          "cache.push({ url: 'u' + k, i, pad: new Array(16).fill(i) }); }",
                          "leak.js")
               .ok());
-  session.emplace(std::move(Session::Start(iso->get(), Opts(64 * 1024)).value()));
+  session.emplace(std::move(Session::Start(iso->get(), Opts(interval)).value()));
   auto r = iso->RunScript("for (let k = 0; ; ++k) leakyCache(k);", "loop.js");
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == ErrorCode::kResourceExhausted);
+  CHECK(hook_calls == 1);
   REQUIRE(captured.has_value());
+  INFO(captured->status().message());
   REQUIRE(captured->ok());
   const Profile& p = captured->value();
+  RequireValidPprof(p);
+  auto inuse = FunctionTotals(p, kInuseSpace);
+  REQUIRE_FALSE(inuse.empty());
+  CHECK(inuse[0].name == "leakyCache");
   double leak = CumFor(p, "leakyCache", kInuseSpace);
   INFO("leakyCache in-use " << leak << " of " << p.Total(kInuseSpace));
   CHECK(leak > 0.8 * p.Total(kInuseSpace));
   CHECK(p.Total(kInuseSpace) > 16.0 * 1024 * 1024);
+  // The hook consumed the window; the sampler is free.
+  CHECK(SamplerFree(iso->get()));
 }
 
 TEST_CASE("an open window survives the isolate reaching its heap limit") {
