@@ -302,8 +302,9 @@ class Controller::Impl {
     threads.emplace_back(std::move(body));
   }
 
-  // Near-heap-limit: raise the limit and capture in an interrupt (V8 forbids
-  // allocating in this callback), then restore the limit.
+  // Near-heap-limit: raise the limit and capture in an interrupt (on V8 10.2,
+  // snapshotting from inside V8's GC-time callbacks proved unsafe), then
+  // restore the limit.
   static size_t OnNearHeapLimit(void* data, size_t current, size_t initial) {
     auto* target = static_cast<Target*>(data);
     if (target->near_capturing) return current + current / 4;

@@ -546,12 +546,12 @@ void RegisterRun(Commands& commands) {
       ->check(DurationValidator());
   run->add_option("--on-heap-limit", args->on_heap_limit,
                   "Capture the in-use profile into FILE when an isolate nears its heap limit");
-    run->add_flag("--allow-inlining", args->allow_inlining,
+  run->add_flag("--allow-inlining", args->allow_inlining,
                 "Let V8 inline hot functions as in production (by default heapprof turns inlining off so "
                 "that allocations are charged to the function that makes them)");
-    run->add_flag("--no-gc", args->no_gc,
+  run->add_flag("--no-gc", args->no_gc,
                 "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
-    run->add_flag("--no-source-maps", args->no_source_maps,
+  run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
                 "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map)");
 }
