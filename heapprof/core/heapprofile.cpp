@@ -18,6 +18,10 @@ namespace {
 
 using Json = nlohmann::json;
 
+// Frames over all imported samples: ~64 MiB of location ids, some 30 times what
+// a real file (10^4 stacks of up to 128 frames with bytes) needs.
+constexpr uint64_t kMaxImportedFrames = uint64_t{1} << 24;
+
 Status Invalid(std::string message) { return Error(ErrorCode::kDataLoss, "heapprofile: " + std::move(message)); }
 
 // ---- export ----
@@ -86,6 +90,7 @@ class Importer {
 
     if (Status s = ReadTree(*head); !s.ok()) return s;
     if (Status s = ReadSamples(root); !s.ok()) return s;
+    if (Status s = CheckStackFrames(); !s.ok()) return s;
     EmitSamples();
 
     p_.comments.push_back(Intern("source: .heapprofile"));
@@ -224,6 +229,29 @@ class Importer {
         continue;
       }
       ++nodes_[it->second].sizes[size];
+    }
+    return Status::Ok();
+  }
+
+  // Every pprof sample carries its whole stack, so a deep tree with bytes at
+  // every level costs depth^2 frames: refuse such a file up front instead of
+  // spending minutes and gigabytes on it.
+  Status CheckStackFrames() const {
+    std::vector<uint32_t> depth(nodes_.size(), 0);
+    uint64_t frames = 0;
+    uint32_t deepest = 0;
+    for (size_t n = 1; n < nodes_.size(); ++n) {
+      const NodeInfo& node = nodes_[n];
+      depth[n] = depth[static_cast<size_t>(node.parent)] + 1;
+      if (node.self == 0 && node.sizes.empty()) continue;
+      frames += uint64_t{depth[n]} * std::max<uint64_t>(1, node.sizes.size());
+      deepest = std::max(deepest, depth[n]);
+    }
+    if (frames > kMaxImportedFrames) {
+      return Error(ErrorCode::kResourceExhausted,
+                   fmt::format("heapprofile: the samples' stacks would hold {} frames in all (up to {} deep), more "
+                               "than the {} heapprof imports",
+                               frames, deepest, kMaxImportedFrames));
     }
     return Status::Ok();
   }

@@ -204,6 +204,34 @@ TEST_CASE("heapprofile import survives a very deep tree") {
   CHECK(p->Total(kInuseSpace) == 10);
 }
 
+TEST_CASE("heapprofile import refuses a deep tree with bytes at every level") {
+  // 8000 levels: with a selfSize at every level that is 32 million frames as
+  // pprof samples (this used to take ~18 s and ~490 MB); with bytes only at the
+  // leaf it is one sample 8000 frames deep.
+  const int depth = 8000;
+  auto tree = [&](bool bytes_everywhere) {
+    std::string text = R"j({"head":{"callFrame":{"functionName":"(root)"},"selfSize":0,"id":0,"children":[)j";
+    for (int i = 1; i <= depth; ++i) {
+      const bool bytes = bytes_everywhere || i == depth;
+      text += R"({"callFrame":{"functionName":"f)" + std::to_string(i) + R"(","url":"d.js","lineNumber":)" +
+              std::to_string(i) + R"(},"selfSize":)" + (bytes ? "64" : "0") + R"(,"id":)" + std::to_string(i) +
+              R"(,"children":[)";
+    }
+    for (int i = 1; i <= depth; ++i) text += "]}";
+    return text + "]}}";
+  };
+  Result<Profile> p = DecodeHeapProfile(tree(true));
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(p.status().message(), Catch::Matchers::Contains("32004000 frames in all (up to 8000 deep)"));
+
+  Result<Profile> leaf = DecodeHeapProfile(tree(false));
+  REQUIRE(leaf.ok());
+  REQUIRE(leaf->samples.size() == 1);
+  CHECK(leaf->samples[0].locations.size() == depth);
+  CHECK(leaf->Total(kInuseSpace) == 64);
+}
+
 TEST_CASE("heapprofile export survives a very deep stack") {
   // One sample 300000 frames deep: exporting it as one nested Json and dumping
   // that recursed once per level and overflowed the stack.
