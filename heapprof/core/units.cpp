@@ -72,18 +72,22 @@ Result<uint64_t> ParseSize(std::string_view input) {
                  "not a size: " + Quoted(input) + " (expected e.g. 512KiB, 64k, 1MiB or a number of bytes)");
   }
   std::string_view suffix = Trim(text.substr(used));
+  // B, then K/KB/KiB up to E/EB/EiB: all binary, as heapprof prints them.
+  static constexpr char kPrefixes[] = "kmgtpe";
   double multiplier = 0;
   if (suffix.empty() || IEquals(suffix, "b")) {
     multiplier = 1;
-  } else if (IEquals(suffix, "k") || IEquals(suffix, "kb") || IEquals(suffix, "kib")) {
-    multiplier = 1024.0;
-  } else if (IEquals(suffix, "m") || IEquals(suffix, "mb") || IEquals(suffix, "mib")) {
-    multiplier = 1024.0 * 1024;
-  } else if (IEquals(suffix, "g") || IEquals(suffix, "gb") || IEquals(suffix, "gib")) {
-    multiplier = 1024.0 * 1024 * 1024;
   } else {
+    double scale = 1;
+    for (char prefix : std::string_view(kPrefixes)) {
+      scale *= 1024;
+      const std::string p(1, prefix);
+      if (IEquals(suffix, p) || IEquals(suffix, p + "b") || IEquals(suffix, p + "ib")) multiplier = scale;
+    }
+  }
+  if (multiplier == 0) {
     return Error(ErrorCode::kInvalidArgument,
-                 "unknown size unit in " + Quoted(input) + " (use B, KiB, MiB or GiB)");
+                 "unknown size unit in " + Quoted(input) + " (use B, KiB, MiB, GiB, TiB, PiB or EiB)");
   }
   double bytes = std::round(number * multiplier);
   // 2^64 is exactly representable; anything at or above it does not fit.

@@ -45,8 +45,8 @@ void CheckSize(std::string_view text) {
     Check(Is(heapprof::ParseSize(std::to_string(n) + "B"), n));
     if (n % 1024 == 0) Check(Is(heapprof::ParseSize(std::to_string(n / 1024) + "KiB"), n));
   }
-  // Above GiB FormatValue prints TiB..EiB, which sizes on the command line do not take.
-  if (n < (uint64_t{1} << 40)) {
+  // What heapprof top prints for it (B up to EiB) parses back, within rounding.
+  if (n <= static_cast<uint64_t>(INT64_MAX)) {
     std::string shown = heapprof::FormatValue(static_cast<int64_t>(n), "bytes");
     heapprof::Result<uint64_t> back = heapprof::ParseSize(shown);
     Check(back.ok() && Close(n, *back));

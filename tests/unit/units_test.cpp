@@ -18,6 +18,11 @@ TEST_CASE("sizes accept plain bytes and binary suffixes") {
   CHECK(ParseSize("1.5MiB").value() == 1536u * 1024);
   CHECK(ParseSize("2GiB").value() == 2ull * 1024 * 1024 * 1024);
   CHECK(ParseSize(" 128 MiB ").value() == 128u * 1024 * 1024);
+  // Every unit heapprof top prints is taken back.
+  CHECK(ParseSize("1.5 TiB").value() == 3ull << 39);
+  CHECK(ParseSize("2t").value() == 2ull << 40);
+  CHECK(ParseSize("3PB").value() == 3ull << 50);
+  CHECK(ParseSize("15 EiB").value() == 15ull << 60);
 }
 
 TEST_CASE("sizes reject negatives, junk, unknown units and overflow") {
@@ -29,7 +34,8 @@ TEST_CASE("sizes reject negatives, junk, unknown units and overflow") {
     CHECK(r.status().code() == heapprof::ErrorCode::kInvalidArgument);
     CHECK_FALSE(r.status().message().empty());
   }
-  CHECK_THAT(ParseSize("12TB").status().message(), Catch::Contains("unit"));
+  CHECK_THAT(ParseSize("12QB").status().message(), Catch::Contains("unit"));
+  CHECK_THAT(ParseSize("16EiB").status().message(), Catch::Contains("too large"));
 }
 
 TEST_CASE("durations accept units, fractions, compounds and plain seconds") {
