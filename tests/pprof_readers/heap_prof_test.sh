@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A .heapprofile written by `node --heap-prof` imports into heapprof, converts
 # to pprof, and `go tool pprof` reads the result with the imported totals and
-# the workload's function names.
-#   heap_prof_test.sh <make_profile> <work dir>
+# the workload's function names; the heapprof CLI reads the file as it is.
+#   heap_prof_test.sh <make_profile> <work dir> <heapprof>
 set -euo pipefail
 fixture="$1"
 work="$2"
+heapprof="$3"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=go_env.sh
 source "$here/go_env.sh"
@@ -27,6 +28,19 @@ if ! diff "$work/imported.txt" "$work/reread.txt" >&2; then
   echo "FAIL: the converted pprof reads back differently" >&2
   exit 1
 fi
+
+# heapprof top, flamegraph and diff take the .heapprofile directly.
+"$heapprof" top "$input" -n 1000 >"$work/cli-top.txt"
+grep -q '  retainSessionRecords  heap_prof_workload.js:' "$work/cli-top.txt" ||
+  { echo "FAIL: heapprof top of the .heapprofile lacks retainSessionRecords" >&2; cat "$work/cli-top.txt" >&2; exit 1; }
+"$heapprof" flamegraph "$input" -o "$work/cli.svg" >/dev/null
+grep -q 'retainSessionRecords' "$work/cli.svg" ||
+  { echo "FAIL: heapprof flamegraph of the .heapprofile lacks retainSessionRecords" >&2; exit 1; }
+# The converted pprof and the .heapprofile are the same profile: no change.
+"$heapprof" diff "$work/converted.pb.gz" "$input" >"$work/cli-diff.txt"
+grep -q '^inuse_space: base .* (0 B, +0.0%)$' "$work/cli-diff.txt" ||
+  { echo "FAIL: heapprof diff of a profile against its own conversion" >&2; cat "$work/cli-diff.txt" >&2; exit 1; }
+echo "ok heapprof CLI reads the .heapprofile"
 
 go_env "$work"
 fail=0

@@ -8,7 +8,7 @@
 
 #include "heapprof/diff.h"
 #include "heapprof/file_io.h"
-#include "heapprof/pprof.h"
+#include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
 
@@ -25,9 +25,9 @@ struct DiffArgs {
 };
 
 int RunDiff(const DiffArgs& args) {
-  Result<Profile> base = ReadPprofFile(args.base);
+  Result<Profile> base = ReadProfileFile(args.base);
   if (!base.ok()) return Fail("diff", base.status());
-  Result<Profile> next = ReadPprofFile(args.next);
+  Result<Profile> next = ReadProfileFile(args.next);
   if (!next.ok()) return Fail("diff", next.status());
   if (Result<int> index = ResolveSampleIndex(*next, args.sample_index); !index.ok()) {
     return UsageError("diff", index.status().message());
@@ -52,7 +52,7 @@ int RunDiff(const DiffArgs& args) {
 
 void RegisterDiff(Commands& commands) {
   auto args = std::make_shared<DiffArgs>();
-  CLI::App* cmd = commands.Add("diff", "Show which functions grew or shrank between two pprof profiles",
+  CLI::App* cmd = commands.Add("diff", "Show which functions grew or shrank between two profiles",
                                [args] { return RunDiff(*args); });
   cmd->add_option("base", args->base, "The earlier profile")->required();
   cmd->add_option("new", args->next, "The later profile")->required();

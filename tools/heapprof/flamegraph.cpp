@@ -1,5 +1,5 @@
 // `heapprof flamegraph PROFILE -o OUT.html`: an interactive, self-contained
-// flamegraph page (or a static SVG) of any pprof profile on disk.
+// flamegraph page (or a static SVG) of any profile on disk (pprof or .heapprofile).
 #include <fmt/format.h>
 
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
-#include "heapprof/pprof.h"
+#include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
 
@@ -40,7 +40,7 @@ int RunFlamegraph(const FlamegraphArgs& args) {
   if (format.empty()) format = EndsWith(args.out, ".svg") ? "svg" : "html";
   std::string out = args.out.empty() ? Stem(args.path) + "." + format : args.out;
 
-  Result<Profile> profile = ReadPprofFile(args.path);
+  Result<Profile> profile = ReadProfileFile(args.path);
   if (!profile.ok()) return Fail("flamegraph", profile.status());
   if (Result<int> index = ResolveSampleIndex(*profile, args.sample_index); !index.ok()) {
     return UsageError("flamegraph", index.status().message());
@@ -71,9 +71,9 @@ int RunFlamegraph(const FlamegraphArgs& args) {
 void RegisterFlamegraph(Commands& commands) {
   auto args = std::make_shared<FlamegraphArgs>();
   CLI::App* cmd = commands.Add(
-      "flamegraph", "Write an interactive flamegraph page (self-contained HTML) or a static SVG of a pprof profile",
+      "flamegraph", "Write an interactive flamegraph page (self-contained HTML) or a static SVG of a profile",
       [args] { return RunFlamegraph(*args); });
-  cmd->add_option("profile", args->path, "A pprof profile (.pb.gz or uncompressed .pb)")->required();
+  cmd->add_option("profile", args->path, "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON")->required();
   cmd->add_option("-o,--output", args->out, "Output file; default: the profile's name with .html or .svg");
   cmd->add_option("--format", args->format, "html (interactive, the default) or svg (static, no JS needed)")
       ->check(CLI::IsMember({"html", "svg"}));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/formats.h"
 #include "heapprof/pprof.h"
 #include "heapprof/symbolizer.h"
 #include "tools/heapprof/commands.h"
@@ -23,7 +24,7 @@ struct SymbolizeArgs {
 };
 
 int RunSymbolize(const SymbolizeArgs& args) {
-  Result<Profile> profile = ReadPprofFile(args.path);
+  Result<Profile> profile = ReadProfileFile(args.path);
   if (!profile.ok()) return Fail("symbolize", "cannot read " + args.path + ": " + profile.status().message());
 
   SourceMapSearch search;
@@ -55,7 +56,7 @@ void RegisterSymbolize(Commands& commands) {
       "Apply source maps to a profile: original function names, sources and lines for bundled, minified or "
       "TypeScript workers",
       [args] { return RunSymbolize(*args); });
-  cmd->add_option("profile", args->path, "A pprof profile (.pb.gz or uncompressed .pb)")->required();
+  cmd->add_option("profile", args->path, "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON")->required();
   cmd->add_option("--maps,-m", args->map_dirs,
                   "Folder holding the maps (SCRIPT.js.map, or the file the script's sourceMappingURL names); "
                   "may be repeated. Without it, maps are found through each script's sourceMappingURL "

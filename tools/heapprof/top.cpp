@@ -1,11 +1,11 @@
 // `heapprof top PROFILE`: the functions that allocate or hold the most, from
-// any pprof profile on disk (heapprof's or another tool's), without pprof.
+// any profile on disk (heapprof's, another tool's pprof, or a .heapprofile), without pprof.
 #include <fmt/format.h>
 
 #include <memory>
 #include <string>
 
-#include "heapprof/pprof.h"
+#include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
 
@@ -20,7 +20,7 @@ struct TopArgs {
 };
 
 int RunTop(const TopArgs& args) {
-  Result<Profile> profile = ReadPprofFile(args.path);
+  Result<Profile> profile = ReadProfileFile(args.path);
   if (!profile.ok()) return Fail("top", "cannot read " + args.path + ": " + profile.status().message());
   Result<int> index = ResolveSampleIndex(profile.value(), args.sample_index);
   if (!index.ok()) return UsageError("top", index.status().message());
@@ -36,9 +36,9 @@ int RunTop(const TopArgs& args) {
 
 void RegisterTop(Commands& commands) {
   auto args = std::make_shared<TopArgs>();
-  CLI::App* top = commands.Add("top", "Print the top functions of a pprof profile (like `pprof -top`)",
+  CLI::App* top = commands.Add("top", "Print the top functions of a profile (like `pprof -top`)",
                                [args] { return RunTop(*args); });
-  top->add_option("profile", args->path, "A pprof profile (.pb.gz or uncompressed .pb)")->required();
+  top->add_option("profile", args->path, "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON")->required();
   top->add_option("--sample-index,-s", args->sample_index,
                   "Sample type to rank by, by name (inuse_space, alloc_space, inuse_objects, alloc_objects) or "
                   "index; default: the profile's default type");
