@@ -85,7 +85,7 @@ TEST_CASE("stacks are leaf first and the root is dropped") {
   for (size_t i = 0; i < p.locations.size(); ++i) CHECK(static_cast<size_t>(p.locations[i].id) == i + 1);
 }
 
-TEST_CASE("anonymous functions stay distinguishable; VM-state frames have no file") {
+TEST_CASE("anonymous functions stay distinguishable, and VM-state frames have no file") {
   StackTable table;
   FrameId a = table.InternFrame({"", "/srv/app/worker.js", 1, 5, 10});
   FrameId b = table.InternFrame({"", "/srv/app/worker.js", 1, 9, 2});
