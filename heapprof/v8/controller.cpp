@@ -94,6 +94,12 @@ class Controller::Impl {
   std::map<uint64_t, bool> continuous_running;
   std::set<uint64_t> continuous_done;
   uint64_t next_id = 1;
+  uint64_t cut = 0;  // EndWindows calls so far: a window requested before the latest one ends
+
+  uint64_t Cuts() {
+    std::lock_guard<std::mutex> lock(mu);
+    return cut;
+  }
 
   void Shutdown() {
     std::vector<std::thread> joining;
@@ -165,11 +171,13 @@ class Controller::Impl {
     return std::move(h.value);
   }
 
-  // Sleeps for a window's length; false when woken by shutdown, unregister or stop.
-  bool Sleep(std::chrono::nanoseconds d, const std::shared_ptr<Target>& target, uint64_t continuous_id) {
+  // Sleeps for a window's length; false when woken by shutdown, unregister,
+  // stop, or an EndWindows call after the request (`cuts_at_request`).
+  bool Sleep(std::chrono::nanoseconds d, const std::shared_ptr<Target>& target, uint64_t continuous_id,
+             uint64_t cuts_at_request) {
     std::unique_lock<std::mutex> lock(mu);
     return !cv.wait_for(lock, d, [&] {
-      if (shutdown) return true;
+      if (shutdown || cut != cuts_at_request) return true;
       if (continuous_id && !continuous_running[continuous_id]) return true;
       std::lock_guard<std::mutex> tl(target->mu);
       return !target->alive;
@@ -211,7 +219,7 @@ class Controller::Impl {
 
   // The body of one requested or continuous run, on a controller thread.
   void RunWindows(std::shared_ptr<Target> target, WindowRequest request, uint64_t continuous_id,
-                  std::function<void(Result<WindowProfile>)> deliver) {
+                  uint64_t cuts_at_request, std::function<void(Result<WindowProfile>)> deliver) {
     const Status shut_down = Error(ErrorCode::kFailedPrecondition, "the controller shut down");
     const Status gone =
         Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window");
@@ -228,7 +236,7 @@ class Controller::Impl {
     if (!start_status->ok()) return Finish(target, [&] { deliver(*start_status); });
 
     for (;;) {
-      bool full = Sleep(request.duration, target, continuous_id);
+      bool full = Sleep(request.duration, target, continuous_id, cuts_at_request);
       if (Stopping()) return fail(shut_down);
       if (!Alive(*target)) return fail(gone);
       bool again = continuous_id != 0 && full;
@@ -417,8 +425,8 @@ std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& requ
     promise->set_value(target.status());
     return future;
   }
-  impl_->Spawn([this, t = target.value(), request, promise] {
-    impl_->RunWindows(t, request, 0, [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
+  impl_->Spawn([this, t = target.value(), request, promise, cuts = impl_->Cuts()] {
+    impl_->RunWindows(t, request, 0, cuts, [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
   });
   return future;
 }
@@ -435,8 +443,8 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
     id = impl_->next_id++;
     impl_->continuous_running[id] = true;
   }
-  impl_->Spawn([this, t = target.value(), request, id, sink] {
-    impl_->RunWindows(t, request, id, sink);
+  impl_->Spawn([this, t = target.value(), request, id, sink, cuts = impl_->Cuts()] {
+    impl_->RunWindows(t, request, id, cuts, sink);
     {
       std::lock_guard<std::mutex> lock(impl_->mu);
       impl_->continuous_done.insert(id);
@@ -444,6 +452,14 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
     impl_->cv.notify_all();
   });
   return id;
+}
+
+void Controller::EndWindows() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    ++impl_->cut;
+  }
+  impl_->cv.notify_all();
 }
 
 void Controller::StopContinuous(uint64_t id) {

@@ -73,6 +73,12 @@ class Controller {
   // until then: call it from any thread but the target isolate's.
   void StopContinuous(uint64_t id);
 
+  // Cuts short every window requested before this call (Profile and
+  // continuous runs): each delivers the profile of what it has so far, and a
+  // continuous run ends after that partial window. Windows requested later run
+  // their full length. Any thread; does not wait. (E.g. on Ctrl-C.)
+  void EndWindows();
+
   // Near-heap-limit capture: while no requested window is open, the target
   // keeps a background window; when V8 nears the heap limit the controller
   // raises the limit a little, captures the in-use profile into `sink`, and

@@ -271,3 +271,44 @@ TEST_CASE("continuous windows give one valid file each with flat memory", "[cont
   WARN("RSS at window 10: " << rss10 << " KiB, at window 100: " << rss100 << " KiB");
   CHECK(rss100 < rss10 * 1.5);
 }
+
+TEST_CASE("EndWindows cuts requested windows short, and later requests run their full length", "[controller]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate one(controller, "one", kSetup, LoopFor(3000, "workA"));
+  BusyIsolate rolling(controller, "rolling", kSetup, LoopFor(3000, "workB"));
+  auto long_window = controller.Profile(Req("one", 10min));
+  std::mutex mu;
+  std::vector<Result<WindowProfile>> delivered;
+  auto id = controller.StartContinuous(Req("rolling", 10min), [&](Result<WindowProfile> r) {
+    std::lock_guard<std::mutex> lock(mu);
+    delivered.push_back(std::move(r));
+  });
+  REQUIRE(id.ok());
+  std::this_thread::sleep_for(300ms);
+  controller.EndWindows();
+
+  // The ten-minute window ends now with what it has (the guard only keeps a
+  // broken EndWindows from hanging the suite).
+  REQUIRE(long_window.wait_for(60s) == std::future_status::ready);
+  Result<WindowProfile> cut = long_window.get();
+  INFO(cut.status().message());
+  REQUIRE(cut.ok());
+  CHECK(HasFunction(cut->profile, "workA"));
+  CHECK(cut->profile.duration_nanos < int64_t{60'000'000'000});
+  // The continuous run delivered its partial window and ended.
+  controller.StopContinuous(id.value());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    REQUIRE(delivered.size() == 1);
+    REQUIRE(delivered[0].ok());
+    CHECK(HasFunction(delivered[0]->profile, "workB"));
+  }
+
+  // A window requested after the cut runs its full length.
+  Result<WindowProfile> after = controller.Profile(Req("one", 400ms)).get();
+  REQUIRE(after.ok());
+  CHECK(after->profile.duration_nanos >= int64_t{400'000'000});
+  one.Join();
+  rolling.Join();
+}
