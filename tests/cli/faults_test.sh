@@ -3,8 +3,9 @@
 # - unwritable output paths (a regular file used as a directory, /proc, a full
 #   disk as /dev/full or a file-size limit) for run, flamegraph and symbolize:
 #   a clear message, exit 1, no partial file and no stray temporary file;
-# - SIGINT / SIGTERM during `heapprof run`: the profile of the window so far is
-#   written (valid for go tool pprof), the message says so, exit 130 / 143.
+# - SIGINT / SIGTERM during `heapprof run` (one isolate, --replicas, --continuous):
+#   the profile of the window so far is written (valid for go tool pprof), the
+#   message says so, exit 130 / 143.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
@@ -170,5 +171,35 @@ expect_in warm.err "interrupted by SIGINT during the warm-up"
 expect_in warm.err "no profile written"
 [ ! -e warm.pb.gz ] || fail "warm: a profile was written without a window"
 only_files "SIGINT during the warm-up" plain serve.js spin.js warm.js
+tidy
+
+# Through the controller: --replicas writes each replica's window so far, and
+# --continuous its last, partial window; the written windows stay. (The marker
+# comes long after the 1 ms warm-up, so the windows are open by then.)
+printf 'const kept = [];\nfunction remember(r) { for (let i = 0; i < 50; ++i) kept.push({ url: r.url, i }); if (kept.length > 100000) kept.length = 0; }\nlet n = 0;\nexport default { fetch(r) { remember(r); if (++n === 20000) console.log("window-open"); return new Response("ok"); } };\n' >serve.js
+start_run replicas "window-open" serve.js --replicas 2 --duration 300s --warmup 1ms --interval 4KiB -o rep.pb.gz
+stop_run replicas INT 130
+expect_in replicas.err "interrupted by SIGINT; the windows ended early and what they held was written"
+expect_in replicas.out "serve#0: wrote rep-serve-0.pb.gz"
+expect_in replicas.out "serve#1: wrote rep-serve-1.pb.gz"
+valid_profile replicas-0 rep-serve-0.pb.gz remember
+valid_profile replicas-1 rep-serve-1.pb.gz remember
+only_files "SIGINT with --replicas" plain serve.js spin.js warm.js rep-serve-0.pb.gz rep-serve-1.pb.gz
+tidy
+
+mkdir rolling
+start_run continuous "window-open" serve.js --continuous 300s --duration 600s --warmup 1ms --interval 4KiB \
+  -o rolling/x.pb.gz
+stop_run continuous TERM 143
+expect_in continuous.out "Continuous: 1 profiles of 300000 ms windows written to rolling/ (0 failed)"
+rolled="$(ls rolling)"
+[ "$(printf '%s\n' "$rolled" | grep -c '^serve-[0-9]*\.pb\.gz$')" = 1 ] || fail "continuous: expected one partial window, got: $rolled"
+valid_profile continuous "rolling/$rolled" remember
+
+# During the replicas' warm-up no window is open: nothing is written.
+start_run replicas-warm "window-open" serve.js --replicas 2 --duration 300s --warmup 200s -o warm.pb.gz
+stop_run replicas-warm INT 130
+expect_in replicas-warm.err "interrupted by SIGINT during the warm-up; no profile written"
+[ -z "$(ls warm*.pb.gz 2>/dev/null)" ] || fail "replicas-warm: a profile was written without a window"
 
 finish

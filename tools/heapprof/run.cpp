@@ -500,9 +500,9 @@ void RegisterRun(Commands& commands) {
       "Run a Workers-style script in an embedded V8 isolate under synthetic requests, profile its heap and "
       "write a pprof file.\nThe worker is an ES module whose default export has fetch(request, env, ctx), or a "
       "script that calls addEventListener('fetch', ...) or defines a global fetch().\n"
-      "Ctrl-C (SIGINT) or SIGTERM ends a single-isolate run early: the profile of the window so far is written "
-      "and the exit code is 130 (143 for SIGTERM); a second one ends heapprof at once. (With --replicas, "
-      "--continuous, --profile or --on-heap-limit a signal ends heapprof at once.)",
+      "Ctrl-C (SIGINT) or SIGTERM ends the run early: the profile of the window so far is written (with "
+      "--replicas, each profiled replica's; with --continuous, the last, partial window) and the exit code is "
+      "130 (143 for SIGTERM); a second one ends heapprof at once.",
       [args] { return RunWorker(*args); });
   run->add_option("worker", args->worker, "The worker script (.js)")->required();
   run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included)")

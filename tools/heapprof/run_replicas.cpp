@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "heapprof/report.h"
 #include "heapprof/worker_runtime.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/interrupt.h"
 
 namespace heapprof::cli {
 namespace {
@@ -155,8 +157,27 @@ int RunReplicas(const ReplicaRun& run) {
     }
   }
 
+  // Ctrl-C / SIGTERM: the windows end at once and what they hold is written;
+  // the run then ends with 130 / 143. (A second signal ends heapprof at once.)
+  std::mutex signal_mu;
+  std::condition_variable signal_cv;
+  InterruptWatcher interrupts([&] {
+    controller.EndWindows();
+    std::lock_guard<std::mutex> lock(signal_mu);
+    signal_cv.notify_all();
+  });
+  auto wait_until = [&](std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(signal_mu);
+    signal_cv.wait_until(lock, deadline, [] { return InterruptWatcher::received() != 0; });
+  };
+
   auto start = std::chrono::steady_clock::now();
-  std::this_thread::sleep_for(std::chrono::nanoseconds(run.warmup_ns));
+  wait_until(start + std::chrono::nanoseconds(run.warmup_ns));
+  if (int signal = InterruptWatcher::received(); signal != 0) {
+    finish();
+    Fail("run", fmt::format("interrupted by {} during the warm-up; no profile written", SignalName(signal)));
+    return InterruptedExitCode(signal);
+  }
   std::vector<Replica*> targets;
   for (auto& r : replicas) {
     if (run.target.empty() || r->name == run.target) targets.push_back(r.get());
@@ -185,9 +206,8 @@ int RunReplicas(const ReplicaRun& run) {
       }
       ids.push_back(id.value());
     }
-    auto end = start + std::chrono::nanoseconds(run.duration_ns);
-    std::this_thread::sleep_until(end);
-    for (uint64_t id : ids) controller.StopContinuous(id);
+    wait_until(start + std::chrono::nanoseconds(run.duration_ns));
+    for (uint64_t id : ids) controller.StopContinuous(id);  // each writes its last, partial window
     fmt::print("Continuous: {} profiles of {} ms windows written to {}/ ({} failed)\n", files.load(),
                run.window_ns / 1'000'000, dir.string(), failures.load());
     if (failures.load() > 0) exit_code = kExitFailure;
@@ -196,6 +216,7 @@ int RunReplicas(const ReplicaRun& run) {
     for (Replica* r : targets) {
       pending.emplace_back(r, controller.Profile({r->name, std::chrono::nanoseconds(run.window_ns), run.session}));
     }
+    if (InterruptWatcher::received() != 0) controller.EndWindows();  // a signal while they were requested
     for (auto& [r, future] : pending) {
       Result<WindowProfile> p = future.get();
       if (!p.ok()) {
@@ -216,7 +237,7 @@ int RunReplicas(const ReplicaRun& run) {
       }
     }
   } else {
-    std::this_thread::sleep_until(start + std::chrono::nanoseconds(run.duration_ns));
+    wait_until(start + std::chrono::nanoseconds(run.duration_ns));
   }
   finish();
   for (auto& r : replicas) {
@@ -224,6 +245,11 @@ int RunReplicas(const ReplicaRun& run) {
     fmt::print("{}: served {} requests{}{}\n", r->name, r->served, r->error.empty() ? "" : "; stopped: " + r->error,
                r->near_limit.empty() ? "" : "; near heap limit: " + r->near_limit);
     if (!r->error.empty() && exit_code == kExitOk) exit_code = kExitFailure;
+  }
+  if (int signal = InterruptWatcher::received(); signal != 0) {
+    fmt::print(stderr, "heapprof run: interrupted by {}; the windows ended early and what they held was written\n",
+               SignalName(signal));
+    return InterruptedExitCode(signal);
   }
   return exit_code;
 }
