@@ -10,8 +10,8 @@ inline constexpr char kGcGlobalName[] = "__heapprof_gc";
 
 // Set by InitializeV8 when it enabled V8's API for a single full GC.
 void SetFullGcAvailable(bool available);
-// One full GC when heapprof started V8 (it enables the API for it), else
-// LowMemoryNotification (several GCs; slower, same result).
+// One full GC when heapprof started V8 (it enables the API for it), else a
+// critical memory-pressure notification (a full GC, sometimes two).
 void CollectGarbageForSnapshot(v8::Isolate* isolate);
 // True while the current thread runs inside a V8 GC callback that heapprof
 // installed (e.g. near the heap limit), where starting another GC is illegal.
