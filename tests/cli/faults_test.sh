@@ -191,7 +191,7 @@ mkdir rolling
 start_run continuous "window-open" serve.js --continuous 300s --duration 600s --warmup 1ms --interval 4KiB \
   -o rolling/x.pb.gz
 stop_run continuous TERM 143
-expect_in continuous.out "Continuous: 1 profiles of 300000 ms windows written to rolling/ (0 failed)"
+expect_in continuous.out "Continuous: 1 profile of 300000 ms windows written to rolling/ (0 failed)"
 rolled="$(ls rolling)"
 [ "$(printf '%s\n' "$rolled" | grep -c '^serve-[0-9]*\.pb\.gz$')" = 1 ] || fail "continuous: expected one partial window, got: $rolled"
 valid_profile continuous "rolling/$rolled" remember

@@ -208,7 +208,8 @@ int RunReplicas(const ReplicaRun& run) {
     }
     wait_until(start + std::chrono::nanoseconds(run.duration_ns));
     for (uint64_t id : ids) controller.StopContinuous(id);  // each writes its last, partial window
-    fmt::print("Continuous: {} profiles of {} ms windows written to {}/ ({} failed)\n", files.load(),
+    fmt::print("Continuous: {} profile{} of {} ms windows written to {}/ ({} failed)\n", files.load(),
+               files.load() == 1 ? "" : "s",
                run.window_ns / 1'000'000, dir.string(), failures.load());
     if (failures.load() > 0) exit_code = kExitFailure;
   } else if (run.on_heap_limit.empty() || !run.target.empty() || run.replicas > 1) {
