@@ -97,6 +97,8 @@ usage requests-negative "--requests" run "$clean" --requests -3
 usage requests-text "--requests" run "$clean" --requests many
 usage duration-unit "--duration" run "$clean" --duration 5q
 usage window-unit "--window" run "$clean" --window soon
+usage continuous-zero "--continuous must be more than 0" run "$clean" --continuous 0s
+usage continuous-unit "--continuous" run "$clean" --continuous often
 usage warmup-bad "--warmup" run "$clean" --warmup 2x
 usage warmup-too-long "leaves nothing to profile" run "$clean" --requests 10 --warmup 20
 usage warmup-from-start "--from-start" run "$clean" --from-start --warmup 10

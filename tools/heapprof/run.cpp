@@ -111,6 +111,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
     if (plan.window_ns <= 0) return bad("--window must be more than 0");
     bounded = true;
   }
+  if (!args.continuous.empty() && ParseDuration(args.continuous).value() <= 0) {
+    return bad("--continuous must be more than 0");
+  }
   if (!bounded) {
     plan.max_requests = kDefaultRequests;
     plan.max_duration_ns = kDefaultDurationNs;
