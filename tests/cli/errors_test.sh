@@ -52,6 +52,8 @@ no_profile no-handler
 
 expect_exit 1 bad-output-dir -- "$heapprof" run "$clean" --requests 50 -o no/such/dir/x.pb.gz
 expect_in bad-output-dir.err "no such directory"
+expect_exit 1 bad-near-limit-dir -- "$heapprof" run "$clean" --requests 50 --on-heap-limit no/such/dir/near.pb.gz
+expect_in bad-near-limit-dir.err "cannot write no/such/dir/near.pb.gz: no such directory no/such/dir"
 
 # The heap limit before the window opened: said so, no file.
 expect_exit 1 hog-warm -- "$heapprof" run hog.js --heap-limit 32 --warmup 1000

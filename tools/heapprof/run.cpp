@@ -293,7 +293,7 @@ int RunWorker(const RunArgs& args) {
                                                : "no such worker file: " + args.worker);
   }
   // Unwritable outputs are found before the run, not after it.
-  for (const std::string& output : {plan.output, args.flamegraph}) {
+  for (const std::string& output : {plan.output, args.flamegraph, args.on_heap_limit}) {
     fs::path out_dir = fs::path(output).parent_path();
     std::error_code ec;
     if (output.empty() || out_dir.empty() || fs::is_directory(out_dir, ec)) continue;
