@@ -48,6 +48,10 @@ int Fail(const std::string& command, const Status& status);
 // Prints a usage error with a pointer to --help and returns kExitUsage.
 int UsageError(const std::string& command, const std::string& message);
 
+// Help for a profile argument: every reading command takes both formats
+// (heapprof/formats.h tells them apart by content).
+inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON";
+
 // CLI11 checks for values parsed later with heapprof/units.h, so a bad value
 // is a usage error reported while parsing.
 CLI::Validator SizeValidator();

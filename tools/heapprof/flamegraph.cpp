@@ -73,7 +73,7 @@ void RegisterFlamegraph(Commands& commands) {
   CLI::App* cmd = commands.Add(
       "flamegraph", "Write an interactive flamegraph page (self-contained HTML) or a static SVG of a profile",
       [args] { return RunFlamegraph(*args); });
-  cmd->add_option("profile", args->path, "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON")->required();
+  cmd->add_option("profile", args->path, kProfileArgHelp)->required();
   cmd->add_option("-o,--output", args->out, "Output file; default: the profile's name with .html or .svg");
   cmd->add_option("--format", args->format, "html (interactive, the default) or svg (static, no JS needed)")
       ->check(CLI::IsMember({"html", "svg"}));

@@ -74,6 +74,7 @@ struct Plan {
   uint64_t warmup_requests = 0;  // the window opens after this many requests...
   int64_t warmup_ns = 0;         // ...or after this much time (one of the two is used)
   int64_t window_ns = kForever;  // the run ends when the window closes
+  int64_t continuous_ns = 0;     // --continuous: length of each back-to-back window (0 = off)
   size_t heap_limit_bytes = 0;
   SessionOptions session;
   std::string output;
@@ -111,8 +112,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
     if (plan.window_ns <= 0) return bad("--window must be more than 0");
     bounded = true;
   }
-  if (!args.continuous.empty() && ParseDuration(args.continuous).value() <= 0) {
-    return bad("--continuous must be more than 0");
+  if (!args.continuous.empty()) {
+    plan.continuous_ns = ParseDuration(args.continuous).value();
+    if (plan.continuous_ns <= 0) return bad("--continuous must be more than 0");
   }
   if (!bounded) {
     plan.max_requests = kDefaultRequests;
@@ -271,8 +273,8 @@ ReplicaRun ReplicaPlan(const RunArgs& args, const Plan& plan) {
   run.target = args.profile_target;
   run.duration_ns = plan.max_duration_ns != kForever ? plan.max_duration_ns : kDefaultDurationNs;
   run.warmup_ns = plan.warmup_ns > 0 ? plan.warmup_ns : std::min<int64_t>(run.duration_ns / 5, 1'000'000'000);
-  run.continuous = !args.continuous.empty();
-  run.window_ns = run.continuous ? ParseDuration(args.continuous).value()
+  run.continuous = plan.continuous_ns > 0;
+  run.window_ns = run.continuous ? plan.continuous_ns
                   : plan.window_ns != kForever ? plan.window_ns
                                                : std::max<int64_t>(run.duration_ns - run.warmup_ns, 1'000'000);
   run.on_heap_limit = args.on_heap_limit;

@@ -56,7 +56,7 @@ void RegisterSymbolize(Commands& commands) {
       "Apply source maps to a profile: original function names, sources and lines for bundled, minified or "
       "TypeScript workers",
       [args] { return RunSymbolize(*args); });
-  cmd->add_option("profile", args->path, "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON")->required();
+  cmd->add_option("profile", args->path, kProfileArgHelp)->required();
   cmd->add_option("--maps,-m", args->map_dirs,
                   "Folder holding the maps (SCRIPT.js.map, or the file the script's sourceMappingURL names); "
                   "may be repeated. Without it, maps are found through each script's sourceMappingURL "
