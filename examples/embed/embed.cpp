@@ -8,8 +8,8 @@
 
 #include "heapprof/pprof.h"
 #include "heapprof/query.h"
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace {
 

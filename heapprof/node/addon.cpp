@@ -11,7 +11,7 @@
 
 #include "heapprof/node/addon_state.h"
 #include "heapprof/pprof.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {
 

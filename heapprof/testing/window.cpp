@@ -6,7 +6,7 @@
 
 #include <utility>
 
-#include "heapprof/attribution.h"
+#include "heapprof/v8/attribution.h"
 
 namespace heapprof::testing {
 

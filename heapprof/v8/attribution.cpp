@@ -1,8 +1,8 @@
-#include "heapprof/attribution.h"
+#include "heapprof/v8/attribution.h"
 
 #include <algorithm>
 
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
 

@@ -1,7 +1,7 @@
 // The controller: routes window requests to registered isolates and runs the
 // lifecycle steps on each isolate's thread (interrupt or Pump), while waiting,
 // building and encoding happen on the controller's threads.
-#include "heapprof/controller.h"
+#include "heapprof/v8/controller.h"
 
 #include <v8.h>
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
 

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "heapprof/v8/gc.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
 namespace {

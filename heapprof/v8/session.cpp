@@ -1,5 +1,5 @@
 // The profiling window: lifecycle, one window per isolate, metadata.
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 
 #include <v8-profiler.h>
 #include <v8.h>

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "heapprof/raw_snapshot.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/status.h"
 
 namespace heapprof::internal {

@@ -8,7 +8,7 @@
 #include "heapprof/file_io.h"
 #include "heapprof/v8/v8_util.h"
 #include "heapprof/v8/worker_state.h"
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 
 namespace heapprof {
 

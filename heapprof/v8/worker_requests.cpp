@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 
 namespace heapprof {
 namespace {

@@ -1,7 +1,7 @@
 // The worker runtime: an isolate with worker globals, the request dispatch
 // loop (call the handler, drain microtasks and timers, await the response),
 // and profiling windows on the worker's isolate.
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 
 #include <v8.h>
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 
 namespace heapprof {
 

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "heapprof/query.h"
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 
 int main() {
   auto isolate = heapprof::Isolate::Create();

@@ -11,9 +11,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/controller.h"
+#include "heapprof/v8/controller.h"
 #include "heapprof/pprof.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"
 
 using namespace heapprof;

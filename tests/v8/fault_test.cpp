@@ -14,9 +14,9 @@
 
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
+#include "heapprof/v8/worker_runtime.h"
 #include "profile_checks.h"
 
 using namespace heapprof;

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 using heapprof::ErrorCode;
 

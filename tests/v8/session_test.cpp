@@ -10,8 +10,8 @@
 
 #include "heapprof/profile_builder.h"
 #include "heapprof/report.h"
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"
 
 using namespace heapprof;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "heapprof/report.h"
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 
 using namespace heapprof;
 

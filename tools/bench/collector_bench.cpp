@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "heapprof/profile_builder.h"
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 
 using namespace heapprof;
 using Clock = std::chrono::steady_clock;

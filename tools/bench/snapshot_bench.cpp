@@ -19,7 +19,7 @@
 
 #include "heapprof/raw_snapshot.h"
 #include "heapprof/v8/allocation_tree.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 #include "tools/bench/ratio_reporter.h"
 
 using namespace heapprof;

@@ -9,8 +9,8 @@
 #include <string>
 #include <system_error>
 
-#include "heapprof/session.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 #include "heapprof/version.h"
 #include "tools/heapprof/commands.h"
 

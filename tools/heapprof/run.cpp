@@ -13,16 +13,16 @@
 #include <optional>
 #include <string>
 
-#include "heapprof/attribution.h"
+#include "heapprof/v8/attribution.h"
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/symbolizer.h"
 #include "heapprof/units.h"
-#include "heapprof/v8_host.h"
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/v8_host.h"
+#include "heapprof/v8/worker_runtime.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"

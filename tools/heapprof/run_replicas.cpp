@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/controller.h"
+#include "heapprof/v8/controller.h"
 #include "heapprof/file_io.h"
 #include "heapprof/report.h"
-#include "heapprof/worker_runtime.h"
+#include "heapprof/v8/worker_runtime.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof::cli {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "heapprof/profile.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/status.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof::testing {
 

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "heapprof/profile.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/status.h"
-#include "heapprof/v8_host.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "heapprof/profile.h"
-#include "heapprof/session.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/status.h"
 
 namespace v8 {
