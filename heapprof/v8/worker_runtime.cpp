@@ -9,6 +9,7 @@
 
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_natives.h"
 #include "heapprof/v8/worker_prelude.h"
 #include "heapprof/v8/worker_state.h"
 
@@ -21,16 +22,6 @@ namespace {
 
 // Timers a single request may fire before heapprof calls it a runaway loop.
 constexpr int kMaxTimersPerWait = 1'000'000;
-
-// console.* from JS: (level, text) -> the sink.
-void ConsoleWrite(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  auto* state = static_cast<WorkerRuntime::State*>(info.Data().As<v8::External>()->Value());
-  v8::Isolate* isolate = info.GetIsolate();
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  std::string level = internal::ValueToString(isolate, context, info[0]);
-  std::string text = internal::ValueToString(isolate, context, info[1]);
-  if (state->console) state->console(level, text);
-}
 
 ConsoleSink StderrConsole(std::string name) {
   return [name = std::move(name)](std::string_view level, std::string_view text) {
@@ -127,6 +118,42 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 
 }  // namespace internal
 
+namespace {
+
+// The status, headers and body of what a handler returned (a Response, else an error).
+Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response,
+                                    const std::string& what) {
+  v8::Isolate* isolate = state->v8();
+  v8::Local<v8::Context> context = state->Context();
+  v8::TryCatch try_catch(isolate);
+  v8::Local<v8::Value> read;
+  if (!state->Internal("readResponse").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &response)
+           .ToLocal(&read)) {
+    return internal::ScriptFailure(state, try_catch, what);
+  }
+  if (Status s = internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()); !s.ok()) return s;
+  v8::Local<v8::Promise> promise = read.As<v8::Promise>();
+  if (promise->State() == v8::Promise::kRejected) {
+    return Error(ErrorCode::kScriptError,
+                 what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+  }
+  v8::Local<v8::Array> parts = promise->Result().As<v8::Array>();
+  auto part = [&](uint32_t i) { return parts->Get(context, i).ToLocalChecked(); };
+  WorkerResponse out;
+  v8::Local<v8::Value> status = part(0);
+  if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
+  out.status_text = internal::ValueToString(isolate, context, part(1));
+  v8::Local<v8::Array> headers = part(2).As<v8::Array>();
+  for (uint32_t i = 0; i + 1 < headers->Length(); i += 2) {
+    out.headers.emplace_back(internal::ValueToString(isolate, context, headers->Get(context, i).ToLocalChecked()),
+                             internal::ValueToString(isolate, context, headers->Get(context, i + 1).ToLocalChecked()));
+  }
+  out.body = internal::BodyBytes(isolate, part(3));
+  return out;
+}
+
+}  // namespace
+
 WorkerRuntime::WorkerRuntime(std::unique_ptr<State> state) : state_(std::move(state)) {}
 WorkerRuntime::WorkerRuntime(WorkerRuntime&&) noexcept = default;
 WorkerRuntime& WorkerRuntime::operator=(WorkerRuntime&&) noexcept = default;
@@ -152,16 +179,16 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, internal::kWorkerPreludeName));
   v8::Local<v8::Script> script;
   v8::Local<v8::Value> installer;
-  v8::Local<v8::Function> write;
+  v8::Local<v8::Object> natives;
   v8::Local<v8::Value> internals;
-  if (!v8::Script::Compile(context, NewString(v8_isolate, internal::WorkerPreludeSource()), &origin)
+  if (!v8::Script::Compile(context, NewString(v8_isolate, internal::kWorkerPreludeSource), &origin)
            .ToLocal(&script) ||
       !script->Run(context).ToLocal(&installer) || !installer->IsFunction() ||
-      !v8::Function::New(context, ConsoleWrite, v8::External::New(v8_isolate, state.get())).ToLocal(&write)) {
+      !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
                                            internal::DescribeException(v8_isolate, context, try_catch));
   }
-  v8::Local<v8::Value> args[] = {write};
+  v8::Local<v8::Value> args[] = {natives};
   if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 1, args).ToLocal(&internals) ||
       !internals->IsObject()) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
@@ -284,12 +311,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   if (response->IsUndefined()) {
     return Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response");
   }
-  WorkerResponse out;
-  if (response->IsObject()) {
-    v8::Local<v8::Value> status = Get(context, response.As<v8::Object>(), "status");
-    if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
-  }
-  return out;
+  return ReadResponse(state, response, what);
 }
 
 Result<Session> WorkerRuntime::StartSession(const SessionOptions& options) {

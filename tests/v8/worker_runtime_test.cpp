@@ -300,3 +300,44 @@ TEST_CASE("a window opened before loading sees module start-up allocations") {
   REQUIRE(build != nullptr);
   CHECK(build->flat > profile->Total(kInuseSpace) / 2);
 }
+
+TEST_CASE("a response carries its status, headers and body bytes") {
+  WorkerRuntime runtime = MakeRuntime();
+  REQUIRE(runtime.Load(R"(
+    export default { async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === '/bytes') return new Response(new Uint8Array([104, 105, 0, 255]), { headers: { 'Content-Type': 'application/octet-stream' } });
+      if (path === '/buffer') return new Response(new Uint16Array([0x6968]).buffer);
+      if (path === '/json') return Response.json({ é: 'ü' }, { status: 201, statusText: 'Created', headers: { 'X-B': '2', 'x-a': '1' } });
+      if (path === '/echo') return new Response(await request.arrayBuffer());
+      if (path === '/empty') return new Response(null, { status: 204 });
+      return { status: 200 };
+    } };
+  )", "responses.js").ok());
+  auto get = [&](const std::string& path, const std::string& body = {}) {
+    WorkerRequest request;
+    request.url = "https://example.com" + path;
+    request.body = body;
+    if (!body.empty()) request.method = "POST";
+    return runtime.Dispatch(request);
+  };
+  auto bytes = get("/bytes");
+  REQUIRE(bytes.ok());
+  CHECK(bytes->body == std::string("hi\0\xff", 4));
+  CHECK(bytes->headers == std::vector<std::pair<std::string, std::string>>{{"content-type", "application/octet-stream"}});
+  CHECK(get("/buffer")->body == "hi");
+  auto json = get("/json");
+  REQUIRE(json.ok());
+  CHECK(json->status == 201);
+  CHECK(json->status_text == "Created");
+  CHECK(json->body == "{\"\xc3\xa9\":\"\xc3\xbc\"}");
+  CHECK(json->headers.size() == 3);
+  CHECK(get("/echo", "posted body")->body == "posted body");
+  auto empty = get("/empty");
+  REQUIRE(empty.ok());
+  CHECK(empty->status == 204);
+  CHECK(empty->body.empty());
+  auto not_response = get("/other");
+  REQUIRE_FALSE(not_response.ok());
+  CHECK_THAT(not_response.status().message(), Catch::Contains("instead of a Response"));
+}

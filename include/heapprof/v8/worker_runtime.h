@@ -60,7 +60,10 @@ const char* WorkerKindName(WorkerKind kind);
 
 // What a handler answered.
 struct WorkerResponse {
-  int status = 200;  // response.status when it is a number, else 200
+  int status = 200;  // response.status
+  std::string status_text;
+  std::vector<std::pair<std::string, std::string>> headers;  // lower-case names, in Headers iteration order
+  std::string body;  // the body's bytes (a string body as UTF-8)
 };
 
 // Heap numbers for progress lines.
@@ -88,8 +91,10 @@ class WorkerRuntime {
   WorkerKind kind() const;
 
   // Calls the handler once, runs microtasks and timers until its promise (and
-  // every ctx.waitUntil promise) settles. A throw or rejection is kScriptError
-  // with the JS stack; hitting the heap limit is kResourceExhausted.
+  // every ctx.waitUntil promise) settles, and reads the Response's status,
+  // headers and body. A throw or rejection, or a handler that answers something
+  // other than a Response, is kScriptError with the JS stack; hitting the heap
+  // limit is kResourceExhausted.
   Result<WorkerResponse> Dispatch(const WorkerRequest& request);
 
   // Opens a profiling window on this worker's isolate (enters it as needed).

@@ -1,13 +1,8 @@
-// Globals for workers: Headers, Request, Response, URL, URLSearchParams,
-// console, timers on virtual time, addEventListener. Deliberately small; a
-// harness for profiling handler code, not a web platform.
-#include "heapprof/v8/worker_prelude.h"
-
-namespace heapprof::internal {
-
-const char* WorkerPreludeSource() {
-  return R"JS((function installWorkerGlobals(consoleWrite) {
+// The JavaScript half of heapprof's worker runtime, embedded at build time
+// (WorkerPrelude.cmake). Its completion value is the installer function.
+(function installWorkerGlobals(natives) {
 'use strict';
+const { consoleWrite, utf8Encode, utf8Decode } = natives;
 
 class Headers {
   #map = null;  // created on the first header: most responses have none
@@ -44,17 +39,39 @@ class Headers {
   [Symbol.iterator]() { return this.entries(); }
 }
 
+// A body is held as a string or as bytes (a private Uint8Array copy); it is
+// read back as what was put in: bytes stay bytes.
+function toBodyValue(body) {
+  if (body == null) return null;
+  if (typeof body === 'string') return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
+  if (ArrayBuffer.isView(body)) {
+    return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+  }
+  if (body instanceof URLSearchParams) return body.toString();
+  return String(body);
+}
+const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
+const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
+
 class Body {
   #body;
   #used = false;
-  constructor(body) { this.#body = body == null ? '' : String(body); }
+  constructor(body) { this.#body = toBodyValue(body); }
   get bodyUsed() { return this.#used; }
-  text() {
-    if (this.#used) return Promise.reject(new TypeError('body already used'));
+  #take() {
+    if (this.#used) throw new TypeError('body already used');
     this.#used = true;
-    return Promise.resolve(this.#body);
+    return this.#body;
+  }
+  async text() { return bodyText(this.#take()); }
+  async arrayBuffer() {
+    const bytes = bodyBytes(this.#take());
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   }
   async json() { return JSON.parse(await this.text()); }
+  // For the runtime: the body as given (string, Uint8Array or null), without marking it used.
+  static peek(body) { return body.#body; }
 }
 
 class Request extends Body {
@@ -185,6 +202,19 @@ return {
     for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
     return new Request(url, { method, headers, body: body === '' ? undefined : body });
   },
+  // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
+  // what a handler returned, for the host.
+  async readResponse(response) {
+    if (!(response instanceof Response)) {
+      throw new TypeError('the fetch handler returned ' +
+        (response === null ? 'null' : typeof response === 'object' ? 'an object that is not a Response' : typeof response) +
+        ' instead of a Response');
+    }
+    const flatHeaders = [];
+    response.headers.forEach((value, name) => { flatHeaders.push(name, value); });
+    const body = Body.peek(response);
+    return [response.status, response.statusText, flatHeaders, body === null ? '' : body];
+  },
   // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
   makeContext() {
     const waits = [];
@@ -206,7 +236,4 @@ return {
     return [event, state];
   },
 };
-}))JS";
-}
-
-}  // namespace heapprof::internal
+})

@@ -1,0 +1,113 @@
+// Native functions behind the worker globals: console output and UTF-8
+// through V8's own conversion (TextEncoder, TextDecoder, byte bodies).
+#include "heapprof/v8/worker_natives.h"
+
+#include <cstring>
+#include <string>
+
+#include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_state.h"
+
+namespace heapprof::internal {
+namespace {
+
+WorkerRuntime::State* StateOf(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  return static_cast<WorkerRuntime::State*>(info.Data().As<v8::External>()->Value());
+}
+
+void ThrowTypeError(v8::Isolate* isolate, const char* message) {
+  isolate->ThrowException(v8::Exception::TypeError(NewString(isolate, message)));
+}
+
+// console.* from JS: (level, text) -> the sink.
+void ConsoleWrite(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  WorkerRuntime::State* state = StateOf(info);
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  std::string level = ValueToString(isolate, context, info[0]);
+  std::string text = ValueToString(isolate, context, info[1]);
+  if (state->console) state->console(level, text);
+}
+
+// A fresh Uint8Array holding `size` bytes copied from `data`.
+v8::Local<v8::Uint8Array> NewBytes(v8::Isolate* isolate, const char* data, size_t size) {
+  v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, size);
+  if (size > 0) std::memcpy(buffer->GetBackingStore()->Data(), data, size);
+  return v8::Uint8Array::New(buffer, 0, size);
+}
+
+// utf8Encode(string): the string's UTF-8 bytes; lone surrogates become U+FFFD
+// (what the Encoding standard asks of TextEncoder).
+void Utf8Encode(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::String> s;
+  if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) return;
+  std::string bytes = ToStdString(isolate, s);
+  info.GetReturnValue().Set(NewBytes(isolate, bytes.data(), bytes.size()));
+}
+
+// utf8Decode(view): the bytes of an ArrayBuffer or a view as a string; invalid
+// sequences become U+FFFD (V8's decoder, as TextDecoder without `fatal`).
+void Utf8Decode(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  const char* data = nullptr;
+  size_t size = 0;
+  if (info[0]->IsArrayBufferView()) {
+    v8::Local<v8::ArrayBufferView> view = info[0].As<v8::ArrayBufferView>();
+    data = static_cast<const char*>(view->Buffer()->GetBackingStore()->Data()) + view->ByteOffset();
+    size = view->ByteLength();
+  } else if (info[0]->IsArrayBuffer()) {
+    v8::Local<v8::ArrayBuffer> buffer = info[0].As<v8::ArrayBuffer>();
+    data = static_cast<const char*>(buffer->GetBackingStore()->Data());
+    size = buffer->ByteLength();
+  } else {
+    ThrowTypeError(isolate, "expected an ArrayBuffer or an ArrayBufferView");
+    return;
+  }
+  if (size > static_cast<size_t>(v8::String::kMaxLength)) {
+    ThrowTypeError(isolate, "the bytes are longer than the longest string V8 can hold");
+    return;
+  }
+  v8::Local<v8::String> s;
+  if (!v8::String::NewFromUtf8(isolate, data, v8::NewStringType::kNormal, static_cast<int>(size)).ToLocal(&s)) return;
+  info.GetReturnValue().Set(s);
+}
+
+}  // namespace
+
+v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::External> data = v8::External::New(isolate, state);
+  v8::Local<v8::Object> natives = v8::Object::New(isolate);
+  struct Entry {
+    const char* name;
+    v8::FunctionCallback callback;
+  };
+  const Entry entries[] = {
+      {"consoleWrite", ConsoleWrite},
+      {"utf8Encode", Utf8Encode},
+      {"utf8Decode", Utf8Decode},
+  };
+  for (const Entry& entry : entries) {
+    v8::Local<v8::Function> function;
+    if (!v8::Function::New(context, entry.callback, data).ToLocal(&function) ||
+        natives->Set(context, NewString(isolate, entry.name), function).IsNothing()) {
+      return {};
+    }
+  }
+  return natives;
+}
+
+// The bytes of a body value the prelude handed back: a string (UTF-8) or a Uint8Array.
+std::string BodyBytes(v8::Isolate* isolate, v8::Local<v8::Value> body) {
+  if (body->IsString()) return ToStdString(isolate, body.As<v8::String>());
+  if (body->IsArrayBufferView()) {
+    v8::Local<v8::ArrayBufferView> view = body.As<v8::ArrayBufferView>();
+    std::string out(view->ByteLength(), '\0');
+    view->CopyContents(out.data(), out.size());
+    return out;
+  }
+  return {};
+}
+
+}  // namespace heapprof::internal
