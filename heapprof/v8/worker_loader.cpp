@@ -109,6 +109,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   }
   v8::Isolate* isolate = state->v8();
   WorkerScope scope(state);
+  internal::Watchdog::Scope deadline(*state->watchdog);
   v8::Local<v8::Context> context = scope.context();
   v8::TryCatch try_catch(isolate);
   const std::string what = "loading " + filename;

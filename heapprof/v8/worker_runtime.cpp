@@ -61,6 +61,11 @@ const char* WorkerKindName(WorkerKind kind) {
 
 namespace internal {
 
+std::string FormatLimit(std::chrono::milliseconds limit) {
+  if (limit.count() % 1000 == 0) return std::to_string(limit.count() / 1000) + " s";
+  return std::to_string(limit.count()) + " ms";
+}
+
 std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value) {
   if (value->IsObject()) {
     v8::TryCatch try_catch(isolate);
@@ -80,6 +85,11 @@ Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch,
     return Error(ErrorCode::kResourceExhausted,
                  what + ": the worker exceeded its heap limit of " +
                      std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB");
+  }
+  if (state->watchdog->fired()) {
+    return Error(ErrorCode::kDeadlineExceeded,
+                 what + ": ran longer than the time limit of " + FormatLimit(state->watchdog->limit()) +
+                     " and was terminated");
   }
   if (try_catch.HasTerminated()) {
     isolate->CancelTerminateExecution();
@@ -170,6 +180,7 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   auto state = std::make_unique<State>(std::move(isolate).value());
   state->console = options.console ? options.console : StderrConsole(options.name);
   v8::Isolate* v8_isolate = state->v8();
+  state->watchdog = std::make_unique<internal::Watchdog>(v8_isolate, options.request_timeout);
   // heapprof decides when microtasks run: after each handler call, like a host's event loop.
   v8_isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
 
@@ -219,6 +230,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   }
   v8::Isolate* isolate = state->v8();
   WorkerScope scope(state);
+  internal::Watchdog::Scope deadline(*state->watchdog);
   v8::Local<v8::Context> context = scope.context();
   const std::string what = request.method + " " + request.url;
   v8::TryCatch try_catch(isolate);

@@ -5,11 +5,13 @@
 
 #include <v8.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "heapprof/v8/worker_runtime.h"
+#include "heapprof/v8/worker_watchdog.h"
 
 namespace heapprof {
 
@@ -19,6 +21,7 @@ struct WorkerRuntime::State {
   // Declared first so it is destroyed last: every Global below needs it.
   Isolate isolate;
   ConsoleSink console;
+  std::unique_ptr<internal::Watchdog> watchdog;  // the per-request time limit; before the Globals, after the isolate
   WorkerKind kind = WorkerKind::kNotLoaded;
   v8::Global<v8::Object> internals;   // what the prelude returned
   v8::Global<v8::Object> env;         // the `env` argument, one per worker
@@ -56,7 +59,10 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 // "message\n    at ..." for a thrown or rejected value.
 std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value);
 
-// The error after a failed call: the heap limit, a termination, or the exception.
+// "30 s" or "250 ms".
+std::string FormatLimit(std::chrono::milliseconds limit);
+
+// The error after a failed call: the heap limit, the time limit, a termination, or the exception.
 Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what);
 
 }  // namespace internal

@@ -20,6 +20,7 @@ enum class ErrorCode {
   kIo,                // read/write failure
   kScriptError,       // JavaScript threw or failed to compile
   kResourceExhausted, // heap limit or cap reached
+  kDeadlineExceeded,  // a time limit was reached (the call was stopped)
   kInternal,
 };
 

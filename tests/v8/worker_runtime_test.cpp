@@ -2,6 +2,7 @@
 // handlers, errors with their JS stacks, the heap limit, profiling windows.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -340,4 +341,48 @@ TEST_CASE("a response carries its status, headers and body bytes") {
   auto not_response = get("/other");
   REQUIRE_FALSE(not_response.ok());
   CHECK_THAT(not_response.status().message(), Catch::Contains("instead of a Response"));
+}
+
+TEST_CASE("the time limit terminates a looping request and the runtime serves on") {
+  WorkerOptions options;
+  options.request_timeout = std::chrono::milliseconds(200);
+  auto created = WorkerRuntime::Create(options);
+  REQUIRE(created.ok());
+  WorkerRuntime runtime = std::move(created).value();
+  REQUIRE(runtime.Load(R"(
+    const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+    export default { async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === '/loop') for (;;) {}
+      if (path === '/timers') for (;;) await sleep(1);
+      return new Response('fine');
+    } };
+  )", "looper.js").ok());
+  WorkerRequest loop;
+  loop.url = "https://example.com/loop";
+  auto looped = runtime.Dispatch(loop);
+  REQUIRE_FALSE(looped.ok());
+  CHECK(looped.status().code() == ErrorCode::kDeadlineExceeded);
+  CHECK_THAT(looped.status().message(), Catch::Contains("time limit of 200 ms"));
+  WorkerRequest plain;
+  plain.url = "https://example.com/";
+  auto after = runtime.Dispatch(plain);
+  INFO(after.status().message());
+  REQUIRE(after.ok());
+  CHECK(after->body == "fine");
+  WorkerRequest timers;
+  timers.url = "https://example.com/timers";
+  CHECK(runtime.Dispatch(timers).status().code() == ErrorCode::kDeadlineExceeded);
+  CHECK(runtime.Dispatch(plain).ok());
+}
+
+TEST_CASE("the time limit terminates a module looping at top level") {
+  WorkerOptions options;
+  options.request_timeout = std::chrono::milliseconds(200);
+  auto created = WorkerRuntime::Create(options);
+  REQUIRE(created.ok());
+  Status s = created->Load("while (true) {}\nexport default { fetch() { return new Response('x'); } };", "top.js");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.code() == ErrorCode::kDeadlineExceeded);
+  CHECK_THAT(s.message(), Catch::Contains("loading top.js"));
 }

@@ -14,6 +14,7 @@
 // drained, without waiting). There is no network, no I/O and no dynamic import.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -46,11 +47,18 @@ WorkerRequest SyntheticRequest(uint64_t index);
 // Where console output goes: level is "log", "info", "debug", "warn" or "error".
 using ConsoleSink = std::function<void(std::string_view level, std::string_view text)>;
 
+// Like the platform's default CPU limit of a paid plan's request.
+inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
+
 struct WorkerOptions {
   std::string name = "worker";                   // isolate name, recorded in profiles
   size_t heap_limit_bytes = 128u * 1024 * 1024;  // whole V8 heap, like the platform's limit
   NearHeapLimitHook on_near_heap_limit;          // runs before the script is terminated
   ConsoleSink console;                           // default: stderr, prefixed with the name
+  // Wall-clock limit of one Dispatch (handler, microtasks, timers, body) and of
+  // Load (a module's top level); past it the JavaScript is terminated and the
+  // call fails with kDeadlineExceeded, and the runtime serves on. Zero: none.
+  std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};
 };
 
 // How the loaded worker exposes its handler.
@@ -94,7 +102,7 @@ class WorkerRuntime {
   // every ctx.waitUntil promise) settles, and reads the Response's status,
   // headers and body. A throw or rejection, or a handler that answers something
   // other than a Response, is kScriptError with the JS stack; hitting the heap
-  // limit is kResourceExhausted.
+  // limit is kResourceExhausted; the time limit, kDeadlineExceeded.
   Result<WorkerResponse> Dispatch(const WorkerRequest& request);
 
   // Opens a profiling window on this worker's isolate (enters it as needed).
