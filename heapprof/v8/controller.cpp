@@ -37,6 +37,7 @@ struct Target {
   std::deque<Step> steps;
   bool alive = true;
   bool requested = false;  // a requested (or continuous) window holds the target
+  uint64_t cut = 0;        // EndWindows(name) calls so far
 
   // Touched only on the isolate's thread.
   std::optional<Session> session;
@@ -44,23 +45,16 @@ struct Target {
   ProfileSink near_sink;
   SessionOptions near_options;
   bool near_enabled = false;
+  bool near_between_windows = true;  // keep a background window while no requested one is open
   bool near_capturing = false;
   size_t initial_limit = 0;
 };
 
-// A one-shot value handed from the isolate's thread to a controller thread.
+// A one-shot value handed from the isolate's thread to a controller thread,
+// guarded by the controller's mutex and announced on its condition.
 template <typename T>
 struct Handoff {
-  std::mutex mu;
-  std::condition_variable cv;
   std::optional<T> value;
-  void Set(T v) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      value.emplace(std::move(v));
-    }
-    cv.notify_all();
-  }
 };
 
 // The targets of each isolate, for its interrupts. V8 drops a pending
@@ -68,6 +62,11 @@ struct Handoff {
 // heap-allocated data (it would leak); OnInterrupt finds its targets here.
 std::mutex g_interrupt_mu;
 std::multimap<v8::Isolate*, std::weak_ptr<Target>> g_interrupt_targets;
+
+uint64_t TargetCuts(Target& t) {
+  std::lock_guard<std::mutex> lock(t.mu);
+  return t.cut;
+}
 
 Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
   WindowProfile out;
@@ -84,6 +83,15 @@ Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
 class Controller::Impl {
  public:
   ~Impl() { Shutdown(); }
+
+  template <typename T>
+  void Set(Handoff<T>& h, T v) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      h.value.emplace(std::move(v));
+    }
+    cv.notify_all();
+  }
 
   mutable std::mutex mu;
   std::condition_variable cv;  // wakes sleeping windows on shutdown/unregister/stop
@@ -159,29 +167,37 @@ class Controller::Impl {
     }
   }
 
-  // Waits for a step's result; gives up on shutdown or when the target dies.
+  // Waits for a step's result; gives up on shutdown or when the target dies
+  // (both notify `cv` under `mu`, as Set does).
   template <typename T>
   std::optional<T> Await(Handoff<T>& h, Target& target) {
-    std::unique_lock<std::mutex> lock(h.mu);
-    while (!h.value) {
-      h.cv.wait_for(lock, std::chrono::milliseconds(20));
-      if (h.value) break;
-      if (Stopping() || !Alive(target)) return std::nullopt;
-    }
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] {
+      if (h.value || shutdown) return true;
+      std::lock_guard<std::mutex> tl(target.mu);
+      return !target.alive;
+    });
     return std::move(h.value);
   }
 
   // Sleeps for a window's length; false when woken by shutdown, unregister,
-  // stop, or an EndWindows call after the request (`cuts_at_request`).
+  // stop, or an EndWindows call after the request (`cuts` and `target_cuts`:
+  // the global and per-target counts then). A duration of a year or more
+  // means until woken.
   bool Sleep(std::chrono::nanoseconds d, const std::shared_ptr<Target>& target, uint64_t continuous_id,
-             uint64_t cuts_at_request) {
+             uint64_t cuts, uint64_t target_cuts) {
     std::unique_lock<std::mutex> lock(mu);
-    return !cv.wait_for(lock, d, [&] {
-      if (shutdown || cut != cuts_at_request) return true;
+    auto woken = [&] {
+      if (shutdown || cut != cuts) return true;
       if (continuous_id && !continuous_running[continuous_id]) return true;
       std::lock_guard<std::mutex> tl(target->mu);
-      return !target->alive;
-    });
+      return !target->alive || target->cut != target_cuts;
+    };
+    if (d >= std::chrono::hours(24 * 365)) {
+      cv.wait(lock, woken);
+      return false;
+    }
+    return !cv.wait_for(lock, d, woken);
   }
 
   // On the isolate's thread: closes whatever window is open, returns its data.
@@ -195,7 +211,7 @@ class Controller::Impl {
 
   // On the isolate's thread: (re)opens the near-limit background window.
   static void StartBackground(Target& t) {
-    if (!t.near_enabled || t.session || t.near_capturing) return;
+    if (!t.near_enabled || !t.near_between_windows || t.session || t.near_capturing) return;
     Result<Session> s = Session::Start(t.isolate, t.near_options);
     if (s.ok()) {
       t.session.emplace(std::move(s.value()));
@@ -217,9 +233,19 @@ class Controller::Impl {
     return Status::Ok();
   }
 
-  // The body of one requested or continuous run, on a controller thread.
-  void RunWindows(std::shared_ptr<Target> target, WindowRequest request, uint64_t continuous_id,
-                  uint64_t cuts_at_request, std::function<void(Result<WindowProfile>)> deliver) {
+  // Posts the step that opens a requested window; the caller's thread learns
+  // its outcome from `started` (the window opens at the target's next
+  // interrupt or Pump, even when that is the caller's own next Pump).
+  bool PostOpen(const std::shared_ptr<Target>& target, const SessionOptions& options,
+                const std::shared_ptr<Handoff<Status>>& started) {
+    return Post(target, [this, target, started, options] { Set(*started, OpenRequested(*target, options)); });
+  }
+
+  // The rest of one requested or continuous run, on a controller thread,
+  // once PostOpen queued the opening step (`posted`: whether it could).
+  void RunWindows(std::shared_ptr<Target> target, WindowRequest request, uint64_t continuous_id, uint64_t cuts,
+                  uint64_t target_cuts, std::shared_ptr<Handoff<Status>> started, bool posted,
+                  std::function<void(Result<WindowProfile>)> deliver) {
     const Status shut_down = Error(ErrorCode::kFailedPrecondition, "the controller shut down");
     const Status gone =
         Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window");
@@ -227,38 +253,37 @@ class Controller::Impl {
       Post(target, [target] { Release(*target); });
       Finish(target, [&] { deliver(s); });
     };
-    auto started = std::make_shared<Handoff<Status>>();
-    if (!Post(target, [target, started, options = request.options] { started->Set(OpenRequested(*target, options)); })) {
-      return fail(gone);
-    }
+    if (!posted) return fail(gone);
     std::optional<Status> start_status = Await(*started, *target);
     if (!start_status) return fail(Stopping() ? shut_down : gone);
     if (!start_status->ok()) return Finish(target, [&] { deliver(*start_status); });
 
     for (;;) {
-      bool full = Sleep(request.duration, target, continuous_id, cuts_at_request);
+      bool full = Sleep(request.duration, target, continuous_id, cuts, target_cuts);
       if (Stopping()) return fail(shut_down);
       if (!Alive(*target)) return fail(gone);
       bool again = continuous_id != 0 && full;
       // Stop (and, for a continuous run, start the next window in the same step).
       auto stopped = std::make_shared<Handoff<Result<RawSnapshot>>>();
-      bool posted = Post(target, [target, stopped, again, options = request.options] {
+      bool stop_posted = Post(target, [this, target, stopped, again, options = request.options] {
         if (target->owner != Owner::kRequest) {
-          stopped->Set(Error(ErrorCode::kFailedPrecondition,
-                             Alive(*target) ? "the window ended early: the isolate neared its heap limit"
-                                            : "target " + target->name + " was unregistered during the window"));
+          Set(*stopped, Result<RawSnapshot>(Error(
+                            ErrorCode::kFailedPrecondition,
+                            Alive(*target) ? "the window ended early: the isolate neared its heap limit"
+                                           : "target " + target->name + " was unregistered during the window")));
           return;
         }
         if (!Alive(*target)) {
           Release(*target);
-          stopped->Set(Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window"));
+          Set(*stopped, Result<RawSnapshot>(
+                            Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window")));
           return;
         }
         Result<RawSnapshot> raw = CloseSession(*target);
         if (again) (void)OpenRequested(*target, options);
-        stopped->Set(std::move(raw));
+        Set(*stopped, std::move(raw));
       });
-      if (!posted) return fail(gone);
+      if (!stop_posted) return fail(gone);
       std::optional<Result<RawSnapshot>> raw = Await(*stopped, *target);
       if (!raw) return fail(Stopping() ? shut_down : gone);
       if (!raw->ok()) return Finish(target, [&] { deliver(raw->status()); });
@@ -378,11 +403,15 @@ Status Controller::Unregister(const std::string& name) {
     }
   }
   {
-    std::lock_guard<std::mutex> lock(target->mu);
+    // Under the controller's mutex too: its waiters check `alive` under it.
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    std::lock_guard<std::mutex> tl(target->mu);
     target->alive = false;
   }
   impl_->cv.notify_all();
   // We are on the isolate's thread: run what waits, then close any window.
+  v8::Isolate::Scope scope(target->isolate);
+  v8::HandleScope handles(target->isolate);
   Impl::RunSteps(*target);
   if (target->near_enabled) {
     target->isolate->RemoveNearHeapLimitCallback(&Impl::OnNearHeapLimit, 0);
@@ -417,6 +446,10 @@ void Controller::Pump(v8::Isolate* isolate) {
   Impl::RunSteps(*target);
 }
 
+Status Controller::Register(const std::string& name, Isolate& isolate) { return Register(name, isolate.get()); }
+
+void Controller::Pump(Isolate& isolate) { Pump(isolate.get()); }
+
 std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& request) {
   auto promise = std::make_shared<std::promise<Result<WindowProfile>>>();
   std::future<Result<WindowProfile>> future = promise->get_future();
@@ -425,8 +458,14 @@ std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& requ
     promise->set_value(target.status());
     return future;
   }
-  impl_->Spawn([this, t = target.value(), request, promise, cuts = impl_->Cuts()] {
-    impl_->RunWindows(t, request, 0, cuts, [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
+  std::shared_ptr<Target> t = target.value();
+  uint64_t cuts = impl_->Cuts();
+  uint64_t target_cuts = TargetCuts(*t);
+  auto started = std::make_shared<Handoff<Status>>();
+  bool posted = impl_->PostOpen(t, request.options, started);
+  impl_->Spawn([this, t, request, promise, cuts, target_cuts, started, posted] {
+    impl_->RunWindows(t, request, 0, cuts, target_cuts, started, posted,
+                      [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
   });
   return future;
 }
@@ -443,8 +482,13 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
     id = impl_->next_id++;
     impl_->continuous_running[id] = true;
   }
-  impl_->Spawn([this, t = target.value(), request, id, sink, cuts = impl_->Cuts()] {
-    impl_->RunWindows(t, request, id, cuts, sink);
+  std::shared_ptr<Target> t = target.value();
+  uint64_t cuts = impl_->Cuts();
+  uint64_t target_cuts = TargetCuts(*t);
+  auto started = std::make_shared<Handoff<Status>>();
+  bool posted = impl_->PostOpen(t, request.options, started);
+  impl_->Spawn([this, t, request, id, sink, cuts, target_cuts, started, posted] {
+    impl_->RunWindows(t, request, id, cuts, target_cuts, started, posted, sink);
     {
       std::lock_guard<std::mutex> lock(impl_->mu);
       impl_->continuous_done.insert(id);
@@ -462,6 +506,25 @@ void Controller::EndWindows() {
   impl_->cv.notify_all();
 }
 
+void Controller::EndWindows(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_name.find(name);
+    if (it == impl_->by_name.end()) return;
+    std::lock_guard<std::mutex> tl(it->second->mu);
+    ++it->second->cut;
+  }
+  impl_->cv.notify_all();
+}
+
+bool Controller::Profiling(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->by_name.find(name);
+  if (it == impl_->by_name.end()) return false;
+  std::lock_guard<std::mutex> tl(it->second->mu);
+  return it->second->requested;
+}
+
 void Controller::StopContinuous(uint64_t id) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   auto it = impl_->continuous_running.find(id);
@@ -474,7 +537,8 @@ void Controller::StopContinuous(uint64_t id) {
   impl_->continuous_done.erase(id);
 }
 
-Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink, const SessionOptions& options) {
+Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink, const SessionOptions& options,
+                                              bool between_windows) {
   std::shared_ptr<Target> target;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -487,8 +551,10 @@ Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSi
   target->near_sink = std::move(sink);
   target->near_options = options;
   target->near_enabled = true;
+  target->near_between_windows = between_windows;
   target->near_capturing = false;
   target->isolate->AddNearHeapLimitCallback(&Impl::OnNearHeapLimit, target.get());
+  v8::Isolate::Scope scope(target->isolate);
   v8::HandleScope handles(target->isolate);
   Impl::StartBackground(*target);
   return Status::Ok();

@@ -214,6 +214,8 @@ WorkerKind WorkerRuntime::kind() const { return state_->kind; }
 Isolate& WorkerRuntime::isolate() { return state_->isolate; }
 bool WorkerRuntime::heap_limit_reached() const { return state_->isolate.heap_limit_reached(); }
 
+void WorkerRuntime::Terminate() { state_->v8()->TerminateExecution(); }
+
 HeapUsage WorkerRuntime::heap_usage() const {
   v8::HeapStatistics stats;
   state_->v8()->GetHeapStatistics(&stats);

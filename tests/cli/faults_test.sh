@@ -180,8 +180,8 @@ printf 'const kept = [];\nfunction remember(r) { for (let i = 0; i < 50; ++i) ke
 start_run replicas "window-open" serve.js --replicas 2 --duration 300s --warmup 1ms --interval 4KiB -o rep.pb.gz
 stop_run replicas INT 130
 expect_in replicas.err "interrupted by SIGINT; the windows ended early and what they held was written"
-expect_in replicas.out "serve#0: wrote rep-serve-0.pb.gz"
-expect_in replicas.out "serve#1: wrote rep-serve-1.pb.gz"
+expect_in replicas.out "Wrote rep-serve-0.pb.gz"
+expect_in replicas.out "Wrote rep-serve-1.pb.gz"
 valid_profile replicas-0 rep-serve-0.pb.gz remember
 valid_profile replicas-1 rep-serve-1.pb.gz remember
 only_files "SIGINT with --replicas" plain serve.js spin.js warm.js rep-serve-0.pb.gz rep-serve-1.pb.gz
@@ -199,7 +199,8 @@ valid_profile continuous "rolling/$rolled" remember
 # During the replicas' warm-up no window is open: nothing is written.
 start_run replicas-warm "window-open" serve.js --replicas 2 --duration 300s --warmup 200s -o warm.pb.gz
 stop_run replicas-warm INT 130
-expect_in replicas-warm.err "interrupted by SIGINT during the warm-up; no profile written"
+expect_in replicas-warm.err "serve#0: interrupted by SIGINT during the warm-up"
+expect_in replicas-warm.err "no profile written"
 [ -z "$(ls warm*.pb.gz 2>/dev/null)" ] || fail "replicas-warm: a profile was written without a window"
 
 finish

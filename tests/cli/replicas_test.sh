@@ -8,8 +8,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 expect_exit 0 one -- "$heapprof" run "$examples/prometheus-leak.js" --replicas 3 --profile 'prometheus-leak#1' \
   --duration 3s --interval 64KiB -o one.pb.gz --top 3
 [ -f one.pb.gz ] || fail "one.pb.gz was not written"
-expect_in one.out "prometheus-leak#1: wrote one.pb.gz"
+expect_in one.out "Profiled prometheus-leak#1 (module worker)"
+expect_in one.out "Wrote one.pb.gz"
 expect_in one.out "prometheus-leak#2: served"
+expect_in one.out "(not profiled)"
 "$heapprof" top one.pb.gz -n 1 >one.top
 expect_in one.top "observe"
 
@@ -37,8 +39,8 @@ function hoardEverything(request) {
 export default { fetch(request) { hoardEverything(request); return new Response('ok'); } };
 JS
 expect_exit 1 limit -- "$heapprof" run hoard.js --on-heap-limit near.pb.gz --heap-limit 48 --duration 30s
-expect_in limit.out "exceeded its heap limit"
-expect_in limit.out "near heap limit: wrote near.pb.gz"
+expect_in limit.err "exceeded its heap limit"
+expect_in limit.out "Wrote the in-use profile captured near the heap limit to near.pb.gz"
 "$heapprof" top near.pb.gz -n 1 >near.top
 expect_in near.top "hoardEverything"
 

@@ -24,6 +24,19 @@ expect_exit 0 run-mapped -- "$heapprof" run "$bundle" -n 3000 --interval 16k -o 
 expect_in run-mapped.out "recordRequest  metrics.ts:$record_line"
 if grep -q "worker.min.js:" run-mapped.out; then fail "run-mapped.out still has frames in worker.min.js"; fi
 
+# The same engine with --replicas and --continuous: each file is mapped too.
+expect_exit 0 run-replicas -- "$heapprof" run "$bundle" --replicas 2 -n 3000 --interval 16k -o rep.pb.gz
+for f in rep-worker.min-0.pb.gz rep-worker.min-1.pb.gz; do
+  "$heapprof" top "$f" -s inuse_space -n 3 >"$f.top" || fail "$f is not readable"
+  expect_in "$f.top" "recordRequest  metrics.ts:$record_line"
+done
+mkdir -p rolling
+expect_exit 0 run-continuous -- "$heapprof" run "$bundle" --continuous 200ms -n 3000 --interval 16k -o rolling/x.pb.gz
+last="$(ls rolling/*.pb.gz | tail -1)"
+"$heapprof" top "$last" -s alloc_space -n 50 >continuous.top
+expect_in continuous.top "metrics.ts:"
+if grep -q "worker.min.js:" continuous.top; then fail "a continuous window still has frames in worker.min.js"; fi
+
 # The raw profile, positions in the bundle.
 expect_exit 0 run -- "$heapprof" run "$bundle" -n 4000 --interval 16k -o bundle.pb.gz --no-source-maps
 "$heapprof" top bundle.pb.gz -s inuse_space -n 3 >raw-top.out

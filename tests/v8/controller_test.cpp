@@ -312,3 +312,44 @@ TEST_CASE("EndWindows cuts requested windows short, and later requests run their
   one.Join();
   rolling.Join();
 }
+
+TEST_CASE("on the isolate's own thread, Profile then Pump opens the window now, and EndWindows(name) ends it",
+          "[controller]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate other(controller, "other", kSetup, LoopFor(1500, "workB"));
+  auto other_window = controller.Profile(Req("other", 10min));
+
+  auto iso = Isolate::Create();
+  REQUIRE(iso.ok());
+  REQUIRE(controller.Register("self", iso.value()).ok());
+  auto window = controller.Profile(Req("self", 10min));
+  controller.Pump(iso.value());
+  {
+    v8::Isolate::Scope scope(iso->get());
+    v8::HandleScope handles(iso->get());
+    // The sampler is already held by the window the Pump opened.
+    Result<Session> second = Session::Start(iso->get());
+    CHECK(second.status().code() == ErrorCode::kFailedPrecondition);
+  }
+  REQUIRE(iso->RunScript(std::string(kSetup) + "for (let i = 0; i < 2000; ++i) workA();").ok());
+  CHECK(controller.Profiling("self"));
+  controller.EndWindows("self");
+  for (int i = 0; i < 60000 && window.wait_for(0s) != std::future_status::ready; ++i) {
+    controller.Pump(iso.value());
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(window.wait_for(0s) == std::future_status::ready);
+  Result<WindowProfile> got = window.get();
+  INFO(got.status().message());
+  REQUIRE(got.ok());
+  CHECK(HasFunction(got->profile, "workA"));
+  // The other target's ten-minute window is still open.
+  CHECK(other_window.wait_for(200ms) == std::future_status::timeout);
+  CHECK(controller.Profiling("other"));
+  REQUIRE(controller.Unregister("self").ok());
+  controller.EndWindows("other");
+  REQUIRE(other_window.wait_for(60s) == std::future_status::ready);
+  CHECK(other_window.get().ok());
+  other.Join();
+}

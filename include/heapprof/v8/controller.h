@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "heapprof/profile.h"
-#include "heapprof/v8/session.h"
 #include "heapprof/status.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace v8 {
 class Isolate;
@@ -34,7 +35,8 @@ struct WindowProfile {
 };
 
 struct WindowRequest {
-  std::string target;                                   // a registered name
+  std::string target;  // a registered name
+  // How long the window stays open; a year or more means until EndWindows.
   std::chrono::nanoseconds duration = std::chrono::seconds(10);
   SessionOptions options;
 };
@@ -52,6 +54,7 @@ class Controller {
   // Makes an isolate a target under `name` (e.g. "worker@v3" or an object id).
   // Call on the isolate's thread.
   Status Register(const std::string& name, v8::Isolate* isolate);
+  Status Register(const std::string& name, Isolate& isolate);
   // Removes a target. Call on the isolate's thread, before disposing it: an
   // open window is closed and its request ends with an error.
   Status Unregister(const std::string& name);
@@ -60,10 +63,13 @@ class Controller {
   // Runs lifecycle steps waiting for this isolate. Call on its thread when it
   // is idle (not running JS); no-op when nothing waits.
   void Pump(v8::Isolate* isolate);
+  void Pump(Isolate& isolate);
 
   // Opens a window on the target from any thread; the future yields the
   // profile after `duration`, or an error (unknown target, already being
   // profiled, sampler busy, target unregistered, controller shut down).
+  // The window opens at the target's next interrupt or Pump after this call
+  // returns: on the isolate's own thread, Profile() then Pump() opens it now.
   std::future<Result<WindowProfile>> Profile(const WindowRequest& request);
 
   // Back-to-back windows of `window` length on the target until stopped,
@@ -78,13 +84,19 @@ class Controller {
   // continuous run ends after that partial window. Windows requested later run
   // their full length. Any thread; does not wait. (E.g. on Ctrl-C.)
   void EndWindows();
+  // The same for one target's windows (e.g. after its last request).
+  void EndWindows(const std::string& name);
+  // Whether a requested window or continuous run holds the target.
+  bool Profiling(const std::string& name) const;
 
   // Near-heap-limit capture: while no requested window is open, the target
   // keeps a background window; when V8 nears the heap limit the controller
   // raises the limit a little, captures the in-use profile into `sink`, and
-  // restores the limit. Call on the isolate's thread.
+  // restores the limit. Call on the isolate's thread. Without
+  // `between_windows` only a requested window is captured (the sink gets an
+  // error when none was open).
   Status EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink,
-                                    const SessionOptions& options = {});
+                                    const SessionOptions& options = {}, bool between_windows = true);
 
   // Fails every request in flight with an error and joins the threads.
   void Shutdown();

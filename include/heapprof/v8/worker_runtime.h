@@ -111,6 +111,11 @@ class WorkerRuntime {
   // inside the NearHeapLimitHook.
   Result<Profile> StopSession(Session session);
 
+  // Ends the JavaScript this worker runs now; any thread (e.g. on Ctrl-C).
+  // The Dispatch or load in progress returns kScriptError ("execution was
+  // terminated"); one that arrives between calls ends the next call.
+  void Terminate();
+
   HeapUsage heap_usage() const;
   bool heap_limit_reached() const;
   Isolate& isolate();

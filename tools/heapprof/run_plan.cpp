@@ -1,0 +1,203 @@
+// `heapprof run`: flags -> a validated Plan, before V8 starts.
+#include "tools/heapprof/run_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "heapprof/units.h"
+
+namespace heapprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Without --requests, --duration or --window a run serves this many requests
+// (a few seconds for the bundled examples), and stops earlier at
+// kDefaultDuration so that a slow worker does not keep a newcomer waiting.
+constexpr uint64_t kDefaultRequests = 20000;
+constexpr int64_t kDefaultDurationNs = 5'000'000'000;
+constexpr uint64_t kDefaultWarmupRequests = 200;
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A whole number of decimal digits that fits in 64 bits.
+Result<uint64_t> ParseCount(const std::string& text) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) return Error(ErrorCode::kInvalidArgument, text + " is too large");
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return Error(ErrorCode::kInvalidArgument, "\"" + text + "\" is not a whole number");
+  }
+  return value;
+}
+
+Status Bad(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
+
+}  // namespace
+
+std::string SafeName(std::string name) {
+  for (char& c : name) {
+    if (c == '#' || c == '/' || c == ' ') c = '-';
+  }
+  return name;
+}
+
+std::string FileFor(const std::string& path, const std::string& replica, bool only_one) {
+  if (only_one) return path;
+  fs::path out(path);
+  std::string stem = out.filename().string();
+  std::string ext;
+  for (const char* e : {".pb.gz", ".pb", ".gz", ".html", ".svg"}) {
+    if (stem.size() > std::strlen(e) && stem.ends_with(e)) {
+      ext = e;
+      stem.resize(stem.size() - ext.size());
+      break;
+    }
+  }
+  // Without -o the stem is the worker's, which the replica's name starts with.
+  std::string worker_stem = replica.substr(0, replica.find('#'));
+  std::string name = stem == worker_stem ? SafeName(replica) : fmt::format("{}-{}", stem, SafeName(replica));
+  return (out.parent_path() / (name + ext)).string();
+}
+
+Result<Plan> MakePlan(const RunArgs& args) {
+  Plan plan;
+  plan.worker = args.worker;
+  bool bounded = false;
+  if (args.requests > 0) {
+    plan.max_requests = static_cast<uint64_t>(args.requests);
+    bounded = true;
+  }
+  if (!args.duration.empty()) {
+    Result<int64_t> d = ParseDuration(args.duration);
+    if (!d.ok()) return Bad("--duration: " + d.status().message());
+    if (d.value() <= 0) return Bad("--duration must be more than 0");
+    plan.max_duration_ns = d.value();
+    bounded = true;
+  }
+  if (!args.continuous.empty()) {
+    Result<int64_t> d = ParseDuration(args.continuous);
+    if (!d.ok()) return Bad("--continuous: " + d.status().message());
+    if (d.value() <= 0) return Bad("--continuous must be more than 0");
+    plan.continuous_ns = d.value();
+    if (!args.window.empty()) {
+      return Bad("--continuous sets the length of each window; drop --window (the run's length is --duration or "
+                 "--requests)");
+    }
+    if (!args.flamegraph.empty()) {
+      return Bad("--flamegraph writes the page of one window, and --continuous writes a file per window: drop "
+                 "--flamegraph and open any of them with `heapprof flamegraph FILE`");
+    }
+  }
+  if (!args.window.empty()) {
+    Result<int64_t> d = ParseDuration(args.window);
+    if (!d.ok()) return Bad("--window: " + d.status().message());
+    if (d.value() <= 0) return Bad("--window must be more than 0");
+    plan.window_ns = d.value();
+    bounded = true;
+  }
+  if (!bounded) {
+    plan.max_requests = kDefaultRequests;
+    plan.max_duration_ns = kDefaultDurationNs;
+  }
+
+  plan.from_start = args.from_start;
+  if (args.from_start) {
+    if (!args.warmup.empty()) {
+      return Bad("--from-start opens the window before the worker is loaded, so there is no warm-up; "
+                 "drop --warmup or --from-start");
+    }
+  } else if (args.warmup.empty()) {
+    plan.warmup_requests = kDefaultWarmupRequests;
+  } else if (AllDigits(args.warmup)) {
+    Result<uint64_t> n = ParseCount(args.warmup);
+    if (!n.ok()) return Bad("--warmup: " + n.status().message());
+    plan.warmup_requests = n.value();
+  } else {
+    Result<int64_t> warmup = ParseDuration(args.warmup);
+    if (!warmup.ok()) {
+      return Bad("--warmup takes a number of requests (200) or a duration (2s): " + warmup.status().message());
+    }
+    plan.warmup_ns = warmup.value();
+  }
+  if (plan.max_requests != kNoLimit && plan.warmup_requests >= plan.max_requests) {
+    if (!args.warmup.empty()) {
+      return Bad(fmt::format("the warm-up ({} requests) leaves nothing to profile within --requests {}",
+                             plan.warmup_requests, plan.max_requests));
+    }
+    plan.warmup_requests = plan.max_requests / 10;  // a short run: keep most of it in the window
+  }
+  if (plan.max_duration_ns != kForever && plan.warmup_ns >= plan.max_duration_ns) {
+    return Bad(fmt::format("the warm-up ({}) leaves nothing to profile within --duration {}", args.warmup,
+                           args.duration));
+  }
+
+  Result<uint64_t> interval = ParseSize(args.interval);
+  if (!interval.ok()) return Bad("--interval: " + interval.status().message());
+  if (interval.value() == 0 || interval.value() > (1ull << 30)) {
+    return Bad("--interval must be between 1 byte and 1 GiB");
+  }
+  plan.session.interval_bytes = interval.value();
+  plan.session.max_stack_depth = args.depth;
+  plan.session.gc_before_snapshot = !args.no_gc;
+
+  uint64_t heap_limit = 0;
+  if (AllDigits(args.heap_limit)) {
+    Result<uint64_t> mib = ParseCount(args.heap_limit);
+    if (!mib.ok() || mib.value() > 64 * 1024) return Bad("--heap-limit must be between 8 MiB and 64 GiB");
+    heap_limit = mib.value() * 1024 * 1024;
+  } else {
+    Result<uint64_t> parsed = ParseSize(args.heap_limit);
+    if (!parsed.ok()) return Bad("--heap-limit takes MiB (128) or a size (1GiB): " + parsed.status().message());
+    heap_limit = parsed.value();
+  }
+  if (heap_limit < 8u * 1024 * 1024 || heap_limit > 64ull * 1024 * 1024 * 1024) {
+    return Bad("--heap-limit must be between 8 MiB and 64 GiB");
+  }
+  plan.heap_limit_bytes = static_cast<size_t>(heap_limit);
+
+  if (args.sample_index.empty()) {
+    plan.table_indexes = {kInuseSpace, kAllocSpace};
+  } else {
+    static const char* kTypes[] = {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
+    int found = -1;
+    for (int i = 0; i < 4; ++i) {
+      if (args.sample_index == kTypes[i] || args.sample_index == std::to_string(i)) found = i;
+    }
+    if (found < 0) {
+      return Bad("unknown --sample-index \"" + args.sample_index +
+                 "\"; use alloc_objects, alloc_space, inuse_objects or inuse_space");
+    }
+    plan.table_indexes = {found};
+  }
+  plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
+  plan.symbolize = !args.no_source_maps;
+  plan.flamegraph = args.flamegraph;
+  plan.on_heap_limit = args.on_heap_limit;
+  plan.output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
+
+  std::string stem = fs::path(args.worker).stem().string();
+  if (stem.empty()) stem = "worker";
+  for (int i = 0; i < args.replicas; ++i) {
+    plan.replicas.push_back(args.replicas == 1 ? stem : fmt::format("{}#{}", stem, i));
+  }
+  plan.display_name = args.replicas == 1 ? fs::path(args.worker).filename().string() : stem;
+  if (args.profile_target.empty()) {
+    plan.profiled = plan.replicas;
+  } else if (std::find(plan.replicas.begin(), plan.replicas.end(), args.profile_target) != plan.replicas.end()) {
+    plan.profiled = {args.profile_target};
+  } else {
+    std::string names;
+    for (const std::string& r : plan.replicas) names += (names.empty() ? "" : ", ") + r;
+    return Bad(fmt::format("no replica named {} (the replicas are {})", args.profile_target, names));
+  }
+  return plan;
+}
+
+}  // namespace heapprof::cli

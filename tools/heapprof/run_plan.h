@@ -1,0 +1,77 @@
+// `heapprof run`: the flags as parsed, and the validated plan every mode runs
+// from (one isolate, --replicas, --continuous, --on-heap-limit, --profile).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "heapprof/status.h"
+#include "heapprof/v8/session.h"
+
+namespace heapprof::cli {
+
+inline constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
+inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+
+// The flags of `heapprof run`, as CLI11 parsed them.
+struct RunArgs {
+  std::string worker;
+  int64_t requests = 0;  // signed, so "-3" is rejected instead of wrapping
+  std::string duration;
+  std::string warmup;
+  std::string window;
+  std::string interval = "512KiB";
+  int depth = 64;
+  std::string heap_limit = "128";
+  bool from_start = false;
+  bool no_gc = false;
+  bool allow_inlining = false;
+  bool no_source_maps = false;
+  std::vector<std::string> v8_flags;
+  std::string output;
+  int top = 10;
+  std::string sample_index;
+  std::string flamegraph;
+  int replicas = 1;
+  std::string profile_target;
+  std::string continuous;
+  std::string on_heap_limit;
+};
+
+// What a run does, checked before V8 starts. Every limit applies to each
+// replica; a profiled replica's window closes at the first limit it reaches.
+struct Plan {
+  std::string worker;               // the script
+  std::string display_name;         // "prometheus-leak.js" (one replica) for reports
+  std::vector<std::string> replicas;  // target names: "stem" or "stem#0".."stem#N-1"
+  std::vector<std::string> profiled;  // the replicas that get a window (--profile or all)
+  bool from_start = false;
+  uint64_t max_requests = kNoLimit;  // per replica, warm-up included
+  int64_t max_duration_ns = kForever;
+  uint64_t warmup_requests = 0;  // the window opens after this many requests...
+  int64_t warmup_ns = 0;         // ...and this much time
+  int64_t window_ns = kForever;  // the window's length (the replica stops serving when it closes)
+  int64_t continuous_ns = 0;     // --continuous: back-to-back windows of this length (0 = off)
+  size_t heap_limit_bytes = 0;
+  SessionOptions session;
+  bool symbolize = true;
+  std::string output;              // -o: the profile (one replica) or the stem of each replica's file
+  std::string flamegraph;          // "" = none
+  std::string on_heap_limit;       // "" = the near-limit profile of a window goes to `output`
+  std::vector<int> table_indexes;  // sample types to print, in order
+  size_t top_rows = 10;
+};
+
+// Turns the flags into a Plan, or a usage error message (kInvalidArgument).
+Result<Plan> MakePlan(const RunArgs& args);
+
+// The file of one replica for an output path: `path` itself when one replica
+// is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w#1" ->
+// "a/x-w-1.pb.gz").
+std::string FileFor(const std::string& path, const std::string& replica, bool only_one);
+// A replica name made safe for a file name ("w#1" -> "w-1").
+std::string SafeName(std::string name);
+
+}  // namespace heapprof::cli

@@ -1,0 +1,284 @@
+// `heapprof run`'s report: files written, tables, one-line answers.
+#include "tools/heapprof/run_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "heapprof/file_io.h"
+#include "heapprof/flamegraph.h"
+#include "heapprof/pprof.h"
+#include "heapprof/report.h"
+#include "heapprof/symbolizer.h"
+#include "heapprof/units.h"
+#include "tools/heapprof/commands.h"
+#include "tools/heapprof/interrupt.h"
+
+namespace heapprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "2.31 s" / "850 ms" for reports.
+std::string Seconds(int64_t ns) {
+  if (ns < 1'000'000'000) return fmt::format("{} ms", ns / 1'000'000);
+  return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
+}
+
+std::string Bytes(uint64_t bytes) { return FormatValue(static_cast<int64_t>(bytes), "bytes"); }
+
+// What the tables say about each sample type, for a newcomer.
+std::string TableTitle(int index, bool gc, bool near_limit) {
+  if (near_limit && (index == kInuseSpace || index == kInuseObjects)) {
+    return index == kInuseSpace ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
+                                : "Objects in use near the heap limit (inuse_objects):";
+  }
+  switch (index) {
+    case kInuseSpace:
+      return gc ? "Memory still in use when the window closed (inuse_space, after a full GC):"
+                : "Memory still in use when the window closed (inuse_space, no GC before the snapshot):";
+    case kAllocSpace: return "Memory allocated during the window, freed or not (alloc_space):";
+    case kInuseObjects: return "Objects still in use when the window closed (inuse_objects):";
+    case kAllocObjects: return "Objects allocated during the window (alloc_objects):";
+  }
+  return "";
+}
+
+void PrintTables(const Profile& profile, const Plan& plan, bool near_limit) {
+  if (plan.top_rows == 0) return;
+  if (profile.samples.empty()) {
+    fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
+               "Serve more requests (--requests, --duration) or sample more often (--interval 64KiB).\n",
+               Bytes(plan.session.interval_bytes));
+    return;
+  }
+  bool builtins = false, runtime_frames = false;
+  for (int index : plan.table_indexes) {
+    TopOptions options;
+    options.sample_index = index;
+    options.rows = plan.top_rows;
+    fmt::print("\n{}\n{}", TableTitle(index, plan.session.gc_before_snapshot, near_limit),
+               FormatTopTable(profile, options));
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    for (size_t i = 0; i < std::min(plan.top_rows, totals.size()); ++i) {
+      builtins = builtins || totals[i].filename.empty();
+      runtime_frames = runtime_frames || totals[i].filename == "heapprof:runtime";
+    }
+  }
+  // One line per kind of unfamiliar row, so a first reader can tell them apart.
+  if (builtins) {
+    fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
+               "their caller, or VM states: (V8 API) is work done from C++, such as the request objects the\n"
+               "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
+  }
+  if (runtime_frames) {
+    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL).\n");
+  }
+}
+
+// One sentence per table's winner: the answer, before the details.
+void PrintSummary(const Profile& profile, const Plan& plan) {
+  if (plan.top_rows == 0) return;
+  fmt::print("\n");
+  for (int index : plan.table_indexes) {
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    int64_t total = profile.Total(index);
+    if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
+    const FunctionTotal& top = totals[0];
+    std::string where =
+        top.filename.empty() ? "" : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
+    std::string_view unit = profile.str(profile.sample_types[index].unit);
+    const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
+    fmt::print("{} {} {:.1f}% of {} ({}).\n", top.name + where, verb,
+               100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
+               profile.str(profile.sample_types[index].type));
+  }
+}
+
+// Source maps, when the plan applies them, and the file. Warnings go to stderr.
+Status WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized) {
+  if (!plan.symbolize) return WriteFileAtomic(path, window.pprof_gzip);
+  if (!already_symbolized) {
+    FileSourceMapProvider maps;
+    for (const std::string& w : Symbolize(window.profile, maps).warnings) {
+      fmt::print(stderr, "heapprof run: warning: {}\n", w);
+    }
+  }
+  return WritePprofFile(path, window.profile);
+}
+
+// The name a replica goes by in the report.
+std::string Label(const Plan& plan, const ReplicaOutcome& r) {
+  return plan.replicas.size() == 1 ? plan.display_name : r.name;
+}
+
+// The report of one profiled replica's window; false when something failed.
+bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file) {
+  const std::string label = Label(plan, r);
+  const std::string prefix = only_one ? "" : r.name + ": ";
+  bool ok = r.failure.ok();
+
+  if (r.heap_limit) {
+    Fail("run", prefix + r.failure.message() + (r.served > 0 ? fmt::format(" (after {} requests)", r.served) : ""));
+    bool captured = r.near_limit && r.near_limit->ok();
+    if (!captured) {
+      if (r.near_limit && r.window_opened && !r.near_limit->ok()) {
+        Fail("run", prefix + "capturing the profile near the heap limit failed: " + r.near_limit->status().message());
+      } else if (!r.window_opened || !r.near_limit) {
+        fmt::print(stderr, "No profile was written: the profiling window was not open when the limit was reached{}.\n",
+                   plan.from_start ? "" : " (try --from-start or a shorter --warmup)");
+      }
+      return false;
+    }
+  } else if (!r.failure.ok()) {
+    bool have = r.window && r.window->ok();
+    std::string where = r.kind == WorkerKind::kNotLoaded ? "" : fmt::format("request #{}; ", r.served + 1);
+    Fail("run", prefix + r.failure.message() +
+                    fmt::format("\n({}{})", where,
+                                have ? "the profile of the window up to it is written below" : "no profile written"));
+    if (!have) return false;
+  }
+
+  // The near-limit capture: to --on-heap-limit's file, else to -o.
+  if (r.near_limit && r.near_limit->ok()) {
+    const std::string base = plan.on_heap_limit.empty() ? plan.output : plan.on_heap_limit;
+    const std::string path = FileFor(base, r.name, only_one);
+    if (Status s = WriteProfile(plan, path, r.near_limit->value(), /*already_symbolized=*/false); !s.ok()) {
+      Fail("run", s);
+      return false;
+    }
+    fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
+    if (first_file.empty()) first_file = path;
+    if (r.heap_limit || !r.window || !r.window->ok()) {
+      PrintTables(r.near_limit->value().profile, plan, /*near_limit=*/true);
+      return false;
+    }
+  }
+
+  if (!r.window_opened) {
+    if (signal != 0) {
+      Fail("run", fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix,
+                              SignalName(signal),
+                              r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up",
+                              r.served));
+    } else if (r.failure.ok()) {
+      Fail("run", fmt::format("{}the run ended after {} requests, before the warm-up was over; no profile "
+                              "written (shorten --warmup or lengthen the run)",
+                              prefix, r.served));
+    }
+    return false;
+  }
+  if (plan.continuous_ns > 0) return ok && r.continuous_failed == 0;
+  if (!r.window) return false;
+  if (!r.window->ok()) {
+    Fail("run", prefix + "the profiling window failed: " + r.window->status().message());
+    return false;
+  }
+  if (signal != 0) {
+    fmt::print(stderr, "heapprof run: {}interrupted by {} after {} requests; writing the profile of the window so far\n",
+               prefix, SignalName(signal), r.served);
+  }
+  WindowProfile& window = r.window->value();
+  const std::string path = FileFor(plan.output, r.name, only_one);
+  if (Status s = WriteProfile(plan, path, window, false); !s.ok()) {
+    Fail("run", s);
+    return false;
+  }
+  if (first_file.empty()) first_file = path;
+
+  fmt::print("{}Profiled {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind), r.served,
+             Seconds(r.serving_ns));
+  const int64_t window_ns = window.profile.duration_nanos;
+  if (plan.from_start) {
+    fmt::print("  window   from before the worker was loaded: start-up and {} requests, {}\n", r.window_requests,
+               Seconds(window_ns));
+  } else {
+    fmt::print("  window   {} requests, {}, after a warm-up of {} requests\n", r.window_requests, Seconds(window_ns),
+               r.window_opened_at);
+  }
+  fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
+             Bytes(plan.session.interval_bytes));
+  fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
+  fmt::print("Wrote {}\n", path);
+  if (!plan.flamegraph.empty()) {
+    FlamegraphOptions page_options;
+    page_options.title = fmt::format("heapprof run {}", label);
+    Result<std::string> page = RenderFlamegraphHtml(window.profile, page_options);
+    const std::string page_path = FileFor(plan.flamegraph, r.name, only_one);
+    // An empty window is a result, not a failure: the profile is written, the page cannot be.
+    if (!page.ok()) {
+      fmt::print(stderr, "No flamegraph written: {}\n", page.status().message());
+    } else if (Status s = WriteFileAtomic(page_path, page.value()); !s.ok()) {
+      Fail("run", s);
+      return false;
+    } else {
+      fmt::print("Wrote {}\n", page_path);
+    }
+  }
+  PrintTables(window.profile, plan, /*near_limit=*/false);
+  PrintSummary(window.profile, plan);
+  return ok;
+}
+
+}  // namespace
+
+int ReportRun(const Plan& plan, EngineOutcome& outcome) {
+  const bool only_one = plan.profiled.size() == 1;
+  bool all_ok = true;
+  std::string first_file;
+  for (ReplicaOutcome& r : outcome.replicas) {
+    bool profiled = std::find(plan.profiled.begin(), plan.profiled.end(), r.name) != plan.profiled.end();
+    if (profiled) {
+      all_ok = ReportWindow(plan, r, only_one, outcome.signal, first_file) && all_ok;
+    } else if (!r.failure.ok()) {
+      Fail("run", r.name + " (not profiled): " + r.failure.message());
+      all_ok = false;
+    }
+  }
+
+  if (plan.replicas.size() > 1 || plan.continuous_ns > 0) {
+    fmt::print("\n");
+    for (const ReplicaOutcome& r : outcome.replicas) {
+      bool profiled = std::find(plan.profiled.begin(), plan.profiled.end(), r.name) != plan.profiled.end();
+      std::string near;
+      if (r.near_limit && r.near_limit->ok()) {
+        near = "; near heap limit: wrote " +
+               FileFor(plan.on_heap_limit.empty() ? plan.output : plan.on_heap_limit, r.name, only_one);
+      }
+      fmt::print("{}: served {} requests{}{}{}\n", r.name, r.served, profiled ? "" : " (not profiled)",
+                 r.failure.ok() ? "" : "; stopped: " + r.failure.message().substr(0, r.failure.message().find('\n')),
+                 near);
+    }
+  }
+  if (plan.continuous_ns > 0) {
+    int written = 0, failed = 0;
+    for (const ReplicaOutcome& r : outcome.replicas) {
+      written += r.continuous_written;
+      failed += r.continuous_failed;
+    }
+    fs::path dir = fs::path(plan.output).parent_path();
+    fmt::print("Continuous: {} profile{} of {} ms windows written to {}/ ({} failed)\n", written,
+               written == 1 ? "" : "s", plan.continuous_ns / 1'000'000, dir.empty() ? "." : dir.string(), failed);
+    for (ReplicaOutcome& r : outcome.replicas) {
+      if (!r.last_continuous || plan.top_rows == 0) continue;
+      fmt::print("\nThe last window of {} ({}):", Label(plan, r), Seconds(r.last_continuous->profile.duration_nanos));
+      PrintTables(r.last_continuous->profile, plan, /*near_limit=*/false);
+      PrintSummary(r.last_continuous->profile, plan);
+    }
+  }
+  if (!first_file.empty() && all_ok) {
+    fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", first_file);
+  }
+  if (outcome.signal != 0) {
+    if (!first_file.empty() || plan.continuous_ns > 0) {
+      fmt::print(stderr, "heapprof run: the run was interrupted by {}; the windows ended early and what they held was "
+                         "written\n",
+                 SignalName(outcome.signal));
+    }
+    return InterruptedExitCode(outcome.signal);
+  }
+  return all_ok ? kExitOk : kExitFailure;
+}
+
+}  // namespace heapprof::cli
