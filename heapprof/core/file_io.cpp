@@ -32,6 +32,13 @@ class FdCloser {
   int fd_;
 };
 
+// "1 GiB", "256 MiB", or bytes for limits that are not whole MiB.
+std::string FormatLimit(size_t bytes) {
+  if (bytes >= (size_t{1} << 30) && bytes % (size_t{1} << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+  if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{} B", bytes);
+}
+
 std::string DirectoryOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -77,9 +84,13 @@ Status WriteInto(const std::string& path, std::string_view bytes) {
 
 }  // namespace
 
-Result<std::string> ReadFileBytes(const std::string& path) {
+Result<std::string> ReadFileBytes(const std::string& path, const ReadOptions& options) {
   if (path.empty()) return Error(ErrorCode::kInvalidArgument, "no file name given");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only a FIFO the user named may block in open(); anything else is opened
+  // without blocking and its type checked on the descriptor, not the name.
+  struct stat named {};
+  bool user_fifo = !options.regular_only && ::stat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (user_fifo ? 0 : O_NONBLOCK));
   if (fd < 0) {
     int err = errno;
     return Error(CodeFor(err), fmt::format("cannot open '{}': {}", path, ErrnoText(err)));
@@ -91,6 +102,24 @@ Result<std::string> ReadFileBytes(const std::string& path) {
     return Error(ErrorCode::kIo, fmt::format("cannot stat '{}': {}", path, ErrnoText(err)));
   }
   if (S_ISDIR(st.st_mode)) return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is a directory", path));
+  const bool pipe = S_ISFIFO(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !(pipe && !options.regular_only)) {
+    const char* kind = pipe                                           ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                    : "not a regular file";
+    return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is {}, not a regular file", path, kind));
+  }
+  if (!user_fifo) {  // a regular file never blocks; drop O_NONBLOCK for the reads
+    int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  auto too_large = [&] {
+    return Error(ErrorCode::kResourceExhausted,
+                 fmt::format("'{}' is larger than the {} limit for a file heapprof reads", path,
+                             FormatLimit(options.max_bytes)));
+  };
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > options.max_bytes) return too_large();
 
   std::string bytes;
   if (S_ISREG(st.st_mode) && st.st_size > 0) bytes.reserve(static_cast<size_t>(st.st_size));
@@ -103,6 +132,8 @@ Result<std::string> ReadFileBytes(const std::string& path) {
       return Error(ErrorCode::kIo, fmt::format("cannot read '{}': {}", path, ErrnoText(err)));
     }
     if (n == 0) break;
+    // A file that grows while read, or a pipe that never ends, stops at the limit.
+    if (static_cast<size_t>(n) > options.max_bytes - bytes.size()) return too_large();
     bytes.append(buffer, static_cast<size_t>(n));
   }
   return bytes;

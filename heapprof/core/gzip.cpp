@@ -17,7 +17,21 @@ std::string ZlibMessage(const z_stream& stream, int rc) {
   return fmt::format("zlib error {}", rc);
 }
 
+// Why decompression stopped: the limit and where it comes from.
+std::string TooLarge(size_t compressed, size_t limit) {
+  std::string shown = limit % (1 << 20) == 0 ? fmt::format("{} MiB", limit >> 20) : fmt::format("{} bytes", limit);
+  return fmt::format(
+      "gzip data expands beyond the {} limit for its {} compressed bytes ({}x their size, at least {} MiB, at most "
+      "{} MiB): a corrupt or hostile file?",
+      shown, compressed, kMaxInflateRatio, kInflateAllowance >> 20, kMaxDecompressedBytes >> 20);
+}
+
 }  // namespace
+
+size_t InflateLimit(size_t compressed_bytes, size_t ceiling) {
+  size_t by_ratio = compressed_bytes > ceiling / kMaxInflateRatio ? ceiling : compressed_bytes * kMaxInflateRatio;
+  return std::min(ceiling, std::max(by_ratio, kInflateAllowance));
+}
 
 bool IsGzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -65,6 +79,7 @@ Result<std::string> GzipDecompress(std::string_view bytes, size_t max_output) {
   if (bytes.empty()) return Error(ErrorCode::kDataLoss, "gzip data is empty");
   if (!IsGzip(bytes)) return Error(ErrorCode::kDataLoss, "not gzip data (missing the 1f 8b magic number)");
 
+  max_output = InflateLimit(bytes.size(), max_output);
   z_stream stream{};
   int rc = inflateInit2(&stream, 15 + 16);  // gzip only
   if (rc != Z_OK) return Error(ErrorCode::kInternal, "gzip: inflateInit2 failed: " + ZlibMessage(stream, rc));
@@ -81,9 +96,7 @@ Result<std::string> GzipDecompress(std::string_view bytes, size_t max_output) {
   for (;;) {
     if (out_pos == out.size()) {
       if (out.size() > max_output) {
-        return fail(ErrorCode::kResourceExhausted,
-                    fmt::format("gzip data expands beyond the {} MiB limit (a corrupt or hostile file?)",
-                                max_output >> 20));
+        return fail(ErrorCode::kResourceExhausted, TooLarge(bytes.size(), max_output));
       }
       out.resize(std::min(max_output + 1, out.size() * 2));
     }
@@ -97,9 +110,7 @@ Result<std::string> GzipDecompress(std::string_view bytes, size_t max_output) {
     in_pos += in_chunk - stream.avail_in;
     out_pos += out_chunk - stream.avail_out;
     if (out_pos > max_output) {
-      return fail(ErrorCode::kResourceExhausted,
-                  fmt::format("gzip data expands beyond the {} MiB limit (a corrupt or hostile file?)",
-                              max_output >> 20));
+      return fail(ErrorCode::kResourceExhausted, TooLarge(bytes.size(), max_output));
     }
     if (rc == Z_STREAM_END) {
       if (in_pos == bytes.size()) break;

@@ -230,13 +230,32 @@ Result<Profile> DecodePprof(std::string_view bytes) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return Error(ErrorCode::kResourceExhausted, "profile is larger than protobuf's 2 GiB message limit");
   }
+  const internal::SampleCounts counts = internal::CountSamples(bytes);
+  auto refuse = [](std::string what) { return Error(ErrorCode::kResourceExhausted, std::move(what)); };
+  if (counts.samples > kMaxPprofSamples) {
+    return refuse(fmt::format("profile holds {} samples, more than the {} heapprof reads (aggregate identical "
+                              "stacks first: real heap profiles hold thousands)",
+                              counts.samples, kMaxPprofSamples));
+  }
+  if (counts.deepest > kMaxPprofStackDepth) {
+    return refuse(fmt::format("a sample's stack is {} frames deep, more than the {} heapprof reads",
+                              counts.deepest, kMaxPprofStackDepth));
+  }
+  if (counts.frames > kMaxPprofFrames) {
+    return refuse(fmt::format("the samples' stacks hold {} frames in all, more than the {} heapprof reads",
+                              counts.frames, kMaxPprofFrames));
+  }
   google::protobuf::Arena arena;
   auto* msg = google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
   if (!msg->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     std::string why = internal::ExplainProfileParseFailure(bytes);
     return Corrupt(gzipped ? "gzip data does not hold a pprof profile: " + why : why);
   }
-  return Converter(*msg).Run();
+  Result<Profile> profile = Converter(*msg).Run();
+  if (profile.ok()) {
+    if (Status s = CheckValueTotals(*profile); !s.ok()) return s;
+  }
+  return profile;
 }
 
 Result<Profile> ReadPprofFile(const std::string& path) {

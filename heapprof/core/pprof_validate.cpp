@@ -101,4 +101,23 @@ class Checker {
 
 Status ValidateProfile(const Profile& profile) { return Checker(profile).Run(); }
 
+Status CheckValueTotals(const Profile& profile) {
+  for (size_t t = 0; t < profile.sample_types.size(); ++t) {
+    uint64_t total = 0;  // grows by at most 2^63 a step, so it stops below 2^64 at the first excess
+    for (const Sample& sample : profile.samples) {
+      if (t >= sample.values.size()) continue;
+      int64_t v = sample.values[t];
+      total += v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      if (total > kMaxValueTotal) {
+        return Error(ErrorCode::kDataLoss,
+                     fmt::format("the values of sample type {} add up to more than 2^61 in magnitude, beyond any "
+                                 "real measurement (sums of them would overflow)",
+                                 t < profile.sample_types.size() ? std::string(profile.str(profile.sample_types[t].type))
+                                                                 : std::to_string(t)));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace heapprof

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof::internal {
@@ -136,6 +139,46 @@ std::string ExplainProfileParseFailure(std::string_view bytes) {
     }
   }
   return "the bytes are not a valid profile.proto message";
+}
+
+}  // namespace heapprof::internal
+
+namespace heapprof::internal {
+
+SampleCounts CountSamples(std::string_view bytes) {
+  SampleCounts counts;
+  const int size = static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX));
+  CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), size);
+  for (uint32_t tag; (tag = in.ReadTag()) != 0;) {
+    if (tag != WireFormatLite::MakeTag(2, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      if (!WireFormatLite::SkipField(&in, tag)) break;
+      continue;
+    }
+    uint32_t length = 0;
+    if (!in.ReadVarint32(&length) || length > static_cast<uint32_t>(size - in.CurrentPosition())) break;
+    std::string_view sample(bytes.data() + in.CurrentPosition(), length);
+    in.Skip(static_cast<int>(length));
+    ++counts.samples;
+    // Sample.location_id is field 1: packed (one varint ends at each byte below 0x80) or one id a tag.
+    uint64_t depth = 0;
+    CodedInputStream s(reinterpret_cast<const uint8_t*>(sample.data()), static_cast<int>(sample.size()));
+    for (uint32_t t; (t = s.ReadTag()) != 0;) {
+      if (t == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+        uint32_t n = 0;
+        if (!s.ReadVarint32(&n) || n > static_cast<uint32_t>(sample.size()) - s.CurrentPosition()) break;
+        std::string_view packed = sample.substr(static_cast<size_t>(s.CurrentPosition()), n);
+        depth += static_cast<uint64_t>(
+            std::count_if(packed.begin(), packed.end(), [](char c) { return (static_cast<uint8_t>(c) & 0x80) == 0; }));
+        s.Skip(static_cast<int>(n));
+      } else {
+        if (t == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_VARINT)) ++depth;
+        if (!WireFormatLite::SkipField(&s, t)) break;
+      }
+    }
+    counts.frames += depth;
+    counts.deepest = std::max(counts.deepest, depth);
+  }
+  return counts;
 }
 
 }  // namespace heapprof::internal

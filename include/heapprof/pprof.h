@@ -1,6 +1,7 @@
 // pprof (profile.proto, gzipped) out of and back into the Profile model.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,22 @@ inline constexpr int kPprofGzipLevel = 6;
 Result<std::string> EncodePprofGzip(const Profile& profile);
 // The same at an explicit gzip level (1 fastest .. 9 smallest).
 Result<std::string> EncodePprofGzip(const Profile& profile, int gzip_level);
+// What DecodePprof accepts, checked before protobuf builds anything, so a
+// small hostile file cannot take gigabytes: heapprof's own profiles hold a
+// few thousand aggregated samples of at most a few hundred frames.
+inline constexpr uint64_t kMaxPprofSamples = uint64_t{1} << 18;      // 262,144 samples
+inline constexpr uint64_t kMaxPprofStackDepth = uint64_t{1} << 16;   // 65,536 frames in one sample
+inline constexpr uint64_t kMaxPprofFrames = uint64_t{1} << 24;       // 16,777,216 frames over all samples
+// The magnitudes of one sample type's values may add up to at most 2^61
+// (2 EiB): then no total, subtotal or difference of two profiles' totals
+// that the tools compute can overflow int64.
+inline constexpr uint64_t kMaxValueTotal = uint64_t{1} << 61;
+
+// kDataLoss naming the sample type whose values add up beyond kMaxValueTotal.
+Status CheckValueTotals(const Profile& profile);
+
 // Parses gzipped or raw bytes and validates them; dense ids in the result.
+// Beyond the limits above: kResourceExhausted (kDataLoss for value totals).
 Result<Profile> DecodePprof(std::string_view bytes);
 
 // Writes a gzipped profile atomically (temp file in the same folder + rename).

@@ -2,6 +2,10 @@
 // accepts is a valid profile that encodes and decodes again, and the same
 // bytes gzipped decode to the same result (so protobuf mutations reach the
 // parser through the gzip path too, not only as literal gzip inputs).
+// Size properties (docs/security.md): an accepted profile of N input bytes
+// (N inflated bytes, at most InflateLimit of the gzipped size) holds at most
+// N samples, frames, locations, functions and strings together, within the
+// reader's caps, and its totals add up without overflow.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,11 +16,28 @@
 
 #include "heapprof/gzip.h"
 #include "heapprof/pprof.h"
+#include "heapprof/report.h"
 
 namespace {
 
 void Check(bool ok) {
   if (!ok) std::abort();
+}
+
+// Every element of the model costs at least one byte of serialized input.
+void CheckSize(const heapprof::Profile& p, size_t serialized_bytes) {
+  uint64_t frames = 0;
+  for (const heapprof::Sample& s : p.samples) {
+    Check(s.locations.size() <= heapprof::kMaxPprofStackDepth);
+    frames += s.locations.size();
+  }
+  Check(p.samples.size() <= heapprof::kMaxPprofSamples);
+  Check(frames <= heapprof::kMaxPprofFrames);
+  Check(p.samples.size() + frames + p.locations.size() + p.functions.size() + p.strings.size() <=
+        serialized_bytes + 1);  // +1: an empty string table gets its ""
+  Check(heapprof::CheckValueTotals(p).ok());
+  // Sums over every sample, as `top` makes them (UBSan flags an overflow).
+  for (size_t t = 0; t < p.sample_types.size(); ++t) (void)heapprof::FunctionTotals(p, static_cast<int>(t));
 }
 
 }  // namespace
@@ -33,6 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   heapprof::Result<std::string> encoded = profile.ok() ? heapprof::EncodePprof(*profile)
                                                        : heapprof::Result<std::string>(profile.status());
   if (profile.ok()) {
+    size_t serialized = size;
+    if (heapprof::IsGzip(bytes)) {
+      heapprof::Result<std::string> raw = heapprof::GzipDecompress(bytes);
+      Check(raw.ok() && raw->size() <= heapprof::InflateLimit(size));
+      serialized = raw->size();
+    }
+    CheckSize(*profile, serialized);
     Check(heapprof::ValidateProfile(*profile).ok());
     Check(encoded.ok());
     heapprof::Result<heapprof::Profile> again = heapprof::DecodePprof(*encoded);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -217,4 +218,64 @@ TEST_CASE("WriteFileAtomic replaces what a symbolic link points to and keeps the
   auto entries = dir.Entries();
   std::sort(entries.begin(), entries.end());
   CHECK(entries == std::vector<std::string>{"latest.pb.gz", "target.pb.gz"});
+}
+
+namespace {
+
+// Forks a writer that sends `bytes` into the FIFO at `path`, then exits.
+pid_t WriteIntoFifo(const std::string& path, size_t bytes) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(path.c_str(), O_WRONLY);
+    std::string chunk(4096, 'p');
+    for (size_t sent = 0; fd >= 0 && sent < bytes; sent += chunk.size()) {
+      if (::write(fd, chunk.data(), std::min(chunk.size(), bytes - sent)) < 0) break;
+    }
+    ::_exit(0);
+  }
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("ReadFileBytes refuses devices and, for files a script names, FIFOs without blocking") {
+  TempDir dir;
+  Result<std::string> zero = ReadFileBytes("/dev/zero");  // read to EOF it would never end
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.status().code() == ErrorCode::kInvalidArgument);
+  CHECK_THAT(zero.status().message(), Catch::Matchers::Contains("'/dev/zero' is a device, not a regular file"));
+
+  const std::string fifo = dir.path() + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  ::alarm(20);  // a blocking open() would hang the test: let it die instead
+  Result<std::string> named = ReadFileBytes(fifo, {.regular_only = true});
+  ::alarm(0);
+  REQUIRE_FALSE(named.ok());
+  CHECK_THAT(named.status().message(), Catch::Matchers::Contains("is a FIFO, not a regular file"));
+
+  // A FIFO the user names is read like a file, up to the limit.
+  pid_t writer = WriteIntoFifo(fifo, 10000);
+  Result<std::string> piped = ReadFileBytes(fifo);
+  ::waitpid(writer, nullptr, 0);
+  REQUIRE(piped.ok());
+  CHECK(piped->size() == 10000);
+  writer = WriteIntoFifo(fifo, 3 << 20);
+  Result<std::string> endless = ReadFileBytes(fifo, {.max_bytes = 1 << 20});
+  ::kill(writer, SIGKILL);
+  ::waitpid(writer, nullptr, 0);
+  REQUIRE_FALSE(endless.ok());
+  CHECK(endless.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(endless.status().message(), Catch::Matchers::Contains("larger than the 1 MiB limit"));
+}
+
+TEST_CASE("ReadFileBytes refuses a regular file beyond its limit before reading it") {
+  TempDir dir;
+  const std::string path = dir.path() + "/big";
+  REQUIRE(WriteFileAtomic(path, std::string(4097, 'x')).ok());
+  Result<std::string> big = ReadFileBytes(path, {.max_bytes = 4096});
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(big.status().message(), Catch::Matchers::Contains("larger than the 4096 B limit"));
+  CHECK(ReadFileBytes(path, {.max_bytes = 4097}).ok());
+  CHECK(kMaxInputFileBytes == size_t{1} << 30);
 }

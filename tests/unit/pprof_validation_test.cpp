@@ -9,7 +9,10 @@
 #include "heapprof/pprof.h"
 #include "heapprof/proto/profile.pb.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/wire_format_lite.h>
 
 using namespace heapprof;
 namespace pb = perftools::profiles;
@@ -256,6 +259,27 @@ TEST_CASE("decompression is bounded: a zip bomb is an error, not an OOM") {
   CHECK(kMaxDecompressedBytes == size_t{1} << 30);
 }
 
+TEST_CASE("decompression stops at 64x the compressed size (or 64 MiB), long before the 1 GiB ceiling") {
+  // 16 members of 8 MiB of zeros: 128 MiB from about 130 KB.
+  std::string member = Gzip(std::string(8 << 20, '\0'));
+  std::string bomb;
+  for (int i = 0; i < 16; ++i) bomb += member;
+  REQUIRE(bomb.size() * kMaxInflateRatio < kInflateAllowance);
+  CHECK(InflateLimit(bomb.size()) == kInflateAllowance);
+  Result<std::string> out = GzipDecompress(bomb);
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(out.status().message(), Catch::Matchers::Contains("beyond the 64 MiB limit"));
+  // The ratio rules above the allowance, and the ceiling above the ratio.
+  CHECK(InflateLimit(2 << 20) == (size_t{128} << 20));
+  CHECK(InflateLimit(size_t{100} << 20) == kMaxDecompressedBytes);
+  CHECK(InflateLimit(SIZE_MAX) == kMaxDecompressedBytes);
+  CHECK(InflateLimit(10, 4096) == 4096);
+  Result<Profile> p = DecodePprof(bomb);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.status().code() == ErrorCode::kResourceExhausted);
+}
+
 TEST_CASE("gzip: concatenated members form one stream") {
   std::string two = Gzip("hello, ") + Gzip("world");
   Result<std::string> out = GzipDecompress(two);
@@ -303,4 +327,84 @@ TEST_CASE("ValidateProfile names each broken invariant of the model") {
     REQUIRE_FALSE(s.ok());
     CHECK_THAT(s.message(), Catch::Matchers::Contains(cases[i].expected));
   }
+}
+
+// A valid profile whose one sample is repeated `copies` times on the wire
+// (233 KB gzipped for 10 million: what took `top` to 3.8 GB before the cap).
+std::string RepeatedSamples(size_t copies) {
+  pb::Profile m = ValidMessage();
+  std::string one = m.sample(0).SerializeAsString();
+  m.clear_sample();
+  std::string bytes = m.SerializeAsString();
+  std::string sample_field;
+  google::protobuf::io::StringOutputStream out(&sample_field);
+  {
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+        2, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    coded.WriteVarint32(static_cast<uint32_t>(one.size()));
+    coded.WriteString(one);
+  }
+  bytes.reserve(bytes.size() + copies * sample_field.size());
+  for (size_t i = 0; i < copies; ++i) bytes += sample_field;
+  return bytes;
+}
+
+TEST_CASE("pprof reader: sample count, stack depth and value totals are capped before parsing") {
+  // At the cap the profile reads; one sample more is refused by count, before protobuf allocates.
+  Result<Profile> at_cap = DecodePprof(RepeatedSamples(kMaxPprofSamples));
+  REQUIRE(at_cap.ok());
+  CHECK(at_cap->samples.size() == kMaxPprofSamples);
+  Result<Profile> over = DecodePprof(Gzip(RepeatedSamples(kMaxPprofSamples + 1)));
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(over.status().message(), Catch::Matchers::Contains("holds 262145 samples, more than the 262144"));
+
+  // One sample of 2 million frames (packed and unpacked ids count alike).
+  for (bool packed : {true, false}) {
+    std::string deep = Mutated([](pb::Profile& m) {
+      for (uint64_t i = 0; i < kMaxPprofStackDepth; ++i) m.mutable_sample(0)->add_location_id(1);
+    });
+    if (!packed) {
+      // Unpacked: the same ids, one tag each, appended to the sample on the wire.
+      pb::Profile m = ValidMessage();
+      pb::Sample* s = m.mutable_sample(0);
+      std::string extra;
+      for (uint64_t i = 0; i < kMaxPprofStackDepth; ++i) extra += std::string("\x08\x01", 2);
+      std::string sample = s->SerializeAsString() + extra;
+      m.clear_sample();
+      deep = m.SerializeAsString() + std::string("\x12", 1);
+      std::string len;
+      for (uint64_t n = sample.size(); ; n >>= 7) {
+        len += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+        if (n < 0x80) break;
+      }
+      deep += len + sample;
+    }
+    Result<Profile> p = DecodePprof(deep);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.status().code() == ErrorCode::kResourceExhausted);
+    CHECK_THAT(p.status().message(), Catch::Matchers::Contains("frames deep, more than the 65536"));
+  }
+
+  // INT64_MAX and a negative value: the total is beyond 2^61, refused by name.
+  Result<Profile> huge = DecodePprof(Mutated([](pb::Profile& m) {
+    m.mutable_sample(0)->set_value(1, INT64_MAX);
+    *m.add_sample() = m.sample(0);
+    m.mutable_sample(1)->set_value(1, -102);
+  }));
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == ErrorCode::kDataLoss);
+  CHECK_THAT(huge.status().message(), Catch::Matchers::Contains("sample type alloc_space add up to more than 2^61"));
+  // Two values of 2^60 each pass one by one but not together; negative values count by magnitude.
+  Result<Profile> two = DecodePprof(Mutated([](pb::Profile& m) {
+    m.mutable_sample(0)->set_value(3, int64_t{1} << 60);
+    *m.add_sample() = m.sample(0);
+    m.mutable_sample(1)->set_value(3, -(int64_t{1} << 60) - 1);
+  }));
+  REQUIRE_FALSE(two.ok());
+  CHECK_THAT(two.status().message(), Catch::Matchers::Contains("inuse_space"));
+  // Diff profiles hold negative values; within the bound they read.
+  Result<Profile> diff = DecodePprof(Mutated([](pb::Profile& m) { m.mutable_sample(0)->set_value(3, -100); }));
+  REQUIRE(diff.ok());
 }
