@@ -1,10 +1,15 @@
 // The controller: routes window requests to registered isolates and runs the
 // lifecycle steps on each isolate's thread (interrupt or Pump), while waiting,
-// building and encoding happen on the controller's threads.
+// building and encoding happen on the controller's threads: one scheduler
+// that wakes windows when they are due, and a fixed pool that builds, encodes
+// and delivers. A window is a small state machine (open -> sleeping -> stop ->
+// encode -> deliver, or again for a continuous run), so no thread waits for a
+// window: a thousand windows need no more threads than one.
 #include "heapprof/v8/controller.h"
 
 #include <v8.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -13,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -24,6 +30,11 @@ namespace heapprof {
 namespace {
 
 using Step = std::function<void()>;
+using Clock = std::chrono::steady_clock;
+using Task = std::function<void()>;
+
+// Threads that build, encode and deliver profiles.
+constexpr int kPoolThreads = 2;
 
 // Which kind of window a target's open session belongs to.
 enum class Owner { kNone, kRequest, kBackground };
@@ -48,13 +59,24 @@ struct Target {
   bool near_between_windows = true;  // keep a background window while no requested one is open
   bool near_capturing = false;
   size_t initial_limit = 0;
+
+  Controller::Impl* owner_impl = nullptr;  // for the near-limit interrupt
+  // Guarded by the controller's mutex: near-limit captures being encoded.
+  int near_pending = 0;
 };
 
-// A one-shot value handed from the isolate's thread to a controller thread,
-// guarded by the controller's mutex and announced on its condition.
-template <typename T>
-struct Handoff {
-  std::optional<T> value;
+// One requested window, or a continuous series of them.
+struct WindowRun {
+  std::shared_ptr<Target> target;
+  WindowRequest request;
+  uint64_t continuous_id = 0;
+  uint64_t cuts = 0;         // the controller's EndWindows count at the request
+  uint64_t target_cuts = 0;  // the target's
+  ProfileSink deliver;
+  // Guarded by the controller's mutex.
+  Clock::time_point deadline;
+  bool forever = false;  // until woken
+  bool finished = false;
 };
 
 // The targets of each isolate, for its interrupts. V8 drops a pending
@@ -82,42 +104,139 @@ Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
 
 class Controller::Impl {
  public:
-  ~Impl() { Shutdown(); }
-
-  template <typename T>
-  void Set(Handoff<T>& h, T v) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      h.value.emplace(std::move(v));
+  Impl() {
+    scheduler = std::thread([this] { Schedule(); });
+    for (int i = 0; i < kPoolThreads; ++i) pool.emplace_back([this] { Work(); });
+  }
+  ~Impl() {
+    Shutdown();
+    // Steps still queued for targets that stay registered must never run
+    // against this destroyed controller.
+    for (auto& [name, target] : by_name) {
+      std::lock_guard<std::mutex> tl(target->mu);
+      target->steps.clear();
+      target->alive = false;
     }
-    cv.notify_all();
+    std::lock_guard<std::mutex> lock(g_interrupt_mu);
+    for (auto it = g_interrupt_targets.begin(); it != g_interrupt_targets.end();) {
+      std::shared_ptr<Target> t = it->second.lock();
+      it = !t || by_name.count(t->name) ? g_interrupt_targets.erase(it) : std::next(it);
+    }
   }
 
   mutable std::mutex mu;
-  std::condition_variable cv;  // wakes sleeping windows on shutdown/unregister/stop
+  std::condition_variable cv;  // every change below; the scheduler and the pool wait on it
   bool shutdown = false;
+  bool threads_done = false;
   std::map<std::string, std::shared_ptr<Target>> by_name;
   std::map<v8::Isolate*, std::shared_ptr<Target>> by_isolate;
-  std::vector<std::thread> threads;
   std::map<uint64_t, bool> continuous_running;
   std::set<uint64_t> continuous_done;
   uint64_t next_id = 1;
   uint64_t cut = 0;  // EndWindows calls so far: a window requested before the latest one ends
+  std::set<std::shared_ptr<WindowRun>> active;    // not yet finished
+  std::set<std::shared_ptr<WindowRun>> sleeping;  // window open, waiting to be due
+  std::deque<Task> tasks;
+  int busy_workers = 0;
+  std::thread scheduler;
+  std::vector<std::thread> pool;
 
   uint64_t Cuts() {
     std::lock_guard<std::mutex> lock(mu);
     return cut;
   }
 
-  void Shutdown() {
-    std::vector<std::thread> joining;
+  // Runs `task` on the pool; after the pool has stopped, on this thread.
+  void Submit(Task task) {
     {
       std::lock_guard<std::mutex> lock(mu);
+      if (!threads_done) {
+        tasks.push_back(std::move(task));
+        cv.notify_all();
+        return;
+      }
+    }
+    task();
+  }
+
+  void Work() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return !tasks.empty() || threads_done; });
+      if (tasks.empty()) return;
+      Task task = std::move(tasks.front());
+      tasks.pop_front();
+      ++busy_workers;
+      lock.unlock();
+      task();
+      lock.lock();
+      --busy_workers;
+      cv.notify_all();
+    }
+  }
+
+  // Under `mu`: whether a sleeping window must end before its time.
+  bool WokenLocked(const WindowRun& run) {
+    if (shutdown || cut != run.cuts) return true;
+    if (run.continuous_id) {
+      auto it = continuous_running.find(run.continuous_id);
+      if (it == continuous_running.end() || !it->second) return true;
+    }
+    std::lock_guard<std::mutex> tl(run.target->mu);
+    return !run.target->alive || run.target->cut != run.target_cuts;
+  }
+
+  // The scheduler: hands each sleeping window to the pool when it is due or
+  // woken. On shutdown it wakes them all, then the pool drains its queue.
+  void Schedule() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      Clock::time_point now = Clock::now();
+      Clock::time_point next = Clock::time_point::max();
+      for (auto it = sleeping.begin(); it != sleeping.end();) {
+        const std::shared_ptr<WindowRun>& run = *it;
+        bool due = !run->forever && now >= run->deadline;
+        if (due || WokenLocked(*run)) {
+          tasks.push_back([this, r = run, due] { EndWindow(r, due); });
+          cv.notify_all();
+          it = sleeping.erase(it);
+          continue;
+        }
+        if (!run->forever) next = std::min(next, run->deadline);
+        ++it;
+      }
+      if (shutdown && sleeping.empty() && tasks.empty() && busy_workers == 0) {
+        threads_done = true;
+        cv.notify_all();
+        return;
+      }
+      if (next == Clock::time_point::max()) {
+        cv.wait(lock);
+      } else {
+        cv.wait_until(lock, next);
+      }
+    }
+  }
+
+  void Shutdown() {
+    std::vector<std::shared_ptr<WindowRun>> stranded;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!scheduler.joinable()) return;
       shutdown = true;
-      joining.swap(threads);
     }
     cv.notify_all();
-    for (std::thread& t : joining) t.join();
+    scheduler.join();
+    for (std::thread& t : pool) t.join();
+    pool.clear();
+    {
+      // Runs whose isolate never ran their step (it was idle, not pumped).
+      std::lock_guard<std::mutex> lock(mu);
+      stranded.assign(active.begin(), active.end());
+    }
+    for (const std::shared_ptr<WindowRun>& run : stranded) {
+      Fail(run, Error(ErrorCode::kFailedPrecondition, "the controller shut down"));
+    }
   }
 
   bool Stopping() {
@@ -167,39 +286,6 @@ class Controller::Impl {
     }
   }
 
-  // Waits for a step's result; gives up on shutdown or when the target dies
-  // (both notify `cv` under `mu`, as Set does).
-  template <typename T>
-  std::optional<T> Await(Handoff<T>& h, Target& target) {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] {
-      if (h.value || shutdown) return true;
-      std::lock_guard<std::mutex> tl(target.mu);
-      return !target.alive;
-    });
-    return std::move(h.value);
-  }
-
-  // Sleeps for a window's length; false when woken by shutdown, unregister,
-  // stop, or an EndWindows call after the request (`cuts` and `target_cuts`:
-  // the global and per-target counts then). A duration of a year or more
-  // means until woken.
-  bool Sleep(std::chrono::nanoseconds d, const std::shared_ptr<Target>& target, uint64_t continuous_id,
-             uint64_t cuts, uint64_t target_cuts) {
-    std::unique_lock<std::mutex> lock(mu);
-    auto woken = [&] {
-      if (shutdown || cut != cuts) return true;
-      if (continuous_id && !continuous_running[continuous_id]) return true;
-      std::lock_guard<std::mutex> tl(target->mu);
-      return !target->alive || target->cut != target_cuts;
-    };
-    if (d >= std::chrono::hours(24 * 365)) {
-      cv.wait(lock, woken);
-      return false;
-    }
-    return !cv.wait_for(lock, d, woken);
-  }
-
   // On the isolate's thread: closes whatever window is open, returns its data.
   static Result<RawSnapshot> CloseSession(Target& t) {
     if (!t.session) return Error(ErrorCode::kFailedPrecondition, "no window is open");
@@ -233,64 +319,82 @@ class Controller::Impl {
     return Status::Ok();
   }
 
-  // Posts the step that opens a requested window; the caller's thread learns
-  // its outcome from `started` (the window opens at the target's next
-  // interrupt or Pump, even when that is the caller's own next Pump).
-  bool PostOpen(const std::shared_ptr<Target>& target, const SessionOptions& options,
-                const std::shared_ptr<Handoff<Status>>& started) {
-    return Post(target, [this, target, started, options] { Set(*started, OpenRequested(*target, options)); });
+  // Starts a run: queues the step that opens its window (it opens at the
+  // target's next interrupt or Pump, even the caller's own next Pump).
+  void Start(const std::shared_ptr<WindowRun>& run) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      active.insert(run);
+    }
+    bool posted = Post(run->target, [this, run] {
+      Status opened = OpenRequested(*run->target, run->request.options);
+      Submit([this, run, opened] { Opened(run, opened); });
+    });
+    if (!posted) Submit([this, run] { Fail(run, Gone(*run)); });
   }
 
-  // The rest of one requested or continuous run, on a controller thread,
-  // once PostOpen queued the opening step (`posted`: whether it could).
-  void RunWindows(std::shared_ptr<Target> target, WindowRequest request, uint64_t continuous_id, uint64_t cuts,
-                  uint64_t target_cuts, std::shared_ptr<Handoff<Status>> started, bool posted,
-                  std::function<void(Result<WindowProfile>)> deliver) {
-    const Status shut_down = Error(ErrorCode::kFailedPrecondition, "the controller shut down");
-    const Status gone =
-        Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window");
-    auto fail = [&](const Status& s) {
-      Post(target, [target] { Release(*target); });
-      Finish(target, [&] { deliver(s); });
-    };
-    if (!posted) return fail(gone);
-    std::optional<Status> start_status = Await(*started, *target);
-    if (!start_status) return fail(Stopping() ? shut_down : gone);
-    if (!start_status->ok()) return Finish(target, [&] { deliver(*start_status); });
+  static Status Gone(const WindowRun& run) {
+    return Error(ErrorCode::kNotFound, "target " + run.target->name + " was unregistered during the window");
+  }
 
-    for (;;) {
-      bool full = Sleep(request.duration, target, continuous_id, cuts, target_cuts);
-      if (Stopping()) return fail(shut_down);
-      if (!Alive(*target)) return fail(gone);
-      bool again = continuous_id != 0 && full;
-      // Stop (and, for a continuous run, start the next window in the same step).
-      auto stopped = std::make_shared<Handoff<Result<RawSnapshot>>>();
-      bool stop_posted = Post(target, [this, target, stopped, again, options = request.options] {
-        if (target->owner != Owner::kRequest) {
-          Set(*stopped, Result<RawSnapshot>(Error(
-                            ErrorCode::kFailedPrecondition,
-                            Alive(*target) ? "the window ended early: the isolate neared its heap limit"
-                                           : "target " + target->name + " was unregistered during the window")));
-          return;
-        }
-        if (!Alive(*target)) {
-          Release(*target);
-          Set(*stopped, Result<RawSnapshot>(
-                            Error(ErrorCode::kNotFound, "target " + target->name + " was unregistered during the window")));
-          return;
-        }
-        Result<RawSnapshot> raw = CloseSession(*target);
-        if (again) (void)OpenRequested(*target, options);
-        Set(*stopped, std::move(raw));
-      });
-      if (!stop_posted) return fail(gone);
-      std::optional<Result<RawSnapshot>> raw = Await(*stopped, *target);
-      if (!raw) return fail(Stopping() ? shut_down : gone);
-      if (!raw->ok()) return Finish(target, [&] { deliver(raw->status()); });
-      Result<WindowProfile> profile = Encode(target->name, std::move(raw->value()));
-      if (!again) return Finish(target, [&] { deliver(std::move(profile)); });
-      deliver(std::move(profile));
+  // On the pool: the window opened (or not); it sleeps until due or woken.
+  void Opened(const std::shared_ptr<WindowRun>& run, const Status& opened) {
+    if (!opened.ok()) return Finish(run, opened);
+    Sleep(run);
+  }
+
+  void Sleep(const std::shared_ptr<WindowRun>& run) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (shutdown) {  // the scheduler may be gone
+        lock.unlock();
+        return Fail(run, Error(ErrorCode::kFailedPrecondition, "the controller shut down"));
+      }
+      run->forever = run->request.duration >= std::chrono::hours(24 * 365);
+      if (!run->forever) run->deadline = Clock::now() + run->request.duration;
+      sleeping.insert(run);
     }
+    cv.notify_all();
+  }
+
+  // On the pool: the window is due (`full`) or was woken early.
+  void EndWindow(const std::shared_ptr<WindowRun>& run, bool full) {
+    if (Stopping()) return Fail(run, Error(ErrorCode::kFailedPrecondition, "the controller shut down"));
+    if (!Alive(*run->target)) return Fail(run, Gone(*run));
+    bool again = run->continuous_id != 0 && full;
+    // Stop (and, for a continuous run, start the next window in the same step).
+    bool posted = Post(run->target, [this, run, again] {
+      Target& t = *run->target;
+      Result<RawSnapshot> raw = Error(ErrorCode::kFailedPrecondition,
+                                      Alive(t) ? "the window ended early: the isolate neared its heap limit"
+                                               : "target " + t.name + " was unregistered during the window");
+      if (t.owner == Owner::kRequest) {
+        if (!Alive(t)) {
+          Release(t);
+          raw = Gone(*run);
+        } else {
+          raw = CloseSession(t);
+          if (again) (void)OpenRequested(t, run->request.options);
+        }
+      }
+      Submit([this, run, again, raw = std::move(raw)]() mutable { Stopped(run, again, std::move(raw)); });
+    });
+    if (!posted) Fail(run, Gone(*run));
+  }
+
+  // On the pool: build, encode, deliver; a continuous run sleeps again.
+  void Stopped(const std::shared_ptr<WindowRun>& run, bool again, Result<RawSnapshot> raw) {
+    if (!raw.ok()) return Finish(run, raw.status());
+    Result<WindowProfile> profile = Encode(run->target->name, std::move(raw.value()));
+    if (!again) return Finish(run, std::move(profile));
+    run->deliver(std::move(profile));
+    Sleep(run);
+  }
+
+  // Ends a run that gave up, dropping the window it may have left open.
+  void Fail(const std::shared_ptr<WindowRun>& run, const Status& status) {
+    Post(run->target, [target = run->target] { Release(*target); });
+    Finish(run, status);
   }
 
   // On the isolate's thread: drops a requested window left open by a run that gave up.
@@ -301,19 +405,31 @@ class Controller::Impl {
     }
   }
 
-  // Ends a run: frees the target for the next request, restarts background capture.
-  void Finish(const std::shared_ptr<Target>& target, const std::function<void()>& deliver) {
-    {
-      std::lock_guard<std::mutex> lock(target->mu);
-      target->requested = false;
-    }
+  // Ends a run once: frees the target for the next request, restarts
+  // background capture, delivers the last result.
+  void Finish(const std::shared_ptr<WindowRun>& run, Result<WindowProfile> result) {
     bool stopping;
     {
       std::lock_guard<std::mutex> lock(mu);
+      if (run->finished) return;
+      run->finished = true;
+      active.erase(run);
+      sleeping.erase(run);
       stopping = shutdown;
     }
-    if (!stopping) (void)Post(target, [target] { StartBackground(*target); });
-    deliver();
+    {
+      std::lock_guard<std::mutex> lock(run->target->mu);
+      run->target->requested = false;
+    }
+    if (!stopping) (void)Post(run->target, [target = run->target] { StartBackground(*target); });
+    run->deliver(std::move(result));
+    if (run->continuous_id != 0) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        continuous_done.insert(run->continuous_id);
+      }
+      cv.notify_all();
+    }
   }
 
   // Reserves a target for a run, or says why not.
@@ -330,11 +446,6 @@ class Controller::Impl {
     return it->second;
   }
 
-  void Spawn(std::function<void()> body) {
-    std::lock_guard<std::mutex> lock(mu);
-    threads.emplace_back(std::move(body));
-  }
-
   // Near-heap-limit: raise the limit and capture in an interrupt (on V8 10.2,
   // snapshotting from inside V8's GC-time callbacks proved unsafe), then
   // restore the limit.
@@ -347,16 +458,29 @@ class Controller::Impl {
     return current + current / 2 + 16u * 1024 * 1024;
   }
 
+  // On the isolate's thread, in an interrupt: only the snapshot is taken
+  // here; building, encoding and the sink run on the pool.
   static void CaptureNearLimit(v8::Isolate* isolate, void* data) {
     auto* target = static_cast<Target*>(data);
     Result<RawSnapshot> raw = CloseSession(*target);
-    ProfileSink sink = target->near_sink;
-    if (raw.ok()) {
-      raw->info.notes.push_back("trigger: near heap limit");
-      sink(Encode(target->name, std::move(raw.value())));
-    } else {
-      sink(raw.status());
+    if (raw.ok()) raw->info.notes.push_back("trigger: near heap limit");
+    Impl* impl = target->owner_impl;
+    {
+      std::lock_guard<std::mutex> lock(impl->mu);
+      ++target->near_pending;
     }
+    impl->Submit([impl, target, sink = target->near_sink, raw = std::move(raw)]() mutable {
+      if (raw.ok()) {
+        sink(Encode(target->name, std::move(raw.value())));
+      } else {
+        sink(raw.status());
+      }
+      {
+        std::lock_guard<std::mutex> lock(impl->mu);
+        --target->near_pending;
+      }
+      impl->cv.notify_all();
+    });
     // Hand the limit back; an earlier near-limit callback (if any) takes over.
     isolate->RemoveNearHeapLimitCallback(&Impl::OnNearHeapLimit, target->initial_limit);
     target->near_enabled = false;
@@ -378,6 +502,7 @@ Status Controller::Register(const std::string& name, v8::Isolate* isolate) {
   auto target = std::make_shared<Target>();
   target->name = name;
   target->isolate = isolate;
+  target->owner_impl = impl_.get();
   impl_->by_name[name] = target;
   impl_->by_isolate[isolate] = target;
   std::lock_guard<std::mutex> interrupt_lock(g_interrupt_mu);
@@ -419,6 +544,9 @@ Status Controller::Unregister(const std::string& name) {
   }
   target->session.reset();
   target->owner = Owner::kNone;
+  // A near-limit capture still being encoded reaches its sink before we return.
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->cv.wait(lock, [&] { return target->near_pending == 0; });
   return Status::Ok();
 }
 
@@ -458,15 +586,13 @@ std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& requ
     promise->set_value(target.status());
     return future;
   }
-  std::shared_ptr<Target> t = target.value();
-  uint64_t cuts = impl_->Cuts();
-  uint64_t target_cuts = TargetCuts(*t);
-  auto started = std::make_shared<Handoff<Status>>();
-  bool posted = impl_->PostOpen(t, request.options, started);
-  impl_->Spawn([this, t, request, promise, cuts, target_cuts, started, posted] {
-    impl_->RunWindows(t, request, 0, cuts, target_cuts, started, posted,
-                      [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); });
-  });
+  auto run = std::make_shared<WindowRun>();
+  run->target = target.value();
+  run->request = request;
+  run->cuts = impl_->Cuts();
+  run->target_cuts = TargetCuts(*run->target);
+  run->deliver = [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); };
+  impl_->Start(run);
   return future;
 }
 
@@ -474,28 +600,22 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
   if (request.duration <= std::chrono::nanoseconds::zero()) {
     return Error(ErrorCode::kInvalidArgument, "a continuous window needs a positive length");
   }
+  if (!sink) return Error(ErrorCode::kInvalidArgument, "a continuous run needs a sink");
   Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target);
   if (!target.ok()) return target.status();
-  uint64_t id;
+  auto run = std::make_shared<WindowRun>();
+  run->target = target.value();
+  run->request = request;
+  run->cuts = impl_->Cuts();
+  run->target_cuts = TargetCuts(*run->target);
+  run->deliver = std::move(sink);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    id = impl_->next_id++;
-    impl_->continuous_running[id] = true;
+    run->continuous_id = impl_->next_id++;
+    impl_->continuous_running[run->continuous_id] = true;
   }
-  std::shared_ptr<Target> t = target.value();
-  uint64_t cuts = impl_->Cuts();
-  uint64_t target_cuts = TargetCuts(*t);
-  auto started = std::make_shared<Handoff<Status>>();
-  bool posted = impl_->PostOpen(t, request.options, started);
-  impl_->Spawn([this, t, request, id, sink, cuts, target_cuts, started, posted] {
-    impl_->RunWindows(t, request, id, cuts, target_cuts, started, posted, sink);
-    {
-      std::lock_guard<std::mutex> lock(impl_->mu);
-      impl_->continuous_done.insert(id);
-    }
-    impl_->cv.notify_all();
-  });
-  return id;
+  impl_->Start(run);
+  return run->continuous_id;
 }
 
 void Controller::EndWindows() {
