@@ -15,6 +15,8 @@ apt_packages=(
   build-essential cmake pkg-config
   libprotobuf-dev protobuf-compiler zlib1g-dev libfmt-dev catch2
   libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
+  # Boost.Math (header-only): quantiles for the sampling-error intervals
+  libboost-dev
   # headless browser for the flamegraph page test (driven by playwright-core)
   chromium
   # libnode108's runtime libraries (needed when it is unpacked locally)

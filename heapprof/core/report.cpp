@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -33,6 +34,32 @@ std::string Percent(int64_t value, int64_t total) {
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(value) / static_cast<double>(total));
 }
 
+// Above this many points of sampling error a share cannot rank functions.
+constexpr double kRankablePoints = 10;
+
+// "64KiB": how a user types a sampling interval.
+std::string FormatInterval(int64_t bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return fmt::format("{}MiB", bytes >> 20);
+  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{}KiB", bytes >> 10);
+  return fmt::format("{}B", bytes);
+}
+
+// The legend of the ± column, or the warning that a sample type has too few
+// samples for its shares to mean much.
+std::string SamplingNote(std::string_view sample_type, const SampledValue& total, int64_t period,
+                         double widest_points) {
+  if (widest_points <= kRankablePoints) {
+    return fmt::format("  (± is the 95 % sampling error of a share, in points)\n");
+  }
+  // About 400 samples put a 50 % share within ±5 points.
+  int64_t suggested = IntervalForSamples(static_cast<double>(period) * total.samples, 400, 1024,
+                                         std::max<int64_t>(1024, period / 2));
+  return fmt::format("  {}: {} sample{}; shares are ±{:.0f} points, too few to rank functions; rerun with "
+                     "--interval {} or more requests\n",
+                     sample_type, total.samples, total.samples == 1 ? "" : "s", widest_points,
+                     FormatInterval(suggested));
+}
+
 }  // namespace
 
 std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_index, bool sort_by_cum) {
@@ -48,16 +75,20 @@ std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_ind
   };
   if (sample_index < 0 || static_cast<size_t>(sample_index) >= profile.sample_types.size()) return {};
 
+  std::optional<SamplingModel> model = SamplingModel::For(profile, sample_index);
   std::set<FunctionKey> seen;
   for (const Sample& sample : profile.samples) {
     if (static_cast<size_t>(sample_index) >= sample.values.size()) continue;
     int64_t value = sample.values[sample_index];
     if (value == 0) continue;
+    SampledValue sampling = model ? model->Row(sample) : SampledValue{};
     if (sample.locations.empty()) {
       // Keep flat% summing to 100 % even for samples without a stack.
       FunctionTotal& t = entry({"(no stack)", "", 0});
       t.flat += value;
       t.cum += value;
+      t.flat_sampling.Add(sampling);
+      t.cum_sampling.Add(sampling);
       continue;
     }
     seen.clear();
@@ -70,9 +101,13 @@ std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_ind
         FunctionTotal& t = entry(key);
         if (leaf) {
           t.flat += value;  // the innermost line of the leaf location allocated
+          t.flat_sampling.Add(sampling);
           leaf = false;
         }
-        if (seen.insert(key).second) t.cum += value;  // recursion counts once
+        if (seen.insert(key).second) {  // recursion counts once
+          t.cum += value;
+          t.cum_sampling.Add(sampling);
+        }
       }
     }
   }
@@ -157,22 +192,45 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
   std::vector<FunctionTotal> totals = FunctionTotals(profile, index, options.sort_by_cum);
   int64_t total = profile.Total(index);
   size_t rows = std::min(options.rows, totals.size());
+  std::optional<SamplingModel> model = SamplingModel::For(profile, index);
 
-  std::string out = fmt::format("{}: total {}, {} function{}; top {} by {}\n", type, FormatValue(total, unit),
-                                totals.size(), totals.size() == 1 ? "" : "s", rows,
+  std::string sampled;
+  if (model && total > 0) {
+    const SampledValue& all = model->total();
+    Interval range = ValueInterval(all, model->unseen_weight());
+    sampled = fmt::format(" ±{} from {} sample{}",
+                          FormatValue(static_cast<int64_t>(std::llround(range.HalfWidth(all.value))), unit),
+                          all.samples, all.samples == 1 ? "" : "s");
+  }
+  std::string out = fmt::format("{}: total {}{}, {} function{}; top {} by {}\n", type, FormatValue(total, unit),
+                                sampled, totals.size(), totals.size() == 1 ? "" : "s", rows,
                                 options.sort_by_cum ? "cumulative" : "flat");
   if (rows == 0) return out;
 
-  std::vector<std::string> flat(rows), cum(rows);
-  size_t flat_width = 4, cum_width = 3;
+  // A share and, when the profile says how it was sampled, its 95 % error in points.
+  double widest = 0;
+  auto share = [&](int64_t value, const SampledValue& sampling) {
+    std::string text = Percent(value, total);
+    if (!model || total == 0) return text;
+    double r = static_cast<double>(value) / static_cast<double>(total);
+    double half = 100 * ShareInterval(sampling, model->total()).HalfWidth(r);
+    widest = std::max(widest, half);
+    return fmt::format("{} ±{:.1f}", text, half);
+  };
+  std::vector<std::string> flat(rows), cum(rows), flat_share(rows), cum_share(rows);
+  size_t flat_width = 4, cum_width = 3, flat_share_width = 6, cum_share_width = 6;
   for (size_t i = 0; i < rows; ++i) {
     flat[i] = FormatValue(totals[i].flat, unit);
     cum[i] = FormatValue(totals[i].cum, unit);
+    flat_share[i] = share(totals[i].flat, totals[i].flat_sampling);
+    cum_share[i] = share(totals[i].cum, totals[i].cum_sampling);
     flat_width = std::max(flat_width, flat[i].size());
     cum_width = std::max(cum_width, cum[i].size());
+    flat_share_width = std::max(flat_share_width, flat_share[i].size());
+    cum_share_width = std::max(cum_share_width, cum_share[i].size());
   }
-  out += fmt::format("  {:>{}}  {:>6}  {:>6}  {:>{}}  {:>6}  {}\n", "flat", flat_width, "flat%", "sum%", "cum",
-                     cum_width, "cum%", "function");
+  out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}\n", "flat", flat_width, "flat%", flat_share_width,
+                     "sum%", "cum", cum_width, "cum%", cum_share_width, "function");
   int64_t running = 0;
   for (size_t i = 0; i < rows; ++i) {
     const FunctionTotal& t = totals[i];
@@ -182,9 +240,11 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
       where = t.start_line > 0 ? fmt::format("  {}:{}", BaseName(t.filename), t.start_line)
                                : "  " + BaseName(t.filename);
     }
-    out += fmt::format("  {:>{}}  {:>6}  {:>6}  {:>{}}  {:>6}  {}{}\n", flat[i], flat_width, Percent(t.flat, total),
-                       Percent(running, total), cum[i], cum_width, Percent(t.cum, total), t.name, where);
+    out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}{}\n", flat[i], flat_width, flat_share[i],
+                       flat_share_width, Percent(running, total), cum[i], cum_width, cum_share[i], cum_share_width,
+                       t.name, where);
   }
+  if (model) out += SamplingNote(type, model->total(), profile.period, widest);
   return out;
 }
 

@@ -37,7 +37,7 @@ expect_in() {
 top_function() {
   local file="$1" type="$2"
   awk -v t="$type:" '$1 == t {found = 1; next} found && /flat%/ {getline; print $NF == "" ? "" : $0; exit}' "$file" |
-    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%$/) last = i; print $(last + 1) }'
+    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%$/) last = i; n = last + 1; if ($n ~ /^±/) n++; print $n }'
 }
 
 # The flat share (a number, without %) of the first row of a sample type's table.

@@ -43,6 +43,8 @@ awk '
   -e 's/[0-9]+(\.[0-9]+)? (B|KiB|MiB|GiB)/<bytes>/g' \
   -e 's/[0-9]+(\.[0-9]+)? (ms|s)\b/<time>/g' \
   -e 's/[0-9]+(\.[0-9]+)?%/<pct>/g' \
+  -e 's/±[0-9]+(\.[0-9]+)?/±<pts>/g' \
+  -e 's/from [0-9]+ samples?/from <n> samples/g' \
   -e 's/[0-9]+ functions; top [0-9]+ by/<n> functions; top <n> by/g' \
   -e 's/prometheus-leak.js:[0-9]+/prometheus-leak.js:<line>/g' \
   -e 's/ +/ /g' |
@@ -58,7 +60,7 @@ expect_in run.out "used of the 128 MiB limit"
 [ -s leak.pb.gz ] || fail "run: no profile written"
 # The shares of a table's rows add up: the last sum% of a full table is 100%.
 expect_exit 0 top-all -- "$heapprof" top leak.pb.gz -s alloc_space -n 1000
-last_sum="$(awk '/%/ {s = $4} END {print s}' top-all.out)"
+last_sum="$(awk '$4 ~ /^±/ {s = $5} END {print s}' top-all.out)"  # flat (2 fields), flat%, its ±, sum%
 [ "$last_sum" = "100.0%" ] || fail "the sum% column of a full table ends at $last_sum, not 100.0%"
 # The table's total is the profile's: heapprof top and heapprof run agree.
 run_total="$(awk '$1 == "inuse_space:" {print $3, $4; exit}' run.out)"

@@ -1,0 +1,153 @@
+// Confidence intervals for the values of a sampled heap profile. The
+// derivation, its assumptions and its measured coverage: docs/statistics.md.
+#include "heapprof/estimate.h"
+
+#include <boost/math/special_functions/beta.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace heapprof {
+namespace {
+
+// Boost.Math reports a domain or evaluation error through errno, never by
+// throwing: the core's API does not throw.
+using NoThrow = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
+                                              boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
+                                              boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
+                                              boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
+
+double Tail(double confidence) { return (1.0 - confidence) / 2.0; }
+
+// The standard normal quantile of 1 - tail (1.96 for a 95 % interval).
+double NormalQuantile(double confidence) { return std::sqrt(2.0) * boost::math::erf_inv(confidence, NoThrow()); }
+
+// A sum of samples as a Poisson count of equal weights with the same mean and
+// variance: `count` effective samples of `weight` each.
+struct Effective {
+  double count = 0;
+  double weight = 0;
+};
+
+Effective EffectiveSamples(const SampledValue& v, double unseen_weight) {
+  if (v.value <= 0 || v.samples <= 0) return {0, unseen_weight};
+  // No variance means objects far above the interval, each sampled almost
+  // surely; count them as plain Poisson samples, which only widens the test.
+  if (v.variance <= 0) return {v.samples, v.value / v.samples};
+  return {v.value * v.value / v.variance, v.variance / v.value};
+}
+
+}  // namespace
+
+void SampledValue::Add(const SampledValue& other) {
+  value += other.value;
+  samples += other.samples;
+  variance += other.variance;
+  max_weight = std::max(max_weight, other.max_weight);
+}
+
+double Interval::HalfWidth(double estimate) const { return std::max(high - estimate, estimate - low); }
+
+std::optional<SamplingModel> SamplingModel::For(const Profile& profile, int sample_index) {
+  if (profile.period <= 0 || sample_index < 0 || static_cast<size_t>(sample_index) >= profile.sample_types.size()) {
+    return std::nullopt;
+  }
+  std::string_view unit = profile.str(profile.sample_types[sample_index].unit);
+  if (unit != "bytes" && unit != "count") return std::nullopt;
+  SamplingModel model(profile, sample_index);
+  for (const Sample& sample : profile.samples) {
+    if (static_cast<size_t>(sample_index) >= sample.values.size()) return std::nullopt;
+    int64_t value = sample.values[sample_index];
+    if (value == 0) continue;
+    if (value < 0 || profile.NumLabel(sample, "bytes") <= 0) return std::nullopt;
+    model.total_.Add(model.Row(sample));
+  }
+  model.unseen_weight_ = model.total_.samples > 0 ? model.total_.value / model.total_.samples
+                         : model.space_           ? model.period_
+                                                  : 1.0;
+  return model;
+}
+
+SamplingModel::SamplingModel(const Profile& profile, int sample_index)
+    : profile_(&profile),
+      index_(sample_index),
+      space_(profile.str(profile.sample_types[sample_index].unit) == "bytes"),
+      period_(static_cast<double>(profile.period)) {}
+
+SampledValue SamplingModel::Row(const Sample& sample) const {
+  SampledValue row;
+  if (static_cast<size_t>(index_) >= sample.values.size() || sample.values[index_] <= 0) return row;
+  double size = static_cast<double>(profile_->NumLabel(sample, "bytes"));
+  if (size <= 0) return row;
+  double p = -std::expm1(-size / period_);  // chance that V8 samples one such object
+  double weight = space_ ? size / p : 1.0 / p;
+  row.value = static_cast<double>(sample.values[index_]);
+  row.samples = std::max(1.0, std::round(row.value / weight));
+  // Horvitz-Thompson: each sample of an object seen with probability p adds
+  // (1 - p) w^2 to the variance; objects far above the interval add nothing.
+  row.variance = row.samples * (1.0 - p) * weight * weight;
+  row.max_weight = weight * std::sqrt(1.0 - p);
+  return row;
+}
+
+Interval ValueInterval(const SampledValue& v, double unseen_weight, double confidence) {
+  const double tail = Tail(confidence);
+  const double y = std::max(0.0, v.value), var = std::max(0.0, v.variance);
+  Interval out{y, y};
+  if (y > 0 && var > 0) out.low = var / y * boost::math::gamma_p_inv(y * y / var, tail, NoThrow());
+  // The upper end adds one more sample of the largest weight (Fay-Feuer), so
+  // a value with no samples still gets an upper bound.
+  double w = v.samples > 0 ? v.max_weight : unseen_weight;
+  double var1 = var + w * w, y1 = y + w;
+  if (var1 > 0 && y1 > 0) out.high = var1 / y1 * boost::math::gamma_p_inv(y1 * y1 / var1, 1.0 - tail, NoThrow());
+  out.low = std::min(out.low, y);
+  out.high = std::max(out.high, y);
+  return out;
+}
+
+Interval ShareInterval(const SampledValue& part, const SampledValue& total, double confidence) {
+  const double t = total.value;
+  if (t <= 0) return {0, 0};
+  const double r = std::clamp(part.value / t, 0.0, 1.0);
+  // Delta method for part / (part + rest), the two sums independent.
+  const double var_part = std::max(0.0, part.variance);
+  const double var_rest = std::max(0.0, total.variance - part.variance);
+  const double var = (var_part * (1 - r) * (1 - r) + var_rest * r * r) / (t * t);
+  double n = 0;  // effective samples: what a binomial share with this variance would rest on
+  if (r > 0 && r < 1 && var > 0) {
+    n = r * (1 - r) / var;
+  } else if (total.variance > 0) {
+    n = t * t / total.variance;
+  } else {
+    return {r, r};
+  }
+  const double z = NormalQuantile(confidence), z2n = z * z / n;
+  const double center = (r + z2n / 2) / (1 + z2n);
+  const double half = z / (1 + z2n) * std::sqrt(r * (1 - r) / n + z2n / (4 * n));
+  return {std::clamp(std::min(center - half, r), 0.0, 1.0), std::clamp(std::max(center + half, r), 0.0, 1.0)};
+}
+
+double ChangePValue(const SampledValue& base, double base_unseen_weight, const SampledValue& next,
+                    double next_unseen_weight) {
+  Effective b = EffectiveSamples(base, base_unseen_weight);
+  Effective x = EffectiveSamples(next, next_unseen_weight);
+  const double n = b.count + x.count;
+  if (n <= 0 || b.weight <= 0 || x.weight <= 0) return 1.0;
+  // Equal true values: each effective sample lands in `next` with chance pi.
+  const double pi = b.weight / (b.weight + x.weight);
+  const double k = x.count;
+  double at_most = k >= n ? 1.0 : boost::math::ibeta(n - k, k + 1, 1 - pi, NoThrow());
+  double at_least = k <= 0 ? 1.0 : boost::math::ibeta(k, n - k + 1, pi, NoThrow());
+  return std::min(1.0, 2 * std::min(at_most, at_least));
+}
+
+int64_t IntervalForSamples(double target_bytes, double samples, int64_t min_interval, int64_t max_interval) {
+  double wanted = samples > 0 ? target_bytes / samples : static_cast<double>(max_interval);
+  int64_t interval = min_interval;
+  while (interval * 2 <= max_interval && static_cast<double>(interval * 2) <= wanted) interval *= 2;
+  return interval;
+}
+
+}  // namespace heapprof
