@@ -17,6 +17,8 @@ apt_packages=(
   libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
   # Boost.Math (header-only): quantiles for the sampling-error intervals
   libboost-dev
+  # OpenSSL's libcrypto: Web Crypto in the worker runtime
+  libssl-dev
   # headless browser for the flamegraph page test (driven by playwright-core)
   chromium
   # libnode108's runtime libraries (needed when it is unpacked locally)

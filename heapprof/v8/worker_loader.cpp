@@ -80,7 +80,9 @@ Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> con
     return Status::Ok();
   }
   v8::Local<v8::Value> fetch;
-  if (context->Global()->Get(context, NewString(isolate, "fetch")).ToLocal(&fetch) && fetch->IsFunction()) {
+  // The runtime's own fetch (subrequests) is not a handler.
+  if (context->Global()->Get(context, NewString(isolate, "fetch")).ToLocal(&fetch) && fetch->IsFunction() &&
+      !fetch->StrictEquals(state->Internal("subrequestFetch"))) {
     state->fetch.Reset(isolate, fetch.As<v8::Function>());
     state->receiver.Reset(isolate, v8::Undefined(isolate));
     state->kind = WorkerKind::kGlobalFetch;

@@ -2,10 +2,12 @@
 // through V8's own conversion (TextEncoder, TextDecoder, byte bodies).
 #include "heapprof/v8/worker_natives.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_crypto.h"
 #include "heapprof/v8/worker_state.h"
 
 namespace heapprof::internal {
@@ -42,7 +44,10 @@ void Utf8Encode(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::String> s;
   if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) return;
-  std::string bytes = ToStdString(isolate, s);
+  // Utf8Length counts a lone surrogate as 3 bytes, as is its replacement.
+  std::string bytes(static_cast<size_t>(s->Utf8Length(isolate)), '\0');
+  s->WriteUtf8(isolate, bytes.data(), static_cast<int>(bytes.size()), nullptr,
+               v8::String::NO_NULL_TERMINATION | v8::String::REPLACE_INVALID_UTF8);
   info.GetReturnValue().Set(NewBytes(isolate, bytes.data(), bytes.size()));
 }
 
@@ -50,20 +55,13 @@ void Utf8Encode(const v8::FunctionCallbackInfo<v8::Value>& info) {
 // sequences become U+FFFD (V8's decoder, as TextDecoder without `fatal`).
 void Utf8Decode(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
-  const char* data = nullptr;
-  size_t size = 0;
-  if (info[0]->IsArrayBufferView()) {
-    v8::Local<v8::ArrayBufferView> view = info[0].As<v8::ArrayBufferView>();
-    data = static_cast<const char*>(view->Buffer()->GetBackingStore()->Data()) + view->ByteOffset();
-    size = view->ByteLength();
-  } else if (info[0]->IsArrayBuffer()) {
-    v8::Local<v8::ArrayBuffer> buffer = info[0].As<v8::ArrayBuffer>();
-    data = static_cast<const char*>(buffer->GetBackingStore()->Data());
-    size = buffer->ByteLength();
-  } else {
+  std::string_view bytes;
+  if (!ViewBytes(info[0], &bytes)) {
     ThrowTypeError(isolate, "expected an ArrayBuffer or an ArrayBufferView");
     return;
   }
+  const char* data = bytes.data();
+  size_t size = bytes.size();
   if (size > static_cast<size_t>(v8::String::kMaxLength)) {
     ThrowTypeError(isolate, "the bytes are longer than the longest string V8 can hold");
     return;
@@ -73,7 +71,39 @@ void Utf8Decode(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetReturnValue().Set(s);
 }
 
+// structuredClone(value): a deep copy through V8's own serializer, so what
+// can be cloned (and the DataCloneError for what cannot) is V8's answer.
+void StructuredClone(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::ValueSerializer serializer(isolate);
+  serializer.WriteHeader();
+  if (serializer.WriteValue(context, info[0]).IsNothing()) return;  // threw DataCloneError
+  std::pair<uint8_t*, size_t> buffer = serializer.Release();
+  v8::ValueDeserializer deserializer(isolate, buffer.first, buffer.second);
+  v8::Local<v8::Value> copy;
+  bool ok = deserializer.ReadHeader(context).FromMaybe(false) && deserializer.ReadValue(context).ToLocal(&copy);
+  std::free(buffer.first);
+  if (ok) info.GetReturnValue().Set(copy);
+}
+
 }  // namespace
+
+bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out) {
+  if (value->IsArrayBufferView()) {
+    v8::Local<v8::ArrayBufferView> view = value.As<v8::ArrayBufferView>();
+    const char* base = static_cast<const char*>(view->Buffer()->GetBackingStore()->Data());
+    *out = std::string_view(base == nullptr ? "" : base + view->ByteOffset(), view->ByteLength());
+    return true;
+  }
+  if (value->IsArrayBuffer()) {
+    v8::Local<v8::ArrayBuffer> buffer = value.As<v8::ArrayBuffer>();
+    const char* base = static_cast<const char*>(buffer->GetBackingStore()->Data());
+    *out = std::string_view(base == nullptr ? "" : base, buffer->ByteLength());
+    return true;
+  }
+  return false;
+}
 
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
   v8::Isolate* isolate = context->GetIsolate();
@@ -87,6 +117,11 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"consoleWrite", ConsoleWrite},
       {"utf8Encode", Utf8Encode},
       {"utf8Decode", Utf8Decode},
+      {"structuredClone", StructuredClone},
+      {"randomFill", CryptoRandomFill},
+      {"digest", CryptoDigest},
+      {"hmac", CryptoHmac},
+      {"timingSafeEqual", CryptoTimingSafeEqual},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -5,13 +5,19 @@
 #include <v8.h>
 
 #include <string>
+#include <string_view>
 
 namespace heapprof::internal {
 
 // An object of native functions handed to the prelude's installer:
 // consoleWrite(level, text), utf8Encode(string) -> Uint8Array,
-// utf8Decode(Uint8Array) -> string. `state` is the WorkerRuntime::State.
+// utf8Decode(bytes) -> string, structuredClone(value) (V8's serializer), and
+// the crypto primitives of worker_crypto.h. `state` is the WorkerRuntime::State.
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state);
+
+// The bytes of an ArrayBuffer or an ArrayBufferView (a view into V8's memory,
+// valid until JS runs again); false for any other value.
+bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out);
 
 // The bytes of a body the prelude read: a string (as UTF-8) or a Uint8Array.
 std::string BodyBytes(v8::Isolate* isolate, v8::Local<v8::Value> body);

@@ -1,55 +1,389 @@
 // The JavaScript half of heapprof's worker runtime, embedded at build time
 // (WorkerPrelude.cmake). Its completion value is the installer function.
+//
+// Where a real implementation exists in V8 or in a C library, these globals
+// call it through `natives` (UTF-8, structured clone, OpenSSL for crypto);
+// what is written here follows the WHATWG/W3C specs' algorithms. What is not
+// offered is absent (or refuses with a message), never faked.
 (function installWorkerGlobals(natives) {
 'use strict';
-const { consoleWrite, utf8Encode, utf8Decode } = natives;
+const {
+  consoleWrite, utf8Encode, utf8Decode, structuredClone: nativeClone,
+  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual,
+} = natives;
+
+class DOMException extends Error {
+  #name;
+  constructor(message = '', name = 'Error') { super(message); this.#name = String(name); }
+  get name() { return this.#name; }
+}
+
+// ---- bytes and text ----
+
+// A private Uint8Array copy of a BufferSource, or null when `value` is not one.
+function copyBytes(value) {
+  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+  if (ArrayBuffer.isView(value)) {
+    return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+  }
+  return null;
+}
+// A Uint8Array over a BufferSource without copying; TypeError for anything else.
+function viewBytes(value, what) {
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(what + ' must be an ArrayBuffer or an ArrayBufferView');
+}
+const toArrayBuffer = bytes => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+
+class TextEncoder {
+  get encoding() { return 'utf-8'; }
+  encode(input = '') { return utf8Encode(String(input)); }
+  encodeInto(source, destination) {
+    const bytes = utf8Encode(String(source));
+    // Whole code points only: stop before a UTF-8 sequence that does not fit.
+    let written = Math.min(bytes.length, destination.length);
+    while (written > 0 && written < bytes.length && (bytes[written] & 0xc0) === 0x80) written--;
+    destination.set(bytes.subarray(0, written));
+    const read = utf8Decode(bytes.subarray(0, written)).length;
+    return { read, written };
+  }
+}
+
+const utf8Labels = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+class TextDecoder {
+  #fatal; #ignoreBOM;
+  constructor(label = 'utf-8', options = {}) {
+    if (!utf8Labels.has(String(label).trim().toLowerCase())) {
+      throw new RangeError('heapprof\'s runtime decodes UTF-8 only, not "' + label + '"');
+    }
+    this.#fatal = Boolean(options.fatal);
+    this.#ignoreBOM = Boolean(options.ignoreBOM);
+  }
+  get encoding() { return 'utf-8'; }
+  get fatal() { return this.#fatal; }
+  get ignoreBOM() { return this.#ignoreBOM; }
+  decode(input = new Uint8Array(0)) {
+    let bytes = viewBytes(input, 'TextDecoder.decode input');
+    if (!this.#ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      bytes = bytes.subarray(3);
+    }
+    const text = utf8Decode(bytes);
+    // Valid UTF-8 round-trips byte for byte; anything else had a replacement.
+    if (this.#fatal && text.includes('\ufffd')) {
+      const again = utf8Encode(text);
+      if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) {
+        throw new TypeError('The encoded data was not valid utf-8');
+      }
+    }
+    return text;
+  }
+}
+
+// Forgiving base64 (HTML's atob) and btoa over Latin-1 strings.
+const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const base64Index = new Map([...base64Alphabet].map((c, i) => [c, i]));
+function btoa(data) {
+  const s = String(data);
+  let out = '';
+  for (let i = 0; i < s.length; i += 3) {
+    const codes = [s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)];
+    for (let j = 0; j < 3 && i + j < s.length; j++) {
+      if (codes[j] > 0xff) throw new DOMException('btoa: the string has characters outside of Latin1', 'InvalidCharacterError');
+    }
+    const n = (codes[0] << 16) | ((codes[1] || 0) << 8) | (codes[2] || 0);
+    out += base64Alphabet[(n >> 18) & 63] + base64Alphabet[(n >> 12) & 63] +
+      (i + 1 < s.length ? base64Alphabet[(n >> 6) & 63] : '=') + (i + 2 < s.length ? base64Alphabet[n & 63] : '=');
+  }
+  return out;
+}
+function atob(data) {
+  let s = String(data).replace(/[\t\n\f\r ]/g, '');
+  if (s.length % 4 === 0) s = s.replace(/==?$/, '');
+  if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) {
+    throw new DOMException('atob: the string to be decoded is not correctly encoded', 'InvalidCharacterError');
+  }
+  let out = '', buffer = 0, bits = 0;
+  for (const c of s) {
+    buffer = (buffer << 6) | base64Index.get(c);
+    bits += 6;
+    if (bits >= 8) { bits -= 8; out += String.fromCharCode((buffer >> bits) & 0xff); }
+  }
+  return out;
+}
+
+function structuredClone(value) {
+  if (arguments.length === 0) throw new TypeError('structuredClone needs a value');
+  try {
+    return nativeClone(value);
+  } catch (e) {
+    // V8's serializer throws a plain Error for what it cannot clone; the spec names it.
+    if (e instanceof Error && / could not be cloned\.$/.test(e.message)) throw new DOMException(e.message, 'DataCloneError');
+    throw e;
+  }
+}
+
+// ---- crypto (OpenSSL through natives) ----
+
+function getRandomValues(array) {
+  if (!(array instanceof Int8Array || array instanceof Uint8Array || array instanceof Uint8ClampedArray ||
+        array instanceof Int16Array || array instanceof Uint16Array || array instanceof Int32Array ||
+        array instanceof Uint32Array || array instanceof BigInt64Array || array instanceof BigUint64Array)) {
+    throw new DOMException('getRandomValues() needs an integer typed array', 'TypeMismatchError');
+  }
+  if (array.byteLength > 65536) {
+    throw new DOMException('getRandomValues() fills at most 65536 bytes at once', 'QuotaExceededError');
+  }
+  return randomFill(array);
+}
+function randomUUID() {
+  const b = randomFill(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = Array.from(b, x => x.toString(16).padStart(2, '0')).join('');
+  return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+}
+
+const hashNames = new Map([['sha-1', 'SHA-1'], ['sha-256', 'SHA-256'], ['sha-384', 'SHA-384'], ['sha-512', 'SHA-512'], ['md5', 'MD5']]);
+const hashBlockBytes = { 'SHA-1': 64, 'SHA-256': 64, 'SHA-384': 128, 'SHA-512': 128, 'MD5': 64 };
+const algorithmName = algorithm => typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
+function normalizeHash(hash) {
+  const name = hashNames.get(String(algorithmName(hash)).toLowerCase());
+  if (name === undefined) throw new DOMException('unrecognized or unsupported hash algorithm: ' + algorithmName(hash), 'NotSupportedError');
+  return name;
+}
+function requireHmac(algorithm) {
+  if (String(algorithmName(algorithm)).toUpperCase() !== 'HMAC') {
+    throw new DOMException('heapprof\'s runtime supports HMAC keys only, not ' + algorithmName(algorithm), 'NotSupportedError');
+  }
+}
+const base64url = {
+  decode(text) { return Uint8Array.from(atob(String(text).replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0)); },
+  encode(bytes) { return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''); },
+};
+
+class CryptoKey {
+  #secret;
+  constructor(secret, algorithm, extractable, usages) {
+    this.#secret = secret;
+    Object.defineProperties(this, {
+      type: { value: 'secret', enumerable: true },
+      algorithm: { value: Object.freeze(algorithm), enumerable: true },
+      extractable: { value: extractable, enumerable: true },
+      usages: { value: Object.freeze(usages.slice()), enumerable: true },
+    });
+  }
+  static secretOf(key, usage) {
+    if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
+    if (!key.usages.includes(usage)) throw new DOMException('the key may not be used to ' + usage, 'InvalidAccessError');
+    return key.#secret;
+  }
+  static exportable(key) {
+    if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
+    if (!key.extractable) throw new DOMException('the key is not extractable', 'InvalidAccessError');
+    return key.#secret;
+  }
+}
+
+const subtle = {
+  async digest(algorithm, data) {
+    return nativeDigest(normalizeHash(algorithm), viewBytes(data, 'digest data'));
+  },
+  async importKey(format, keyData, algorithm, extractable, usages) {
+    requireHmac(algorithm);
+    const hash = normalizeHash(algorithm.hash);
+    let secret;
+    if (format === 'raw') {
+      secret = copyBytes(keyData);
+      if (secret === null) throw new TypeError('a raw key must be an ArrayBuffer or an ArrayBufferView');
+    } else if (format === 'jwk') {
+      if (keyData == null || keyData.kty !== 'oct' || typeof keyData.k !== 'string') {
+        throw new DOMException('an HMAC JWK needs kty "oct" and k', 'DataError');
+      }
+      secret = base64url.decode(keyData.k);
+    } else {
+      throw new DOMException('key format ' + format + ' is not supported for HMAC', 'NotSupportedError');
+    }
+    if (secret.length === 0) throw new DOMException('an HMAC key may not be empty', 'DataError');
+    for (const usage of usages) {
+      if (usage !== 'sign' && usage !== 'verify') throw new SyntaxError('an HMAC key cannot be used to ' + usage);
+    }
+    const length = algorithm.length === undefined ? secret.length * 8 : Number(algorithm.length);
+    return new CryptoKey(secret, { name: 'HMAC', hash: { name: hash }, length }, Boolean(extractable), usages);
+  },
+  async generateKey(algorithm, extractable, usages) {
+    requireHmac(algorithm);
+    const hash = normalizeHash(algorithm.hash);
+    const bits = algorithm.length === undefined ? hashBlockBytes[hash] * 8 : Number(algorithm.length);
+    const secret = randomFill(new Uint8Array(Math.ceil(bits / 8)));
+    return subtle.importKey('raw', secret, { name: 'HMAC', hash, length: bits }, extractable, usages);
+  },
+  async exportKey(format, key) {
+    const secret = CryptoKey.exportable(key);
+    if (format === 'raw') return toArrayBuffer(secret);
+    if (format === 'jwk') {
+      return { kty: 'oct', k: base64url.encode(secret), alg: 'HS' + key.algorithm.hash.name.slice(4), ext: true, key_ops: key.usages.slice() };
+    }
+    throw new DOMException('key format ' + format + ' is not supported for HMAC', 'NotSupportedError');
+  },
+  async sign(algorithm, key, data) {
+    requireHmac(algorithm);
+    return nativeHmac(key.algorithm.hash.name, CryptoKey.secretOf(key, 'sign'), viewBytes(data, 'signed data'));
+  },
+  async verify(algorithm, key, signature, data) {
+    requireHmac(algorithm);
+    const expected = nativeHmac(key.algorithm.hash.name, CryptoKey.secretOf(key, 'verify'), viewBytes(data, 'signed data'));
+    return timingSafeEqual(expected, viewBytes(signature, 'signature'));
+  },
+};
+const crypto = { getRandomValues, randomUUID, subtle };
+
+// ---- events and abort ----
+
+class Event {
+  #type; #defaultPrevented = false;
+  constructor(type, init = {}) { this.#type = String(type); this.cancelable = Boolean(init.cancelable); this.target = null; }
+  get type() { return this.#type; }
+  get defaultPrevented() { return this.#defaultPrevented; }
+  preventDefault() { if (this.cancelable) this.#defaultPrevented = true; }
+  stopImmediatePropagation() {}
+  stopPropagation() {}
+}
+class EventTarget {
+  #listeners = new Map();
+  addEventListener(type, listener, options) {
+    if (listener == null) return;
+    const list = this.#listeners.get(type) || [];
+    if (list.some(entry => entry.listener === listener)) return;
+    list.push({ listener, once: Boolean(options && options.once) });
+    this.#listeners.set(type, list);
+  }
+  removeEventListener(type, listener) {
+    const list = this.#listeners.get(type);
+    if (list) this.#listeners.set(type, list.filter(entry => entry.listener !== listener));
+  }
+  dispatchEvent(event) {
+    event.target = this;
+    for (const entry of (this.#listeners.get(event.type) || []).slice()) {
+      if (entry.once) this.removeEventListener(event.type, entry.listener);
+      if (typeof entry.listener === 'function') entry.listener.call(this, event);
+      else entry.listener.handleEvent(event);
+    }
+    const handler = this['on' + event.type];
+    if (typeof handler === 'function') handler.call(this, event);
+    return !event.defaultPrevented;
+  }
+}
+class AbortSignal extends EventTarget {
+  #aborted = false; #reason = undefined;
+  get aborted() { return this.#aborted; }
+  get reason() { return this.#reason; }
+  throwIfAborted() { if (this.#aborted) throw this.#reason; }
+  static abortSignal(signal, reason) {
+    if (signal.#aborted) return;
+    signal.#aborted = true;
+    signal.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    signal.dispatchEvent(new Event('abort'));
+  }
+  static abort(reason) { const signal = new AbortSignal(); AbortSignal.abortSignal(signal, reason); return signal; }
+  static timeout(ms) {
+    const signal = new AbortSignal();
+    setTimeout(() => AbortSignal.abortSignal(signal, new DOMException('The operation timed out', 'TimeoutError')), ms);
+    return signal;
+  }
+  static any(signals) {
+    const signal = new AbortSignal();
+    for (const s of signals) {
+      if (s.aborted) { AbortSignal.abortSignal(signal, s.reason); break; }
+      s.addEventListener('abort', () => AbortSignal.abortSignal(signal, s.reason), { once: true });
+    }
+    return signal;
+  }
+}
+class AbortController {
+  #signal = new AbortSignal();
+  get signal() { return this.#signal; }
+  abort(reason) { AbortSignal.abortSignal(this.#signal, reason); }
+}
+
+// ---- Headers, bodies, Request, Response ----
+
+const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+function headerName(name) {
+  const text = String(name);
+  if (!tokenPattern.test(text)) throw new TypeError('Invalid header name: ' + JSON.stringify(text));
+  return text.toLowerCase();
+}
+const headerValue = value => String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 
 class Headers {
-  #map = null;  // created on the first header: most responses have none
+  #map = null;  // lower-case name -> [values]; created on the first header: most responses have none
   constructor(init) {
     if (init == null) return;
     if (init instanceof Headers) {
-      init.forEach((value, name) => this.append(name, value));
-    } else if (Array.isArray(init)) {
-      for (let i = 0; i < init.length; i++) this.append(init[i][0], init[i][1]);
+      if (init.#map !== null) for (const [name, values] of init.#map) for (const v of values) this.append(name, v);
+    } else if (typeof init[Symbol.iterator] === 'function') {
+      for (const pair of init) {
+        const entry = Array.from(pair);
+        if (entry.length !== 2) throw new TypeError('a Headers init pair must have exactly two items');
+        this.append(entry[0], entry[1]);
+      }
+    } else if (typeof init === 'object') {
+      for (const name of Object.keys(init)) this.append(name, init[name]);
     } else {
-      for (const name in init) this.append(name, init[name]);
+      throw new TypeError('Headers init must be an object, an array of pairs or Headers');
     }
   }
   append(name, value) {
-    const key = String(name).toLowerCase();
+    const key = headerName(name);
     if (this.#map === null) this.#map = new Map();
-    const old = this.#map.get(key);
-    this.#map.set(key, old === undefined ? String(value) : old + ', ' + value);
+    const list = this.#map.get(key);
+    if (list === undefined) this.#map.set(key, [headerValue(value)]);
+    else list.push(headerValue(value));
   }
   set(name, value) {
     if (this.#map === null) this.#map = new Map();
-    this.#map.set(String(name).toLowerCase(), String(value));
+    this.#map.set(headerName(name), [headerValue(value)]);
   }
   get(name) {
-    const v = this.#map === null ? undefined : this.#map.get(String(name).toLowerCase());
-    return v === undefined ? null : v;
+    const list = this.#map === null ? undefined : this.#map.get(headerName(name));
+    return list === undefined ? null : list.join(', ');
   }
-  has(name) { return this.#map !== null && this.#map.has(String(name).toLowerCase()); }
-  delete(name) { if (this.#map !== null) this.#map.delete(String(name).toLowerCase()); }
-  entries() { return (this.#map || new Map()).entries(); }
-  keys() { return (this.#map || new Map()).keys(); }
-  values() { return (this.#map || new Map()).values(); }
-  forEach(callback, thisArg) { if (this.#map !== null) this.#map.forEach((v, k) => callback.call(thisArg, v, k, this)); }
+  getSetCookie() {
+    const list = this.#map === null ? undefined : this.#map.get('set-cookie');
+    return list === undefined ? [] : list.slice();
+  }
+  has(name) { return this.#map !== null && this.#map.has(headerName(name)); }
+  delete(name) { if (this.#map !== null) this.#map.delete(headerName(name)); }
+  // Sorted by name, values combined, Set-Cookie kept apart (Fetch's "sort and combine").
+  *entries() {
+    if (this.#map === null) return;
+    for (const name of [...this.#map.keys()].sort()) {
+      const values = this.#map.get(name);
+      if (values === undefined) continue;
+      if (name === 'set-cookie') for (const v of values) yield [name, v];
+      else yield [name, values.join(', ')];
+    }
+  }
+  *keys() { for (const [name] of this.entries()) yield name; }
+  *values() { for (const [, value] of this.entries()) yield value; }
+  forEach(callback, thisArg) { for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this); }
   [Symbol.iterator]() { return this.entries(); }
 }
 
 // A body is held as a string or as bytes (a private Uint8Array copy); it is
 // read back as what was put in: bytes stay bytes.
-function toBodyValue(body) {
-  if (body == null) return null;
-  if (typeof body === 'string') return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
-  if (ArrayBuffer.isView(body)) {
-    return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+function extractBody(body) {
+  if (body == null) return { value: null, type: null };
+  if (typeof body === 'string') return { value: body, type: 'text/plain;charset=UTF-8' };
+  const bytes = copyBytes(body);
+  if (bytes !== null) return { value: bytes, type: null };
+  if (body instanceof URLSearchParams) return { value: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  if (body instanceof Blob) return { value: Blob.bytesOf(body), type: body.type || null };
+  if (typeof body === 'object' && typeof body.getReader === 'function') {
+    throw new TypeError('heapprof\'s runtime has no streams yet: give the body as a string, bytes, Blob or URLSearchParams');
   }
-  if (body instanceof URLSearchParams) return body.toString();
-  return String(body);
+  return { value: String(body), type: 'text/plain;charset=UTF-8' };
 }
 const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
 const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
@@ -57,67 +391,246 @@ const bodyText = value => value === null ? '' : typeof value === 'string' ? valu
 class Body {
   #body;
   #used = false;
-  constructor(body) { this.#body = toBodyValue(body); }
+  constructor(body, headers) {
+    const extracted = extractBody(body);
+    this.#body = extracted.value;
+    if (extracted.type !== null && !headers.has('content-type')) headers.set('content-type', extracted.type);
+  }
   get bodyUsed() { return this.#used; }
   #take() {
-    if (this.#used) throw new TypeError('body already used');
+    if (this.#used) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
     this.#used = true;
     return this.#body;
   }
   async text() { return bodyText(this.#take()); }
-  async arrayBuffer() {
-    const bytes = bodyBytes(this.#take());
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  }
+  async arrayBuffer() { return toArrayBuffer(bodyBytes(this.#take())); }
+  async bytes() { return bodyBytes(this.#take()).slice(); }
   async json() { return JSON.parse(await this.text()); }
+  async blob() { return new Blob([bodyBytes(this.#take())], { type: this.headers.get('content-type') || '' }); }
+  async formData() {
+    const type = this.headers.get('content-type') || '';
+    if (!type.startsWith('application/x-www-form-urlencoded')) {
+      throw new TypeError('heapprof\'s runtime parses application/x-www-form-urlencoded form bodies only, not ' + JSON.stringify(type));
+    }
+    const form = new FormData();
+    for (const [name, value] of new URLSearchParams(await this.text())) form.append(name, value);
+    return form;
+  }
   // For the runtime: the body as given (string, Uint8Array or null), without marking it used.
   static peek(body) { return body.#body; }
+  // The body for a clone (bytes are immutable once stored, so sharing is safe).
+  static forClone(body) {
+    if (body.#used) throw new TypeError('Body has already been used. It can only be used once.');
+    return body.#body;
+  }
+}
+
+const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
+const normalizeMethod = method => {
+  const upper = String(method).toUpperCase();
+  return methods.has(upper) ? upper : String(method);
+};
+const defaultCf = Object.freeze({
+  asn: 13335, asOrganization: 'Cloudflare', colo: 'IAD', country: 'US', city: 'Ashburn', continent: 'NA',
+  region: 'Virginia', regionCode: 'VA', timezone: 'America/New_York', latitude: '39.04372', longitude: '-77.48749',
+  postalCode: '20147', httpProtocol: 'HTTP/2', tlsVersion: 'TLSv1.3', tlsCipher: 'AEAD-AES128-GCM-SHA256',
+  clientTcpRtt: 10, requestPriority: '', edgeRequestKeepAliveStatus: 1,
+});
+
+// One frozen cf object per country, so the runtime does not allocate one per request.
+const cfByCountry = new Map();
+function cfFor(country) {
+  if (country === null) return defaultCf;
+  let cf = cfByCountry.get(country);
+  if (cf === undefined) {
+    cf = Object.freeze({ ...defaultCf, country });
+    if (cfByCountry.size < 300) cfByCountry.set(country, cf);
+  }
+  return cf;
 }
 
 class Request extends Body {
+  #url; #method; #headers; #signal; #cf; #redirect;
   constructor(input, init = {}) {
-    super(init.body);
-    this.url = String(input instanceof Request ? input.url : input);
-    this.method = String(init.method || 'GET').toUpperCase();
-    this.headers = new Headers(init.headers);
+    const from = input instanceof Request ? input : null;
+    const headers = new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
+    const method = normalizeMethod(init.method !== undefined ? init.method : from ? from.method : 'GET');
+    let body = init.body !== undefined ? init.body : from ? Body.forClone(from) : null;
+    if ((method === 'GET' || method === 'HEAD') && body != null) {
+      throw new TypeError('Request with a GET or HEAD method cannot have a body.');
+    }
+    super(body, headers);
+    this.#url = from ? from.url : new URL(String(input)).href;
+    this.#method = method;
+    this.#headers = headers;
+    this.#signal = init.signal || (from ? from.signal : null);  // created on first use
+    this.#cf = init.cf !== undefined ? init.cf : from ? from.cf : undefined;
+    this.#redirect = init.redirect || (from ? from.redirect : 'follow');
   }
+  get url() { return this.#url; }
+  get method() { return this.#method; }
+  get headers() { return this.#headers; }
+  get signal() {
+    if (this.#signal === null) this.#signal = new AbortSignal();
+    return this.#signal;
+  }
+  get cf() { return this.#cf; }
+  get redirect() { return this.#redirect; }
+  clone() { return new Request(this); }
 }
 
+const nullBodyStatus = status => status === 101 || status === 204 || status === 205 || status === 304;
 class Response extends Body {
-  constructor(body, init = {}) {
-    super(body);
-    this.status = init.status ?? 200;
-    this.statusText = init.statusText ?? '';
-    this.headers = new Headers(init.headers);
+  #status; #statusText; #headers; #type; #url;
+  constructor(body = null, init = {}) {
+    const status = init.status === undefined ? 200 : Number(init.status);
+    if (!Number.isInteger(status) || status < 200 || status > 599) {
+      throw new RangeError('Responses may only be constructed with status codes in the range 200 to 599, inclusive.');
+    }
+    if (body != null && nullBodyStatus(status)) throw new TypeError('Response with null body status cannot have body');
+    const headers = new Headers(init.headers);
+    super(body, headers);
+    this.#status = status;
+    this.#statusText = init.statusText === undefined ? '' : String(init.statusText);
+    this.#headers = headers;
+    this.#type = 'default';
+    this.#url = '';
   }
-  get ok() { return this.status >= 200 && this.status < 300; }
+  get status() { return this.#status; }
+  get statusText() { return this.#statusText; }
+  get headers() { return this.#headers; }
+  get ok() { return this.#status >= 200 && this.#status < 300; }
+  get redirected() { return false; }
+  get type() { return this.#type; }
+  get url() { return this.#url; }
+  clone() {
+    return new Response(Body.forClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers });
+  }
   static json(data, init = {}) {
+    const text = JSON.stringify(data);
+    if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized to JSON');
     const headers = new Headers(init.headers);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(data), { ...init, headers });
+    return new Response(text, { ...init, headers });
+  }
+  static redirect(url, status = 302) {
+    if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError('Invalid redirect status: ' + status);
+    return new Response(null, { status, headers: { location: new URL(String(url)).href } });
   }
 }
 
-const decode = s => decodeURIComponent(s.replace(/\+/g, ' '));
+class Blob {
+  #bytes; #type;
+  constructor(parts = [], options = {}) {
+    const chunks = [];
+    for (const part of parts) {
+      if (part instanceof Blob) chunks.push(part.#bytes);
+      else chunks.push(copyBytes(part) || utf8Encode(String(part)));
+    }
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    this.#bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) { this.#bytes.set(c, at); at += c.length; }
+    const type = options.type === undefined ? '' : String(options.type);
+    this.#type = /[^\u0020-\u007e]/.test(type) ? '' : type.toLowerCase();
+  }
+  get size() { return this.#bytes.length; }
+  get type() { return this.#type; }
+  async text() { return utf8Decode(this.#bytes); }
+  async arrayBuffer() { return toArrayBuffer(this.#bytes); }
+  async bytes() { return this.#bytes.slice(); }
+  slice(start = 0, end = this.size, type = '') {
+    const norm = i => i < 0 ? Math.max(this.size + i, 0) : Math.min(i, this.size);
+    return new Blob([this.#bytes.subarray(norm(start), Math.max(norm(start), norm(end)))], { type });
+  }
+  static bytesOf(blob) { return blob.#bytes; }
+}
+class File extends Blob {
+  #name; #lastModified;
+  constructor(parts, name, options = {}) {
+    super(parts, options);
+    this.#name = String(name);
+    this.#lastModified = options.lastModified === undefined ? Date.now() : Number(options.lastModified);
+  }
+  get name() { return this.#name; }
+  get lastModified() { return this.#lastModified; }
+}
+class FormData {
+  #entries = [];
+  #entry(name, value, filename) {
+    if (value instanceof Blob) {
+      const file = value instanceof File && filename === undefined ? value : new File([value], filename === undefined ? 'blob' : filename, { type: value.type });
+      return [String(name), file];
+    }
+    return [String(name), String(value)];
+  }
+  append(name, value, filename) { this.#entries.push(this.#entry(name, value, filename)); }
+  set(name, value, filename) {
+    const entry = this.#entry(name, value, filename);
+    const i = this.#entries.findIndex(([n]) => n === entry[0]);
+    if (i < 0) { this.#entries.push(entry); return; }
+    this.#entries[i] = entry;
+    this.#entries = this.#entries.filter(([n], j) => j <= i || n !== entry[0]);
+  }
+  get(name) { const e = this.#entries.find(([n]) => n === String(name)); return e ? e[1] : null; }
+  getAll(name) { return this.#entries.filter(([n]) => n === String(name)).map(([, v]) => v); }
+  has(name) { return this.#entries.some(([n]) => n === String(name)); }
+  delete(name) { this.#entries = this.#entries.filter(([n]) => n !== String(name)); }
+  *entries() { yield* this.#entries.map(e => e.slice()); }
+  *keys() { for (const [n] of this.#entries) yield n; }
+  *values() { for (const [, v] of this.#entries) yield v; }
+  forEach(callback, thisArg) { for (const [n, v] of this.#entries) callback.call(thisArg, v, n, this); }
+  [Symbol.iterator]() { return this.entries(); }
+}
+
+// application/x-www-form-urlencoded parsing and serializing (the URL standard's).
+const formDecode = s => {
+  try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return unescape(s.replace(/\+/g, ' ')); }
+};
+const formEncode = s => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()~]/g, c => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 class URLSearchParams {
   #list = [];
-  constructor(query = '') {
-    const parts = String(query).replace(/^\?/, '').split('&');
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i];
-      if (!part) continue;
-      const eq = part.indexOf('=');
-      this.#list.push(eq < 0 ? [decode(part), ''] : [decode(part.slice(0, eq)), decode(part.slice(eq + 1))]);
+  constructor(init = '') {
+    if (init instanceof URLSearchParams) {
+      this.#list = init.#list.map(e => e.slice());
+    } else if (typeof init === 'object' && init !== null && typeof init[Symbol.iterator] === 'function') {
+      for (const pair of init) {
+        const entry = Array.from(pair);
+        if (entry.length !== 2) throw new TypeError('a URLSearchParams init pair must have exactly two items');
+        this.#list.push([String(entry[0]), String(entry[1])]);
+      }
+    } else if (typeof init === 'object' && init !== null) {
+      for (const name of Object.keys(init)) this.#list.push([name, String(init[name])]);
+    } else {
+      const parts = String(init).replace(/^\?/, '').split('&');
+      for (const part of parts) {
+        if (!part) continue;
+        const eq = part.indexOf('=');
+        this.#list.push(eq < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, eq)), formDecode(part.slice(eq + 1))]);
+      }
     }
   }
-  get(name) { const e = this.#list.find(([k]) => k === name); return e ? e[1] : null; }
-  getAll(name) { return this.#list.filter(([k]) => k === name).map(([, v]) => v); }
-  has(name) { return this.#list.some(([k]) => k === name); }
-  entries() { return this.#list[Symbol.iterator](); }
-  [Symbol.iterator]() { return this.#list[Symbol.iterator](); }
-  toString() {
-    return this.#list.map(([k, v]) => encodeURIComponent(k) + '=' + encodeURIComponent(v)).join('&');
+  get size() { return this.#list.length; }
+  append(name, value) { this.#list.push([String(name), String(value)]); }
+  delete(name, value) {
+    this.#list = this.#list.filter(([k, v]) => k !== String(name) || (value !== undefined && v !== String(value)));
   }
+  get(name) { const e = this.#list.find(([k]) => k === String(name)); return e ? e[1] : null; }
+  getAll(name) { return this.#list.filter(([k]) => k === String(name)).map(([, v]) => v); }
+  has(name, value) { return this.#list.some(([k, v]) => k === String(name) && (value === undefined || v === String(value))); }
+  set(name, value) {
+    const i = this.#list.findIndex(([k]) => k === String(name));
+    if (i < 0) { this.append(name, value); return; }
+    this.#list[i] = [String(name), String(value)];
+    this.#list = this.#list.filter(([k], j) => j <= i || k !== String(name));
+  }
+  sort() { this.#list.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0); }
+  forEach(callback, thisArg) { for (const [k, v] of this.#list) callback.call(thisArg, v, k, this); }
+  *entries() { for (const [k, v] of this.#list) yield [k, v]; }
+  *keys() { for (const [k] of this.#list) yield k; }
+  *values() { for (const [, v] of this.#list) yield v; }
+  [Symbol.iterator]() { return this.entries(); }
+  toString() { return this.#list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
 }
 
 // Absolute http(s)-style URLs, or a path relative to a base. No IDNA, no
@@ -163,26 +676,70 @@ const console = {
 };
 
 // Timers on virtual time: a timer fires once microtasks are drained and no
-// earlier timer is due; nothing waits for real time to pass.
+// earlier timer is due; nothing waits for real time to pass. As on the
+// platform, performance.now() does not advance while code runs: it moves
+// only when a timer fires.
 let virtualNow = 0;
 let nextTimerId = 0;
 const timers = new Map();
-function setTimeout(callback, delay = 0, ...args) {
+function addTimer(callback, delay, args, repeat) {
+  if (typeof callback !== 'function') throw new TypeError('a timer callback must be a function');
   const id = ++nextTimerId;
-  timers.set(id, { due: virtualNow + Math.max(0, Number(delay) || 0), callback, args });
+  const ms = Math.max(0, Number(delay) || 0);
+  timers.set(id, { due: virtualNow + ms, callback, args, repeat: repeat ? Math.max(1, ms) : 0 });
   return id;
 }
+const setTimeout = (callback, delay = 0, ...args) => addTimer(callback, delay, args, false);
+const setInterval = (callback, delay = 0, ...args) => addTimer(callback, delay, args, true);
 function clearTimeout(id) { timers.delete(id); }
+const clearInterval = clearTimeout;
 function runNextTimer() {
   let bestId = 0, best = null;
   for (const [id, timer] of timers) if (best === null || timer.due < best.due) { bestId = id; best = timer; }
   if (best === null) return false;
-  timers.delete(bestId);
-  virtualNow = best.due;
+  if (best.repeat) best.due += best.repeat;
+  else timers.delete(bestId);
+  virtualNow = Math.max(virtualNow, best.due - best.repeat);
   best.callback(...best.args);
   return true;
 }
+const performance = {
+  timeOrigin: 0,
+  now() { return virtualNow; },
+};
 const queueMicrotask = callback => { Promise.resolve().then(callback); };
+
+// ---- subrequests and caches ----
+
+async function fetch(input) {
+  const url = input instanceof Request ? input.url : String(input);
+  throw new TypeError('fetch(' + JSON.stringify(url) + '): heapprof\'s runtime has no network; ' +
+    'the worker\'s subrequests are refused');
+}
+// The Cache API, in memory for this isolate: put() stores a copy, match()
+// returns a copy. Honest about what it is: nothing leaves the isolate.
+class Cache {
+  #entries = new Map();
+  #key(request) { return request instanceof Request ? request.url : new URL(String(request)).href; }
+  async match(request) {
+    const entry = this.#entries.get(this.#key(request));
+    return entry === undefined ? undefined : entry.clone();
+  }
+  async put(request, response) {
+    if (!(response instanceof Response)) throw new TypeError('Cache.put needs a Response');
+    this.#entries.set(this.#key(request), response.clone());
+  }
+  async delete(request) { return this.#entries.delete(this.#key(request)); }
+}
+class CacheStorage {
+  #named = new Map();
+  default = new Cache();
+  async open(name) {
+    if (!this.#named.has(name)) this.#named.set(name, new Cache());
+    return this.#named.get(name);
+  }
+}
+const caches = new CacheStorage();
 
 const fetchListeners = [];
 function addEventListener(type, listener) {
@@ -190,17 +747,22 @@ function addEventListener(type, listener) {
 }
 
 Object.assign(globalThis, {
-  Headers, Request, Response, URL, URLSearchParams, console,
-  setTimeout, clearTimeout, queueMicrotask, addEventListener,
+  Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
+  TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
+  Event, EventTarget, AbortController, AbortSignal, DOMException,
+  console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
+  fetch, caches, addEventListener,
 });
 
 return {
+  subrequestFetch: fetch,
   fetchListeners,
   runNextTimer,
   makeRequest(method, url, flatHeaders, body) {
     const headers = new Headers();
     for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
-    return new Request(url, { method, headers, body: body === '' ? undefined : body });
+    const cf = cfFor(headers.get('cf-ipcountry'));
+    return new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
   // what a handler returned, for the host.

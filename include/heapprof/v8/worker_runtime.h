@@ -8,10 +8,17 @@
 // - a classic script (no import/export) that calls
 //   `addEventListener('fetch', event => event.respondWith(...))`, or defines a
 //   global `function fetch(request, env, ctx)`.
-// Globals offered: console (log/info/debug/warn/error, to a sink), Headers,
-// Request, Response, URL (a minimal one), queueMicrotask, setTimeout and
-// clearTimeout on virtual time (timers fire in order once microtasks are
-// drained, without waiting). There is no network, no I/O and no dynamic import.
+// Globals offered (heapprof/v8/worker_prelude.js): console (to a sink),
+// Headers (sorted iteration, getSetCookie), Request and Response (string and
+// byte bodies, clone, json, redirect, request.cf), URL, URLSearchParams, Blob,
+// File, FormData, TextEncoder/TextDecoder (V8's UTF-8), atob/btoa,
+// structuredClone (V8's serializer), crypto (getRandomValues, randomUUID,
+// subtle digest and HMAC import/sign/verify, through OpenSSL), Event,
+// EventTarget, AbortController/AbortSignal, caches (in memory, per isolate),
+// performance.now, queueMicrotask, setTimeout/setInterval on virtual time
+// (timers fire in order once microtasks are drained, without waiting). There
+// is no network (fetch() rejects with a message), no I/O, no dynamic import,
+// and no streams yet (Response.body is absent).
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,182 @@
+// The worker runtime's Web APIs on a real isolate, checked against published
+// test vectors (FIPS 180 SHA-256, RFC 4231 HMAC) and the specs' behaviour.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "heapprof/v8/worker_runtime.h"
+
+using namespace heapprof;
+
+namespace {
+
+// Runs `body` (the statements of an async function returning a value) inside
+// a fetch handler and returns the JSON of what it returned.
+std::string Evaluate(const std::string& body, std::vector<std::string>* console = nullptr) {
+  WorkerOptions options;
+  options.console = [console](std::string_view level, std::string_view text) {
+    if (console) console->push_back(std::string(level) + ":" + std::string(text));
+  };
+  auto runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  std::string source = "const hex = b => Array.from(new Uint8Array(b), x => x.toString(16).padStart(2, '0')).join('');\n"
+                       "export default { async fetch(request, env, ctx) {\n" +
+                       body + "\n} };\n";
+  Status loaded = runtime->Load(source, "api.js");
+  INFO(loaded.message());
+  REQUIRE(loaded.ok());
+  WorkerRequest request;
+  request.url = "https://example.com/api?b=2&a=1";
+  request.headers = {{"cf-ipcountry", "DE"}, {"X-Token", "abc"}};
+  auto response = runtime->Dispatch(request);
+  INFO(response.status().message());
+  REQUIRE(response.ok());
+  return response->body;
+}
+
+}  // namespace
+
+TEST_CASE("web api: crypto.subtle digest and HMAC through OpenSSL match the published vectors") {
+  std::string out = Evaluate(R"(
+    const enc = new TextEncoder();
+    const sha256 = hex(await crypto.subtle.digest('SHA-256', enc.encode('abc')));
+    const sha1 = hex(await crypto.subtle.digest({ name: 'SHA-1' }, enc.encode('abc')));
+    const key = await crypto.subtle.importKey('raw', enc.encode('Jefe'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    const data = enc.encode('what do ya want for nothing?');
+    const mac = await crypto.subtle.sign('HMAC', key, data);
+    const good = await crypto.subtle.verify('HMAC', key, mac, data);
+    const bad = await crypto.subtle.verify('HMAC', key, new Uint8Array(32), data);
+    const jwk = await crypto.subtle.importKey('jwk', { kty: 'oct', k: 'SmVmZQ' }, { name: 'HMAC', hash: { name: 'SHA-256' } }, true, ['sign']);
+    const jwkMac = hex(await crypto.subtle.sign({ name: 'HMAC' }, jwk, data));
+    let unsupported = '';
+    try { await crypto.subtle.digest('SHA-3', data); } catch (e) { unsupported = e.name; }
+    let noSign = '';
+    const verifyOnly = await crypto.subtle.importKey('raw', enc.encode('k'), { name: 'HMAC', hash: 'SHA-1' }, false, ['verify']);
+    try { await crypto.subtle.sign('HMAC', verifyOnly, data); } catch (e) { noSign = e.name; }
+    return Response.json({ sha256, sha1, mac: hex(mac), good, bad, jwkMac, unsupported, noSign, algo: key.algorithm });
+  )");
+  CHECK_THAT(out, Catch::Contains(R"("sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")"));
+  CHECK_THAT(out, Catch::Contains(R"("sha1":"a9993e364706816aba3e25717850c26c9cd0d89d")"));
+  CHECK_THAT(out, Catch::Contains(R"("mac":"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")"));
+  CHECK_THAT(out, Catch::Contains(R"("jwkMac":"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")"));
+  CHECK_THAT(out, Catch::Contains(R"("good":true,"bad":false)"));
+  CHECK_THAT(out, Catch::Contains(R"("unsupported":"NotSupportedError","noSign":"InvalidAccessError")"));
+  CHECK_THAT(out, Catch::Contains(R"("algo":{"name":"HMAC","hash":{"name":"SHA-256"},"length":32})"));
+}
+
+TEST_CASE("web api: random values and UUIDs") {
+  std::string out = Evaluate(R"(
+    const a = crypto.getRandomValues(new Uint8Array(64));
+    const b = crypto.getRandomValues(new Uint32Array(16));
+    const uuids = new Set(Array.from({ length: 100 }, () => crypto.randomUUID()));
+    const shaped = [...uuids].every(u => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(u));
+    let quota = '', floats = '';
+    try { crypto.getRandomValues(new Uint8Array(65537)); } catch (e) { quota = e.name; }
+    try { crypto.getRandomValues(new Float64Array(2)); } catch (e) { floats = e.name; }
+    return Response.json({ differ: hex(a.slice(0, 32)) !== hex(a.slice(32)), nonzero: b.some(x => x !== 0),
+                           unique: uuids.size, shaped, quota, floats });
+  )");
+  CHECK(out == R"({"differ":true,"nonzero":true,"unique":100,"shaped":true,"quota":"QuotaExceededError","floats":"TypeMismatchError"})");
+}
+
+TEST_CASE("web api: text encoding, base64 and structured clone") {
+  std::string out = Evaluate(R"(
+    const bytes = new TextEncoder().encode('é€😀');
+    const lone = new TextEncoder().encode('\ud800');
+    const text = new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0xff, 0x69]));
+    let fatal = '';
+    try { new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])); } catch (e) { fatal = e.name; }
+    const into = new Uint8Array(4);
+    const result = new TextEncoder().encodeInto('a€b', into);
+    const original = { when: new Date(0), map: new Map([[1, 'one']]), bytes: new Uint8Array([1, 2]), nested: { list: [1, 2] } };
+    const copy = structuredClone(original);
+    let cloneError = '';
+    try { structuredClone({ f() {} }); } catch (e) { cloneError = e.name; }
+    let atobError = '';
+    try { atob('a'); } catch (e) { atobError = e.name; }
+    return Response.json({
+      bytes: hex(bytes), lone: hex(lone), text, fatal, into: [result.read, result.written, hex(into)],
+      btoa: btoa('hello\xff'), atob: atob(' aGVs bG8= '), atobError,
+      clone: [copy !== original, copy.when instanceof Date, copy.when.getTime(), copy.map.get(1), copy.bytes[1],
+              copy.nested.list.length, copy.nested !== original.nested],
+      cloneError,
+    });
+  )");
+  CHECK(out == R"({"bytes":"c3a9e282acf09f9880","lone":"efbfbd","text":"h)" "\xef\xbf\xbd" R"(i","fatal":"TypeError",)"
+               R"("into":[2,4,"61e282ac"],"btoa":"aGVsbG//","atob":"hello","atobError":"InvalidCharacterError",)"
+               R"("clone":[true,true,0,"one",2,2,true],"cloneError":"DataCloneError"})");
+}
+
+TEST_CASE("web api: headers, bodies, clones and the request's cf") {
+  std::string out = Evaluate(R"(
+    const h = new Headers([['B', '2'], ['a', '1'], ['Set-Cookie', 'x=1'], ['set-cookie', 'y=2'], ['b', '3']]);
+    let badName = '';
+    try { h.set('bad name', 'v'); } catch (e) { badName = e.name; }
+    const response = new Response(new Uint8Array([104, 105]), { headers: h });
+    const copy = response.clone();
+    const both = [await response.text(), hex(await copy.arrayBuffer())];
+    let reuse = '';
+    try { await response.text(); } catch (e) { reuse = e.name; }
+    const req = request.clone();
+    const post = new Request('https://example.com/x', { method: 'post', body: new URLSearchParams({ q: 'a b', r: '1' }) });
+    const form = await post.formData();
+    const blob = new Blob(['ab', new Uint8Array([99]), new Blob(['d'])], { type: 'Text/Plain' });
+    const params = new URLSearchParams(new URL(request.url).search);
+    params.set('c', 'x y'); params.sort();
+    let getBody = '';
+    try { new Request('https://example.com/', { body: 'x' }); } catch (e) { getBody = e.name; }
+    return Response.json({
+      entries: [...h], cookies: h.getSetCookie(), combined: h.get('b'), badName, both, reuse,
+      cf: request.cf.country, colo: typeof request.cf.colo, token: req.headers.get('x-token'), cloneUrl: req.url,
+      form: form.get('q'), postType: post.headers.get('content-type'),
+      blob: [blob.size, blob.type, await blob.text(), await blob.slice(1, -1).text()],
+      params: params.toString(), getBody,
+      redirect: [Response.redirect('https://example.com/a', 301).status, Response.redirect('https://example.com/a').headers.get('location')],
+    });
+  )");
+  CHECK(out == R"({"entries":[["a","1"],["b","2, 3"],["set-cookie","x=1"],["set-cookie","y=2"]],)"
+               R"("cookies":["x=1","y=2"],"combined":"2, 3","badName":"TypeError","both":["hi","6869"],"reuse":"TypeError",)"
+               R"("cf":"DE","colo":"string","token":"abc","cloneUrl":"https://example.com/api?b=2&a=1",)"
+               R"("form":"a b","postType":"application/x-www-form-urlencoded;charset=UTF-8",)"
+               R"("blob":[4,"text/plain","abcd","bc"],"params":"a=1&b=2&c=x+y","getBody":"TypeError",)"
+               R"("redirect":[301,"https://example.com/a"]})");
+}
+
+TEST_CASE("web api: timers, abort signals, caches and refused subrequests") {
+  std::string out = Evaluate(R"(
+    const ticks = [];
+    await new Promise(resolve => {
+      const id = setInterval(() => { ticks.push(performance.now()); if (ticks.length === 3) { clearInterval(id); resolve(); } }, 10);
+    });
+    const controller = new AbortController();
+    let fired = 0;
+    controller.signal.addEventListener('abort', () => fired++);
+    controller.abort();
+    controller.abort();
+    const timeout = AbortSignal.timeout(5);
+    await new Promise(resolve => setTimeout(resolve, 6));
+    await caches.default.put('https://example.com/c', new Response('cached', { headers: { 'x-c': '1' } }));
+    const hit = await caches.default.match('https://example.com/c');
+    const miss = await caches.default.match('https://example.com/none');
+    let refused = '';
+    try { await fetch('https://api.example.com/v1'); } catch (e) { refused = e.message; }
+    ctx.waitUntil(new Promise(resolve => setTimeout(resolve, 1000)).then(() => console.log('waited')));
+    return Response.json({
+      ticks, fired, aborted: controller.signal.aborted, reason: controller.signal.reason.name,
+      timeout: [timeout.aborted, timeout.reason.name],
+      hit: [await hit.text(), hit.headers.get('x-c')], miss: miss === undefined, refused,
+    });
+  )");
+  CHECK_THAT(out, Catch::StartsWith(R"({"ticks":[10,20,30],"fired":1,"aborted":true,"reason":"AbortError",)"
+                                    R"("timeout":[true,"TimeoutError"],"hit":["cached","1"],"miss":true,)"));
+  CHECK_THAT(out, Catch::Contains("has no network"));
+}
+
+TEST_CASE("web api: ctx.waitUntil is awaited before the request counts as done") {
+  std::vector<std::string> console;
+  Evaluate(R"(
+    ctx.waitUntil(new Promise(resolve => setTimeout(resolve, 1000)).then(() => console.log('waited')));
+    return new Response('early');
+  )", &console);
+  CHECK(console == std::vector<std::string>{"log:waited"});
+}
