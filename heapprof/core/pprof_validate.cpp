@@ -82,15 +82,17 @@ class Checker {
   }
 
  private:
+  // Inline test, out-of-line message: this runs for every label of every sample.
   template <typename... Args>
   void Check(StringId id, fmt::format_string<Args...> where, Args&&... args) {
-    if (!status_.ok()) return;
     uint32_t index = static_cast<uint32_t>(id);
-    if (index >= p_.strings.size()) {
-      status_ = Error(ErrorCode::kInvalidArgument,
-                      fmt::format("{}: string index {} is out of range (the string table has {} entries)",
-                                  fmt::format(where, std::forward<Args>(args)...), index, p_.strings.size()));
-    }
+    if (index < p_.strings.size()) [[likely]] return;
+    if (status_.ok()) OutOfRange(index, fmt::format(where, std::forward<Args>(args)...));
+  }
+  [[gnu::noinline]] void OutOfRange(uint32_t index, const std::string& where) {
+    status_ = Error(ErrorCode::kInvalidArgument,
+                    fmt::format("{}: string index {} is out of range (the string table has {} entries)", where, index,
+                                p_.strings.size()));
   }
 
   const Profile& p_;

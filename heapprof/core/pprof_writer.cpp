@@ -1,7 +1,13 @@
-// Profile model -> perftools.profiles.Profile (the generated protobuf classes).
-// The model's string table and ids are copied as they are, so a profile read
-// back is the same profile.
-#include <google/protobuf/arena.h>
+// Profile model -> pprof wire format, streamed in one pass with protobuf's
+// CodedOutputStream: no message objects, field numbers from the generated
+// classes (perftools::profiles::*::k*FieldNumber). The bytes are the ones the
+// generated code would serialize for the same profile (fields in number
+// order, proto3 zero scalars left out); tests/unit/pprof_stream_test.cpp
+// checks that on edge cases. The model's string table and ids are written as
+// they are, so a profile read back is the same profile.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <climits>
 #include <fmt/format.h>
@@ -15,67 +21,154 @@ namespace heapprof {
 namespace {
 
 namespace pb = perftools::profiles;
+using google::protobuf::io::CodedOutputStream;
+using google::protobuf::internal::WireFormatLite;
 
-int64_t Index(StringId id) { return static_cast<int64_t>(static_cast<uint32_t>(id)); }
+uint64_t Index(StringId id) { return static_cast<uint32_t>(id); }
+uint64_t Id(FunctionId id) { return static_cast<uint32_t>(id); }
+uint64_t Id(LocationId id) { return static_cast<uint32_t>(id); }
+// int64 fields travel as their two's complement: a negative value takes 10 bytes.
+uint64_t Int(int64_t v) { return static_cast<uint64_t>(v); }
 
-void FillValueType(const ValueType& in, pb::ValueType* out) {
-  out->set_type(Index(in.type));
-  out->set_unit(Index(in.unit));
+constexpr uint32_t VarintTag(int field) { return WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_VARINT); }
+constexpr uint32_t LengthTag(int field) {
+  return WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
 }
 
-void FillMessage(const Profile& p, pb::Profile* msg) {
-  msg->mutable_string_table()->Reserve(static_cast<int>(p.strings.size()));
-  for (const std::string& s : p.strings) msg->add_string_table(s);
+// Size of a varint field as proto3 writes it: absent when zero.
+size_t VarintFieldSize(int field, uint64_t v) {
+  return v == 0 ? 0 : CodedOutputStream::VarintSize32(VarintTag(field)) + CodedOutputStream::VarintSize64(v);
+}
+// Size of a length-delimited field whose payload is `n` bytes.
+size_t LengthFieldSize(int field, size_t n) {
+  return CodedOutputStream::VarintSize32(LengthTag(field)) + CodedOutputStream::VarintSize64(n) + n;
+}
 
-  for (const ValueType& vt : p.sample_types) FillValueType(vt, msg->add_sample_type());
+class Writer {
+ public:
+  explicit Writer(CodedOutputStream* out) : out_(*out) {}
 
-  msg->mutable_function()->Reserve(static_cast<int>(p.functions.size()));
-  for (const Function& f : p.functions) {
-    pb::Function* out = msg->add_function();
-    out->set_id(static_cast<uint32_t>(f.id));
-    out->set_name(Index(f.name));
-    out->set_system_name(Index(f.system_name));
-    out->set_filename(Index(f.filename));
-    out->set_start_line(f.start_line);
+  void WriteProfile(const Profile& p) {
+    for (const ValueType& vt : p.sample_types) WriteValueType(pb::Profile::kSampleTypeFieldNumber, vt);
+    for (const Sample& s : p.samples) WriteSample(s);
+    for (const Location& loc : p.locations) WriteLocation(loc);
+    for (const Function& f : p.functions) WriteFunction(f);
+    for (const std::string& s : p.strings) {
+      Length(pb::Profile::kStringTableFieldNumber, s.size());
+      out_.WriteRaw(s.data(), static_cast<int>(s.size()));
+    }
+    Varint(pb::Profile::kTimeNanosFieldNumber, Int(p.time_nanos));
+    Varint(pb::Profile::kDurationNanosFieldNumber, Int(p.duration_nanos));
+    WriteValueType(pb::Profile::kPeriodTypeFieldNumber, p.period_type);  // a present message, even when empty
+    Varint(pb::Profile::kPeriodFieldNumber, Int(p.period));
+    size_t comments = 0;
+    for (StringId c : p.comments) comments += CodedOutputStream::VarintSize64(Index(c));
+    if (comments != 0) {
+      Length(pb::Profile::kCommentFieldNumber, comments);
+      for (StringId c : p.comments) out_.WriteVarint64(Index(c));
+    }
+    Varint(pb::Profile::kDefaultSampleTypeFieldNumber, Index(p.default_sample_type));
   }
 
-  msg->mutable_location()->Reserve(static_cast<int>(p.locations.size()));
-  for (const Location& loc : p.locations) {
-    pb::Location* out = msg->add_location();
-    out->set_id(static_cast<uint32_t>(loc.id));
-    out->set_address(loc.address);
-    for (const Line& line : loc.lines) {
-      pb::Line* l = out->add_line();
-      l->set_function_id(static_cast<uint32_t>(line.function));
-      l->set_line(line.line);
-      l->set_column(line.column);
+ private:
+  void Varint(int field, uint64_t v) {
+    if (v == 0) return;
+    out_.WriteTag(VarintTag(field));
+    out_.WriteVarint64(v);
+  }
+  void Length(int field, size_t n) {
+    out_.WriteTag(LengthTag(field));
+    out_.WriteVarint64(n);
+  }
+
+  void WriteValueType(int field, const ValueType& vt) {
+    Length(field, VarintFieldSize(pb::ValueType::kTypeFieldNumber, Index(vt.type)) +
+                      VarintFieldSize(pb::ValueType::kUnitFieldNumber, Index(vt.unit)));
+    Varint(pb::ValueType::kTypeFieldNumber, Index(vt.type));
+    Varint(pb::ValueType::kUnitFieldNumber, Index(vt.unit));
+  }
+
+  static size_t LabelSize(const Label& l) {
+    return VarintFieldSize(pb::Label::kKeyFieldNumber, Index(l.key)) +
+           VarintFieldSize(pb::Label::kStrFieldNumber, Index(l.str)) +
+           VarintFieldSize(pb::Label::kNumFieldNumber, Int(l.num)) +
+           VarintFieldSize(pb::Label::kNumUnitFieldNumber, Index(l.num_unit));
+  }
+
+  // A sample's size is summed just before it is written: one pass over the
+  // profile, with each message's length known when its header goes out.
+  void WriteSample(const Sample& s) {
+    size_t ids = 0;
+    for (LocationId id : s.locations) ids += CodedOutputStream::VarintSize64(Id(id));
+    size_t values = 0;
+    for (int64_t v : s.values) values += CodedOutputStream::VarintSize64(Int(v));
+    size_t size = 0;
+    if (ids != 0) size += LengthFieldSize(pb::Sample::kLocationIdFieldNumber, ids);
+    if (values != 0) size += LengthFieldSize(pb::Sample::kValueFieldNumber, values);
+    for (const Label& l : s.labels) size += LengthFieldSize(pb::Sample::kLabelFieldNumber, LabelSize(l));
+
+    Length(pb::Profile::kSampleFieldNumber, size);
+    if (ids != 0) {
+      Length(pb::Sample::kLocationIdFieldNumber, ids);
+      for (LocationId id : s.locations) out_.WriteVarint64(Id(id));
+    }
+    if (values != 0) {
+      Length(pb::Sample::kValueFieldNumber, values);
+      for (int64_t v : s.values) out_.WriteVarint64(Int(v));
+    }
+    for (const Label& l : s.labels) {
+      Length(pb::Sample::kLabelFieldNumber, LabelSize(l));
+      Varint(pb::Label::kKeyFieldNumber, Index(l.key));
+      Varint(pb::Label::kStrFieldNumber, Index(l.str));
+      Varint(pb::Label::kNumFieldNumber, Int(l.num));
+      Varint(pb::Label::kNumUnitFieldNumber, Index(l.num_unit));
     }
   }
 
-  msg->mutable_sample()->Reserve(static_cast<int>(p.samples.size()));
-  for (const Sample& s : p.samples) {
-    pb::Sample* out = msg->add_sample();
-    auto* ids = out->mutable_location_id();
-    ids->Reserve(static_cast<int>(s.locations.size()));
-    for (LocationId id : s.locations) ids->AddAlreadyReserved(static_cast<uint32_t>(id));
-    auto* values = out->mutable_value();
-    values->Reserve(static_cast<int>(s.values.size()));
-    for (int64_t v : s.values) values->AddAlreadyReserved(v);
-    for (const Label& label : s.labels) {
-      pb::Label* l = out->add_label();
-      l->set_key(Index(label.key));
-      l->set_str(Index(label.str));
-      l->set_num(label.num);
-      l->set_num_unit(Index(label.num_unit));
+  static size_t LineSize(const Line& l) {
+    return VarintFieldSize(pb::Line::kFunctionIdFieldNumber, Id(l.function)) +
+           VarintFieldSize(pb::Line::kLineFieldNumber, Int(l.line)) +
+           VarintFieldSize(pb::Line::kColumnFieldNumber, Int(l.column));
+  }
+
+  void WriteLocation(const Location& loc) {
+    size_t size = VarintFieldSize(pb::Location::kIdFieldNumber, Id(loc.id)) +
+                  VarintFieldSize(pb::Location::kAddressFieldNumber, loc.address);
+    for (const Line& l : loc.lines) size += LengthFieldSize(pb::Location::kLineFieldNumber, LineSize(l));
+    Length(pb::Profile::kLocationFieldNumber, size);
+    Varint(pb::Location::kIdFieldNumber, Id(loc.id));
+    Varint(pb::Location::kAddressFieldNumber, loc.address);
+    for (const Line& l : loc.lines) {
+      Length(pb::Location::kLineFieldNumber, LineSize(l));
+      Varint(pb::Line::kFunctionIdFieldNumber, Id(l.function));
+      Varint(pb::Line::kLineFieldNumber, Int(l.line));
+      Varint(pb::Line::kColumnFieldNumber, Int(l.column));
     }
   }
 
-  msg->set_time_nanos(p.time_nanos);
-  msg->set_duration_nanos(p.duration_nanos);
-  FillValueType(p.period_type, msg->mutable_period_type());
-  msg->set_period(p.period);
-  for (StringId c : p.comments) msg->add_comment(Index(c));
-  msg->set_default_sample_type(Index(p.default_sample_type));
+  void WriteFunction(const Function& f) {
+    Length(pb::Profile::kFunctionFieldNumber,
+           VarintFieldSize(pb::Function::kIdFieldNumber, Id(f.id)) +
+               VarintFieldSize(pb::Function::kNameFieldNumber, Index(f.name)) +
+               VarintFieldSize(pb::Function::kSystemNameFieldNumber, Index(f.system_name)) +
+               VarintFieldSize(pb::Function::kFilenameFieldNumber, Index(f.filename)) +
+               VarintFieldSize(pb::Function::kStartLineFieldNumber, Int(f.start_line)));
+    Varint(pb::Function::kIdFieldNumber, Id(f.id));
+    Varint(pb::Function::kNameFieldNumber, Index(f.name));
+    Varint(pb::Function::kSystemNameFieldNumber, Index(f.system_name));
+    Varint(pb::Function::kFilenameFieldNumber, Index(f.filename));
+    Varint(pb::Function::kStartLineFieldNumber, Int(f.start_line));
+  }
+
+  CodedOutputStream& out_;
+};
+
+// A first guess at the output size, so the buffer rarely grows: a heap
+// profile's sample is typically 40-80 bytes on the wire.
+size_t SizeHint(const Profile& p) {
+  size_t strings = 0;
+  for (const std::string& s : p.strings) strings += s.size() + 3;
+  return strings + 64 * p.samples.size() + 16 * (p.locations.size() + p.functions.size()) + 256;
 }
 
 }  // namespace
@@ -84,20 +177,17 @@ Result<std::string> EncodePprof(const Profile& profile) {
   if (Status valid = ValidateProfile(profile); !valid.ok()) {
     return Error(valid.code(), "cannot encode an invalid profile: " + valid.message());
   }
-  // One arena for the whole message: 100k samples mean 100k small allocations.
-  google::protobuf::Arena arena;
-  auto* msg = google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
-  FillMessage(profile, msg);
-  size_t size = msg->ByteSizeLong();
-  if (size > static_cast<size_t>(INT_MAX)) {
-    return Error(ErrorCode::kResourceExhausted,
-                 fmt::format("profile encodes to {} bytes, over protobuf's 2 GiB message limit", size));
+  std::string out;
+  out.reserve(SizeHint(profile));
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    CodedOutputStream coded(&stream);
+    Writer(&coded).WriteProfile(profile);
+    coded.Trim();  // gives the unused tail of the buffer back before `out` is resized
   }
-  // Serialize with the sizes just computed: SerializeToString would compute them again.
-  std::string out(size, '\0');
-  uint8_t* end = msg->SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out.data()));
-  if (end != reinterpret_cast<uint8_t*>(out.data()) + size) {
-    return Error(ErrorCode::kInternal, "protobuf serialization wrote an unexpected size");
+  if (out.size() > static_cast<size_t>(INT_MAX)) {
+    return Error(ErrorCode::kResourceExhausted,
+                 fmt::format("profile encodes to {} bytes, over protobuf's 2 GiB message limit", out.size()));
   }
   return out;
 }
