@@ -13,7 +13,7 @@ sudo=""
 
 apt_packages=(
   build-essential cmake pkg-config
-  libprotobuf-dev protobuf-compiler zlib1g-dev libfmt-dev catch2
+  libprotobuf-dev protobuf-compiler zlib1g-dev libdeflate-dev libfmt-dev catch2
   libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
   # Boost.Math (header-only): quantiles for the sampling-error intervals
   libboost-dev

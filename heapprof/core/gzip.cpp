@@ -1,5 +1,6 @@
 #include "heapprof/gzip.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -38,7 +39,24 @@ bool IsGzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-Result<std::string> GzipCompress(std::string_view bytes, int level) {
+namespace {
+
+Result<std::string> LibdeflateCompress(std::string_view bytes, int level) {
+  if (level < 0 || level > 12) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("gzip level {} is not in 0..12", level));
+  }
+  libdeflate_compressor* compressor = libdeflate_alloc_compressor(level);
+  if (compressor == nullptr) return Error(ErrorCode::kResourceExhausted, "gzip: out of memory");
+  std::string out(libdeflate_gzip_compress_bound(compressor, bytes.size()), '\0');
+  size_t n = libdeflate_gzip_compress(compressor, bytes.data(), bytes.size(), out.data(), out.size());
+  libdeflate_free_compressor(compressor);
+  // The bound is libdeflate's promise; 0 would mean it was broken.
+  if (n == 0) return Error(ErrorCode::kInternal, "gzip: libdeflate found its output bound too small");
+  out.resize(n);
+  return out;
+}
+
+Result<std::string> ZlibCompress(std::string_view bytes, int level) {
   if (level < Z_NO_COMPRESSION || level > Z_BEST_COMPRESSION) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("gzip level {} is not in 0..9", level));
   }
@@ -73,6 +91,12 @@ Result<std::string> GzipCompress(std::string_view bytes, int level) {
   deflateEnd(&stream);
   out.resize(out_pos);
   return out;
+}
+
+}  // namespace
+
+Result<std::string> GzipCompress(std::string_view bytes, int level, GzipLibrary library) {
+  return library == GzipLibrary::kZlib ? ZlibCompress(bytes, level) : LibdeflateCompress(bytes, level);
 }
 
 Result<std::string> GzipDecompress(std::string_view bytes, size_t max_output) {

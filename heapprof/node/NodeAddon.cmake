@@ -42,7 +42,7 @@ function(heapprof_add_addon_core)
   add_library(heapprof_core_lite STATIC ${core_sources})
   add_dependencies(heapprof_core_lite heapprof_core)
   target_include_directories(heapprof_core_lite PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR})
-  target_link_libraries(heapprof_core_lite PUBLIC fmt::fmt PRIVATE heapprof_proto_lite ZLIB::ZLIB
+  target_link_libraries(heapprof_core_lite PUBLIC fmt::fmt PRIVATE heapprof_proto_lite ZLIB::ZLIB PkgConfig::LIBDEFLATE
                         nlohmann_json::nlohmann_json heapprof_warnings)
   set_target_properties(heapprof_core_lite heapprof_proto_lite PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

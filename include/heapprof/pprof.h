@@ -16,13 +16,14 @@ Status ValidateProfile(const Profile& profile);
 
 // Serialized perftools.profiles.Profile, not compressed.
 Result<std::string> EncodePprof(const Profile& profile);
-// gzip level of pprof files: zlib's default, so files are no larger than those
-// of Node's pprof encoders; 1 (Go's choice) is about 2x faster and ~15% larger.
-inline constexpr int kPprofGzipLevel = 6;
+// libdeflate level of pprof files: the fastest level whose files are no
+// larger than zlib's default level 6 gives (what Node's pprof encoders write);
+// chosen from encode_bench's level table (docs/formats.md).
+inline constexpr int kPprofGzipLevel = 5;
 
 // Serialized and gzipped, as pprof files on disk are.
 Result<std::string> EncodePprofGzip(const Profile& profile);
-// The same at an explicit gzip level (1 fastest .. 9 smallest).
+// The same at an explicit libdeflate level (0 stored, 1 fastest .. 12 smallest).
 Result<std::string> EncodePprofGzip(const Profile& profile, int gzip_level);
 // What DecodePprof accepts, checked before protobuf builds anything, so a
 // small hostile file cannot take gigabytes: heapprof's own profiles hold a

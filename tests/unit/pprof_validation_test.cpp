@@ -287,7 +287,8 @@ TEST_CASE("gzip: concatenated members form one stream") {
   CHECK(*out == "hello, world");
   CHECK_FALSE(GzipDecompress("plain text").ok());
   CHECK_THAT(GzipDecompress("plain text").status().message(), Catch::Matchers::Contains("missing the 1f 8b magic"));
-  CHECK_FALSE(GzipCompress("x", 12).ok());
+  CHECK_FALSE(GzipCompress("x", 13).ok());
+  CHECK_FALSE(GzipCompress("x", 10, GzipLibrary::kZlib).ok());
 }
 
 TEST_CASE("ValidateProfile names each broken invariant of the model") {

@@ -3,14 +3,18 @@
 // Google Benchmark's table, then each variant's time as a ratio of the
 // protobuf serialization alone measured in the same run, and the sizes.
 //
-//   encode_bench [--benchmark_filter=...] [--raw-out=DIR]
+//   encode_bench [--benchmark_filter=...] [--raw-out=DIR] [--gzip-reps=N]
 // --raw-out writes each synthetic profile (uncompressed) to DIR so other
 // encoders can be compared on the same data (see docs/formats.md).
+// Then a table of gzip levels 1-9 of libdeflate and zlib on the same
+// profiles, each the median of N (default 3; 0 leaves the table out).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <random>
 #include <string>
@@ -92,25 +96,12 @@ void BM_Serialize(benchmark::State& state) {
   SetCounters(state, p, bytes);
 }
 
-// What WritePprofFile does before writing: serialize + gzip at kPprofGzipLevel (6).
+// What WritePprofFile does before writing: serialize + gzip (libdeflate at kPprofGzipLevel).
 void BM_EncodeGzip(benchmark::State& state) {
   const Profile& p = SyntheticProfile(static_cast<int>(state.range(0)));
   size_t bytes = 0;
   for (auto _ : state) {
     Result<std::string> out = EncodePprofGzip(p);
-    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
-    bytes = out->size();
-    benchmark::DoNotOptimize(out->data());
-  }
-  SetCounters(state, p, bytes);
-}
-
-// The same at gzip level 1 (what Go's pprof writes): faster, larger.
-void BM_EncodeGzipLevel1(benchmark::State& state) {
-  const Profile& p = SyntheticProfile(static_cast<int>(state.range(0)));
-  size_t bytes = 0;
-  for (auto _ : state) {
-    Result<std::string> out = EncodePprofGzip(p, 1);
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     bytes = out->size();
     benchmark::DoNotOptimize(out->data());
@@ -132,7 +123,6 @@ void BM_Decode(benchmark::State& state) {
 
 BENCHMARK(BM_Serialize)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeGzip)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_EncodeGzipLevel1)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Decode)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 
 // After the usual table: every variant relative to BM_Serialize of the same size.
@@ -151,14 +141,57 @@ void PrintRatios(const bench::RunsByArgument& runs) {
   }
 }
 
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// gzip levels 1-9 of libdeflate and zlib on each profile's serialized bytes:
+// the table kPprofGzipLevel was chosen from. CPU ms is the median of `reps`.
+int PrintGzipLevels(int reps) {
+  std::printf("\ngzip levels (CPU ms, median of %d; bytes)\n%-10s %-6s", reps, "locations", "level");
+  for (const char* lib : {"libdeflate", "zlib"}) std::printf(" %10s ms %12s", lib, "bytes");
+  std::printf("\n");
+  for (int n : {1000, 10000, 50000}) {
+    std::string raw = EncodePprof(SyntheticProfile(n)).value();
+    for (int level = 1; level <= 9; ++level) {
+      std::printf("%-10d %-6d", n, level);
+      for (GzipLibrary lib : {GzipLibrary::kLibdeflate, GzipLibrary::kZlib}) {
+        std::vector<double> ms;
+        size_t bytes = 0;
+        for (int r = 0; r < reps; ++r) {
+          double start = CpuMs();
+          Result<std::string> gz = GzipCompress(raw, level, lib);
+          ms.push_back(CpuMs() - start);
+          if (!gz.ok()) {
+            std::fprintf(stderr, "encode_bench: %s\n", gz.status().message().c_str());
+            return 1;
+          }
+          bytes = gz->size();
+        }
+        std::nth_element(ms.begin(), ms.begin() + reps / 2, ms.end());
+        std::printf(" %13.2f %12zu%s", ms[reps / 2], bytes,
+                    lib == GzipLibrary::kLibdeflate && level == kPprofGzipLevel ? "*" : " ");
+      }
+      std::printf("\n");
+    }
+  }
+  std::printf("* kPprofGzipLevel, what heapprof writes\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string raw_out;
+  int gzip_reps = 3;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--raw-out=", 10) == 0) {
       raw_out = argv[i] + 10;
+    } else if (std::strncmp(argv[i], "--gzip-reps=", 12) == 0) {
+      gzip_reps = std::max(0, std::atoi(argv[i] + 12));
     } else {
       args.push_back(argv[i]);
     }
@@ -180,5 +213,5 @@ int main(int argc, char** argv) {
   bench::RatioReporter reporter(PrintRatios);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  return 0;
+  return gzip_reps > 0 ? PrintGzipLevels(gzip_reps) : 0;
 }
