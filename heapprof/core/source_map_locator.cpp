@@ -25,6 +25,31 @@ bool IsFile(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
+// The folders a search may read from, each as its real absolute path.
+std::vector<std::filesystem::path> AllowedTrees(const SourceMapSearch& search) {
+  std::vector<std::filesystem::path> trees;
+  for (const auto* list : {&search.roots, &search.map_dirs}) {
+    for (const std::string& dir : *list) {
+      std::error_code ec;
+      std::filesystem::path real = std::filesystem::canonical(dir, ec);
+      if (!ec) trees.push_back(std::move(real));
+    }
+  }
+  return trees;
+}
+
+// True when `path`, links resolved, is in one of the trees.
+bool InTrees(const std::string& path, const std::vector<std::filesystem::path>& trees) {
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  if (ec) return false;
+  for (const std::filesystem::path& tree : trees) {
+    auto [t, r] = std::mismatch(tree.begin(), tree.end(), real.begin(), real.end());
+    if (t == tree.end()) return true;
+  }
+  return false;
+}
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -75,8 +100,13 @@ Result<std::string> PercentDecode(std::string_view in) {
   return out;
 }
 
+// Scripts and maps: regular files only, opened without blocking, capped.
+Result<std::string> ReadSourceFile(const std::string& path) {
+  return ReadFileBytes(path, {.max_bytes = kMaxSourceFileBytes, .regular_only = true});
+}
+
 Result<LocatedMap> ReadMapFile(const std::string& path, std::string_view script_name) {
-  Result<std::string> bytes = ReadFileBytes(path);
+  Result<std::string> bytes = ReadSourceFile(path);
   if (!bytes.ok()) {
     return Error(bytes.status().code(), fmt::format("source map {} of {} cannot be read: {}", path, script_name,
                                                     bytes.status().message()));
@@ -140,9 +170,12 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
   const std::string script = ScriptPath(script_name);
   std::string_view base = BaseName(script.empty() ? script_name : std::string_view(script));
 
+  const std::vector<std::filesystem::path> trees = AllowedTrees(search);
+  const bool script_readable = !script.empty() && InTrees(script, trees);
+
   std::optional<std::string> url;
-  if (search.read_scripts && !script.empty() && IsFile(script)) {
-    Result<std::string> text = ReadFileBytes(script);
+  if (search.read_scripts && script_readable && IsFile(script)) {
+    Result<std::string> text = ReadSourceFile(script);
     if (text.ok()) url = FindSourceMappingUrl(text.value());
   }
   if (url && url->substr(0, 5) == "data:") {
@@ -158,7 +191,7 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
     if (url) candidates.push_back((std::filesystem::path(dir) / std::string(BaseName(*url))).string());
     if (!base.empty()) candidates.push_back((std::filesystem::path(dir) / (std::string(base) + ".map")).string());
     for (const std::string& c : candidates) {
-      if (!IsFile(c)) continue;
+      if (!IsFile(c) || !InTrees(c, trees)) continue;  // a link out of the folder is not followed
       Result<LocatedMap> m = ReadMapFile(c, script_name);
       if (!m.ok()) return m.status();
       return Found(std::move(m).value());
@@ -170,7 +203,7 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
     if (target.substr(0, 7) == "file://") target.erase(0, 7);
     if (target.find("://") != std::string::npos) {
       return Error(ErrorCode::kNotFound,
-                   fmt::format("{} names a remote source map ({}); put it in a --maps folder", script_name, *url));
+                   fmt::format("{} names a remote source map; put it in a --maps folder", script_name));
     }
     size_t cut = target.find_first_of("?#");
     if (cut != std::string::npos) target.resize(cut);
@@ -178,12 +211,20 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
     if (decoded.ok()) target = std::move(decoded).value();
     std::filesystem::path p(target);
     if (p.is_relative()) p = std::filesystem::path(script).parent_path() / p;
-    Result<LocatedMap> m = ReadMapFile(p.lexically_normal().string(), script_name);
+    std::string path = p.lexically_normal().string();
+    if (!InTrees(path, trees)) {
+      // Neither the URL nor anything at it is quoted: the script may be hostile.
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("the sourceMappingURL of {} names a file outside the folders heapprof reads maps "
+                               "from (the worker's folder, --source-map-path, --maps); not read",
+                               script_name));
+    }
+    Result<LocatedMap> m = ReadMapFile(path, script_name);
     if (!m.ok()) return m.status();
     return Found(std::move(m).value());
   }
 
-  if (search.beside_script && !script.empty() && IsFile(script + ".map")) {
+  if (search.beside_script && script_readable && IsFile(script + ".map") && InTrees(script + ".map", trees)) {
     Result<LocatedMap> m = ReadMapFile(script + ".map", script_name);
     if (!m.ok()) return m.status();
     return Found(std::move(m).value());

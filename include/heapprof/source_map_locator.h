@@ -28,12 +28,24 @@ std::string ScriptPath(std::string_view script_name);
 
 // Where maps are looked for, in this order: the folders, the script's
 // comment (inline or a file relative to the script), SCRIPT.map beside it.
+//
+// What may be read (docs/security.md): a script, and a map file, only when its
+// real path (symbolic links resolved) lies in the tree of one of `roots` or
+// `map_dirs`, and only regular files (no FIFO, device or /proc entry). A
+// sourceMappingURL naming anything else is refused with a message that quotes
+// nothing read; names in an untrusted profile cannot steer a read elsewhere.
 struct SourceMapSearch {
   // DIR/<basename of the comment's URL> and DIR/<script basename>.map.
   std::vector<std::string> map_dirs;
+  // Folders whose whole trees scripts and maps may be read from: the
+  // worker's folder and the user's --source-map-path folders. Empty: none.
+  std::vector<std::string> roots;
   bool read_scripts = true;   // read the script to find its comment
   bool beside_script = true;  // try SCRIPT.map next to the script
 };
+
+// Scripts and map files larger than this are not read.
+inline constexpr size_t kMaxSourceFileBytes = size_t{256} << 20;  // 256 MiB
 
 // A map found for a script, not parsed yet.
 struct LocatedMap {
@@ -42,8 +54,9 @@ struct LocatedMap {
   std::string origin;    // for messages: the map's path or "inline map in SCRIPT"
 };
 
-// Finds one script's map: nullopt when it has none, an error when a map is
-// named but cannot be used (missing file, undecodable data: URL, remote URL).
+// Finds one script's map: nullopt when it has none (or the script lies
+// outside the allowed folders), an error when a map is named but cannot be
+// used (missing file, outside the allowed folders, undecodable data: URL, remote URL).
 Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, const SourceMapSearch& search);
 
 // Hands out the source map of a script as a profile names it.

@@ -25,4 +25,41 @@ JSON
 expect_exit 1 huge -- "$heapprof" top huge.heapprofile
 expect_in huge.err "selfSize of 9223372036854775807, beyond 2^36"
 
+# Source maps: a worker's sourceMappingURL may not steer heapprof to a FIFO
+# (open() would block), outside the worker's folder, or into /proc and /etc;
+# nothing read is echoed into warnings or the profile's comments.
+mkdir -p w outside
+secret="SECRET_$$_TOKEN"
+printf '{"version":"%s","sources":[],"mappings":""}\n' "$secret" >outside/secret.map
+mkfifo w/fifo.map
+# Each worker allocates in its own frames, so the profile names it and its map is looked up.
+body='const keep = []; function hold() { keep.push(new Array(512).fill(keep.length)); }\nexport default { fetch() { hold(); return new Response("ok"); } };\n'
+worker() { printf "$body"'//# sourceMappingURL=%s\n' "$1" >"w/$2.js"; }
+worker fifo.map fifo
+expect_exit 0 map-fifo -- timeout 60 "$heapprof" run w/fifo.js -n 200 --interval 1k -o map-fifo.pb.gz
+expect_in map-fifo.err "is a FIFO, not a regular file"
+for url in "$work/outside/secret.map" ../outside/secret.map "file://$work/outside/secret.map" /proc/self/environ /etc/passwd; do
+  worker "$url" escape
+  expect_exit 0 map-escape -- timeout 60 "$heapprof" run w/escape.js -n 200 --interval 1k -o map-escape.pb.gz
+  expect_in map-escape.err "names a file outside the folders heapprof reads maps from"
+  if gzip -dc map-escape.pb.gz | grep -qaF -e "$secret" -e root:x -e PATH=; then fail "map-escape ($url): content read into the profile"; fi
+  if grep -qF -e "$secret" -e root:x -e PATH= map-escape.err map-escape.out; then fail "map-escape ($url): content echoed"; fi
+done
+# A planted WORKER.js.map link out of the folder is not followed.
+printf "$body" >w/linked.js
+ln -s "$work/outside/secret.map" w/linked.js.map
+expect_exit 0 map-link -- timeout 60 "$heapprof" run w/linked.js -n 200 --interval 1k -o map-link.pb.gz
+if grep -qF "$secret" map-link.err || gzip -dc map-link.pb.gz | grep -qaF "$secret"; then fail "map-link: followed the link"; fi
+# --source-map-path names another folder the maps may come from.
+worker ../outside/secret.map allowed
+expect_exit 0 map-allowed -- timeout 60 "$heapprof" run w/allowed.js -n 200 --interval 1k -o map-allowed.pb.gz --source-map-path outside
+expect_in map-allowed.err "unsupported source map version: a string instead of the number 3"
+if grep -qF "$secret" map-allowed.err || gzip -dc map-allowed.pb.gz | grep -qaF "$secret"; then fail "map-allowed: map content echoed"; fi
+
+# symbolize reads the scripts a (possibly hostile) profile names only under the folders the user names.
+expect_exit 0 sym-none -- "$heapprof" symbolize map-escape.pb.gz -o sym-none.pb.gz
+expect_in sym-none.err "no folder to read scripts and maps from"
+expect_exit 0 sym-fifo -- timeout 60 "$heapprof" symbolize map-fifo.pb.gz --source-map-path w -o sym-fifo.pb.gz
+expect_in sym-fifo.err "is a FIFO, not a regular file"
+
 finish

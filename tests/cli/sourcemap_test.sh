@@ -42,8 +42,8 @@ expect_exit 0 run -- "$heapprof" run "$bundle" -n 4000 --interval 16k -o bundle.
 "$heapprof" top bundle.pb.gz -s inuse_space -n 3 >raw-top.out
 expect_in raw-top.out "recordRequest  worker.min.js:1"
 
-# Maps found through the bundle's sourceMappingURL comment.
-expect_exit 0 symbolize -- "$heapprof" symbolize bundle.pb.gz -o mapped.pb.gz
+# Maps found through the bundle's sourceMappingURL comment, for scripts in the folder named.
+expect_exit 0 symbolize -- "$heapprof" symbolize bundle.pb.gz --source-map-path "$(dirname "$bundle")" -o mapped.pb.gz
 expect_in symbolize.err "script frames mapped"
 "$heapprof" top mapped.pb.gz -s inuse_space -n 3 >top.out
 got="$(top_function top.out inuse_space)"

@@ -1,5 +1,8 @@
 // The source map reader and locator: maps made by tsc and esbuild (hidden
 // tag, run by CTest after the fixture generates them), and malformed input.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <catch2/catch.hpp>
@@ -104,7 +107,7 @@ TEST_CASE("source map: malformed maps fail with a reason, never a crash") {
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"]})"), Catch::Contains("mappings"));
   CHECK_THAT(ParseError(R"({"version":3,"mappings":"AAAA"})"), Catch::Contains("sources"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"AA!A"})"),
-             Catch::Contains("invalid VLQ character '!'") && Catch::Contains("line 1"));
+             Catch::Contains("invalid VLQ character at byte 2") && Catch::Contains("line 1"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"AAAA;AAAg"})"),
              Catch::Contains("truncated VLQ") && Catch::Contains("line 2"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"gggggggggB"})"), Catch::Contains("32 bits"));
@@ -137,7 +140,7 @@ TEST_CASE("source map: malformed maps fail with a reason, never a crash") {
   // A deeply nested "version" used to be dumped into the message, recursing off the stack.
   const size_t depth = 1'000'000;
   CHECK_THAT(ParseError(R"({"version":)" + std::string(depth, '[') + std::string(depth, ']') + "}"),
-             Catch::Contains("unsupported source map version (array)"));
+             Catch::Contains("unsupported source map version: a array instead of the number 3"));
 }
 
 TEST_CASE("source map: index map sections are offset and keep their own sources and names") {
@@ -202,7 +205,7 @@ TEST_CASE("source map locator: comment, beside the script, a maps folder, inline
   WriteText(dir / "plain.js", "f();\n");
   WriteText(dir / "folder" / "elsewhere.js.map", map);
 
-  SourceMapSearch search;
+  SourceMapSearch search = TreeOf(dir);
   auto found = LocateSourceMap((dir / "with_comment.js").string(), search);
   REQUIRE(found.ok());
   REQUIRE(found.value());
@@ -251,7 +254,7 @@ TEST_CASE("source map provider: parses a map once and remembers failures", "[sou
   WriteText(dir / "two.js", "//# sourceMappingURL=shared.map\n");
   WriteText(dir / "broken.js", "//# sourceMappingURL=broken.js.map\n");
   WriteText(dir / "broken.js.map", "{not json");
-  FileSourceMapProvider provider;
+  FileSourceMapProvider provider(TreeOf(dir));
   auto one = provider.MapFor((dir / "one.js").string());
   auto again = provider.MapFor((dir / "one.js").string());
   auto two = provider.MapFor((dir / "two.js").string());
@@ -329,4 +332,86 @@ TEST_CASE("source map: tsc maps and an index map made of them", "[.sourcemap-too
     ++checked;
   }
   CHECK(checked == 2);
+}
+
+TEST_CASE("source map locator reads only regular files in the allowed trees and quotes nothing it read") {
+  fs::path root = FreshDir("locator_root");
+  fs::path outside = FreshDir("locator_outside");
+  const std::string secret = "SECRET_TOKEN_4c1d";
+  WriteText(outside / "secret.map", R"({"version":")" + secret + R"(","sources":[],"mappings":""})");
+  WriteText(outside / "secret.txt", secret + "\n");
+  const std::string map = R"({"version":3,"sources":["a.ts"],"names":[],"mappings":"AAAA"})";
+  SourceMapSearch search = TreeOf(root);
+  auto no_secret = [&](const Status& s) {
+    INFO(s.message());
+    CHECK(s.message().find(secret) == std::string::npos);
+    CHECK(s.message().find("secret") == std::string::npos);  // not even the file's name
+  };
+
+  // Absolute paths, ../ escapes, file:// elsewhere, /proc and /etc: refused, nothing opened.
+  for (const std::string& url : {(outside / "secret.map").string(), std::string("../locator_outside/secret.map"),
+                                 "file://" + (outside / "secret.map").string(), std::string("/proc/self/environ"),
+                                 std::string("/etc/passwd"), std::string("%2E%2E/locator_outside/secret.map")}) {
+    INFO(url);
+    WriteText(root / "worker.js", "f();\n//# sourceMappingURL=" + url + "\n");
+    auto found = LocateSourceMap((root / "worker.js").string(), search);
+    REQUIRE_FALSE(found.ok());
+    CHECK_THAT(found.status().message(), Catch::Contains("outside the folders heapprof reads maps from"));
+    no_secret(found.status());
+  }
+
+  // A symbolic link planted in the tree (beside the script, in a maps folder) is not followed out of it.
+  WriteText(root / "linked.js", "f();\n");
+  fs::create_symlink(outside / "secret.map", root / "linked.js.map");
+  auto linked = LocateSourceMap((root / "linked.js").string(), search);
+  REQUIRE(linked.ok());
+  CHECK_FALSE(linked.value());
+  fs::create_directories(root / "maps");
+  fs::create_symlink(outside / "secret.map", root / "maps" / "linked.js.map");
+  SourceMapSearch with_maps = search;
+  with_maps.map_dirs = {(root / "maps").string()};
+  linked = LocateSourceMap((root / "linked.js").string(), with_maps);
+  REQUIRE(linked.ok());
+  CHECK_FALSE(linked.value());
+  WriteText(root / "via_link.js", "f();\n//# sourceMappingURL=linked.js.map\n");
+  auto via_link = LocateSourceMap((root / "via_link.js").string(), search);
+  REQUIRE_FALSE(via_link.ok());
+  no_secret(via_link.status());
+
+  // A FIFO named by the script fails at once instead of blocking in open().
+  REQUIRE(::mkfifo((root / "fifo.map").c_str(), 0600) == 0);
+  WriteText(root / "fifo.js", "f();\n//# sourceMappingURL=fifo.map\n");
+  ::alarm(20);  // a blocking open() would hang: let the test die instead
+  auto fifo = LocateSourceMap((root / "fifo.js").string(), search);
+  ::alarm(0);
+  REQUIRE_FALSE(fifo.ok());
+  CHECK_THAT(fifo.status().message(), Catch::Contains("is a FIFO, not a regular file"));
+
+  // A script outside the trees is not read, even to find an inline map.
+  WriteText(outside / "inline.js", "f();\n//# sourceMappingURL=data:application/json;base64," + Base64(map) + "\n");
+  auto foreign = LocateSourceMap((outside / "inline.js").string(), search);
+  REQUIRE(foreign.ok());
+  CHECK_FALSE(foreign.value());
+  // No allowed folder at all: nothing on disk is read.
+  WriteText(root / "plain.js", "f();\n");
+  WriteText(root / "plain.js.map", map);
+  auto nowhere = LocateSourceMap((root / "plain.js").string(), SourceMapSearch{});
+  REQUIRE(nowhere.ok());
+  CHECK_FALSE(nowhere.value());
+  // Inside the tree, a map in a subfolder and one beside the script are found.
+  auto beside = LocateSourceMap((root / "plain.js").string(), search);
+  REQUIRE(beside.ok());
+  REQUIRE(beside.value());
+
+  // What a map holds is never echoed into the provider's message (it becomes a warning and a comment).
+  fs::copy_file(outside / "secret.map", root / "bad_version.js.map");
+  WriteText(root / "bad_version.js", "f();\n");
+  WriteText(root / "bad_json.js.map", "{\"version\":3, " + secret + "}");
+  WriteText(root / "bad_json.js", "f();\n");
+  FileSourceMapProvider provider(search);
+  for (const char* script : {"bad_version.js", "bad_json.js"}) {
+    auto m = provider.MapFor((root / script).string());
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message().find(secret) == std::string::npos);
+  }
 }

@@ -2,6 +2,8 @@
 // builds with tsc and esbuild (a CTest fixture), for the source map tests.
 #pragma once
 
+#include "heapprof/source_map_locator.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +16,12 @@ namespace heapprof::testing {
 
 // Where the fixture writes: BUILD/sourcemap/{tsc,esbuild,esbuild-inline}.
 inline std::filesystem::path GeneratedDir() { return std::filesystem::path(HEAPPROF_BINARY_DIR) / "sourcemap"; }
+// A search that may read scripts and maps in one folder's tree, as `heapprof run` allows the worker's folder.
+inline heapprof::SourceMapSearch TreeOf(const std::filesystem::path& dir) {
+  heapprof::SourceMapSearch search;
+  search.roots = {dir.string()};
+  return search;
+}
 // The TypeScript sources the builds come from.
 inline std::filesystem::path TsSourceDir() {
   return std::filesystem::path(HEAPPROF_SOURCE_DIR) / "tests" / "data" / "sourcemap" / "src";

@@ -125,6 +125,10 @@ void RegisterRun(Commands& commands) {
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
                 "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map)");
+  run->add_option("--source-map-path", args->source_map_paths,
+                  "A folder whose tree source maps may also be read from (by default only the worker's folder "
+                  "tree is; maps named elsewhere are refused); may be repeated")
+      ->check(CLI::ExistingDirectory);
 }
 
 }  // namespace heapprof::cli

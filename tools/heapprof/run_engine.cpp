@@ -71,7 +71,7 @@ struct Replica {
 // Applies source maps when the plan says so, printing what could not be applied.
 void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run) {
   if (!plan.symbolize) return;
-  FileSourceMapProvider maps;
+  FileSourceMapProvider maps(plan.source_maps);
   for (const std::string& w : Symbolize(profile, maps).warnings) run.Print("heapprof run: warning: " + w);
 }
 

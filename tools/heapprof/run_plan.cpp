@@ -178,6 +178,11 @@ Result<Plan> MakePlan(const RunArgs& args) {
   }
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
   plan.symbolize = !args.no_source_maps;
+  // Maps are read from the worker's folder tree and the folders the user names, nowhere else.
+  fs::path worker_dir = fs::path(args.worker).parent_path();
+  plan.source_maps.roots = {worker_dir.empty() ? std::string(".") : worker_dir.string()};
+  plan.source_maps.roots.insert(plan.source_maps.roots.end(), args.source_map_paths.begin(),
+                                args.source_map_paths.end());
   plan.flamegraph = args.flamegraph;
   plan.on_heap_limit = args.on_heap_limit;
   plan.output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/source_map_locator.h"
 #include "heapprof/status.h"
 #include "heapprof/v8/session.h"
 
@@ -29,6 +30,7 @@ struct RunArgs {
   bool no_gc = false;
   bool allow_inlining = false;
   bool no_source_maps = false;
+  std::vector<std::string> source_map_paths;
   std::vector<std::string> v8_flags;
   std::string output;
   int top = 10;
@@ -57,6 +59,7 @@ struct Plan {
   size_t heap_limit_bytes = 0;
   SessionOptions session;
   bool symbolize = true;
+  SourceMapSearch source_maps;     // the worker's folder and --source-map-path: where maps may be read
   std::string output;              // -o: the profile (one replica) or the stem of each replica's file
   std::string flamegraph;          // "" = none
   std::string on_heap_limit;       // "" = the near-limit profile of a window goes to `output`

@@ -100,7 +100,7 @@ void PrintSummary(const Profile& profile, const Plan& plan) {
 Status WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized) {
   if (!plan.symbolize) return WriteFileAtomic(path, window.pprof_gzip);
   if (!already_symbolized) {
-    FileSourceMapProvider maps;
+    FileSourceMapProvider maps(plan.source_maps);
     for (const std::string& w : Symbolize(window.profile, maps).warnings) {
       fmt::print(stderr, "heapprof run: warning: {}\n", w);
     }

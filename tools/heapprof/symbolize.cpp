@@ -19,6 +19,7 @@ namespace {
 struct SymbolizeArgs {
   std::string path;
   std::vector<std::string> map_dirs;
+  std::vector<std::string> script_dirs;
   std::string output;
   bool no_scripts = false;
 };
@@ -29,6 +30,13 @@ int RunSymbolize(const SymbolizeArgs& args) {
 
   SourceMapSearch search;
   search.map_dirs = args.map_dirs;
+  search.roots = args.script_dirs;
+  // The profile names the scripts, and a profile may come from anyone: only the user's folders are read.
+  if (search.map_dirs.empty() && search.roots.empty()) {
+    fmt::print(stderr,
+               "heapprof symbolize: warning: no folder to read scripts and maps from; name the scripts' folder with "
+               "--source-map-path DIR or the maps' with --maps DIR\n");
+  }
   search.read_scripts = !args.no_scripts;
   search.beside_script = !args.no_scripts;
   FileSourceMapProvider provider(search);
@@ -59,8 +67,12 @@ void RegisterSymbolize(Commands& commands) {
   cmd->add_option("profile", args->path, kProfileArgHelp)->required();
   cmd->add_option("--maps,-m", args->map_dirs,
                   "Folder holding the maps (SCRIPT.js.map, or the file the script's sourceMappingURL names); "
-                  "may be repeated. Without it, maps are found through each script's sourceMappingURL "
-                  "comment or beside the script")
+                  "may be repeated. Maps are also found through each script's sourceMappingURL comment or beside "
+                  "the script, for scripts under --source-map-path")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--source-map-path", args->script_dirs,
+                  "Folder whose tree holds the profiled scripts and their maps; scripts the profile names are read "
+                  "only there (and in --maps folders), never elsewhere. May be repeated")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("-o,--output", args->output, "Where to write the symbolized profile (.pb.gz)")->required();
   cmd->add_flag("--no-scripts", args->no_scripts,
