@@ -43,9 +43,9 @@ expect_in run-under-file.err "cannot write plain/out.pb.gz: plain is not a direc
 expect_exit 1 run-flamegraph-under-file -- "$heapprof" run "$clean" --requests 50 -o ok.pb.gz --flamegraph plain/fg.html
 expect_in run-flamegraph-under-file.err "plain is not a directory"
 expect_exit 1 flamegraph-under-file -- "$heapprof" flamegraph "$stored" -o plain/fg.html
-expect_in flamegraph-under-file.err "Not a directory"
+expect_in flamegraph-under-file.err "cannot write plain/fg.html: plain is not a directory"
 expect_exit 1 symbolize-under-file -- "$heapprof" symbolize "$stored" -o plain/sym.pb.gz
-expect_in symbolize-under-file.err "Not a directory"
+expect_in symbolize-under-file.err "cannot write plain/sym.pb.gz: plain is not a directory"
 [ "$(cat plain)" = "not a directory" ] || fail "plain was modified"
 only_files "under a regular file" plain serve.js
 

@@ -62,4 +62,33 @@ expect_in sym-none.err "no folder to read scripts and maps from"
 expect_exit 0 sym-fifo -- timeout 60 "$heapprof" symbolize map-fifo.pb.gz --source-map-path w -o sym-fifo.pb.gz
 expect_in sym-fifo.err "is a FIFO, not a regular file"
 
+# An output that is one of the inputs is refused before anything is read or
+# written, by file identity: the same name, another path, or a link to it.
+cp "$profile" p.pb.gz
+cp p.pb.gz q.pb.gz
+ln -s p.pb.gz p-link.pb.gz
+printf "$body" >self.js
+sum_before="$(cksum p.pb.gz q.pb.gz self.js)"
+expect_exit 1 run-self -- "$heapprof" run self.js -n 10 -o self.js
+expect_in run-self.err "cannot write self.js: it is the input self.js"
+expect_exit 1 run-self-flamegraph -- "$heapprof" run self.js -n 10 -o ok.pb.gz --flamegraph ./self.js
+expect_in run-self-flamegraph.err "it is the input self.js"
+expect_exit 1 flamegraph-self -- "$heapprof" flamegraph p.pb.gz -o p.pb.gz
+expect_in flamegraph-self.err "cannot write p.pb.gz: it is the input p.pb.gz"
+expect_exit 1 flamegraph-link -- "$heapprof" flamegraph p.pb.gz -o p-link.pb.gz
+expect_in flamegraph-link.err "it is the input p.pb.gz"
+expect_exit 1 diff-self -- "$heapprof" diff p.pb.gz q.pb.gz --flamegraph "$work/q.pb.gz"
+expect_in diff-self.err "it is the input q.pb.gz"
+expect_exit 1 symbolize-self -- "$heapprof" symbolize p.pb.gz --maps w -o "../$(basename "$work")/p.pb.gz"
+expect_in symbolize-self.err "it is the input p.pb.gz"
+[ "$(cksum p.pb.gz q.pb.gz self.js)" = "$sum_before" ] || fail "an input was modified"
+[ -e ok.pb.gz ] && fail "run-self-flamegraph wrote ok.pb.gz"
+# Two outputs that are one file, and a folder that cannot take a file: refused up front.
+expect_exit 1 run-twice -- "$heapprof" run self.js -n 10 -o same.pb.gz --flamegraph same.pb.gz
+expect_in run-twice.err "cannot write same.pb.gz: it is another output too"
+expect_exit 1 run-unwritable -- "$heapprof" run self.js -n 10 -o /proc/self/x.pb.gz
+expect_in run-unwritable.err "cannot write /proc/self/x.pb.gz: cannot create a file in '/proc/self'"
+expect_not_in() { if grep -qF -- "$2" "$1"; then fail "$1 has: $2"; fi; }
+expect_not_in run-unwritable.out "Profiled"
+
 finish

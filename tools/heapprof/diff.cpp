@@ -11,6 +11,7 @@
 #include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/outputs.h"
 
 namespace heapprof::cli {
 namespace {
@@ -25,6 +26,7 @@ struct DiffArgs {
 };
 
 int RunDiff(const DiffArgs& args) {
+  if (Status s = CheckOutputs({args.base, args.next}, {args.flamegraph}); !s.ok()) return Fail("diff", s);
   Result<Profile> base = ReadProfileFile(args.base);
   if (!base.ok()) return Fail("diff", base.status());
   Result<Profile> next = ReadProfileFile(args.next);

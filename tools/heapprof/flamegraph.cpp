@@ -10,6 +10,7 @@
 #include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/outputs.h"
 
 namespace heapprof::cli {
 namespace {
@@ -40,6 +41,7 @@ int RunFlamegraph(const FlamegraphArgs& args) {
   if (format.empty()) format = EndsWith(args.out, ".svg") ? "svg" : "html";
   std::string out = args.out.empty() ? Stem(args.path) + "." + format : args.out;
 
+  if (Status s = CheckOutputs({args.path}, {out}); !s.ok()) return Fail("flamegraph", s);
   Result<Profile> profile = ReadProfileFile(args.path);
   if (!profile.ok()) return Fail("flamegraph", profile.status());
   if (Result<int> index = ResolveSampleIndex(*profile, args.sample_index); !index.ok()) {

@@ -12,26 +12,13 @@
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/run_engine.h"
 #include "tools/heapprof/run_plan.h"
+#include "tools/heapprof/outputs.h"
 #include "tools/heapprof/run_report.h"
 
 namespace heapprof::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Outputs in a missing directory (or under a file) are found before the run.
-Status CheckOutputs(const Plan& plan) {
-  for (const std::string& output : {plan.output, plan.flamegraph, plan.on_heap_limit}) {
-    fs::path out_dir = fs::path(output).parent_path();
-    std::error_code ec;
-    if (output.empty() || out_dir.empty() || fs::is_directory(out_dir, ec)) continue;
-    return Error(ErrorCode::kInvalidArgument,
-                 "cannot write " + output + ": " +
-                     (fs::exists(out_dir, ec) ? out_dir.string() + " is not a directory"
-                                              : "no such directory " + out_dir.string()));
-  }
-  return Status::Ok();
-}
 
 int RunCommand(const RunArgs& args) {
   Result<Plan> planned = MakePlan(args);
@@ -41,7 +28,10 @@ int RunCommand(const RunArgs& args) {
     return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file"
                                                : "no such worker file: " + args.worker);
   }
-  if (Status s = CheckOutputs(plan); !s.ok()) return Fail("run", s);
+  // Unwritable outputs, and an output that is the worker, are found before the run.
+  if (Status s = CheckOutputs({args.worker}, {plan.output, plan.flamegraph, plan.on_heap_limit}); !s.ok()) {
+    return Fail("run", s);
+  }
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
   // inline, so a helper's allocations are not charged to its caller.

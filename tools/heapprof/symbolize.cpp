@@ -12,6 +12,7 @@
 #include "heapprof/pprof.h"
 #include "heapprof/symbolizer.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/outputs.h"
 
 namespace heapprof::cli {
 namespace {
@@ -25,6 +26,7 @@ struct SymbolizeArgs {
 };
 
 int RunSymbolize(const SymbolizeArgs& args) {
+  if (Status s = CheckOutputs({args.path}, {args.output}); !s.ok()) return Fail("symbolize", s);
   Result<Profile> profile = ReadProfileFile(args.path);
   if (!profile.ok()) return Fail("symbolize", "cannot read " + args.path + ": " + profile.status().message());
 

@@ -1,0 +1,81 @@
+#include "tools/heapprof/outputs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace heapprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool SameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+Status Refuse(const std::string& output, const std::string& why) {
+  return Error(ErrorCode::kInvalidArgument, fmt::format("cannot write {}: {}", output, why));
+}
+
+// Whether a new file can be made in `dir`: EACCES, EROFS and the like show only when trying.
+Status ProbeFolder(const std::string& output, const fs::path& dir) {
+  std::string probe = ((dir.empty() ? fs::path(".") : dir) / ".heapprof-probe.XXXXXX").string();
+  int fd = ::mkostemp(probe.data(), O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return Refuse(output, fmt::format("cannot create a file in '{}': {}", dir.empty() ? "." : dir.string(),
+                                      std::strerror(err)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckOutputs(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  std::vector<std::pair<std::string, struct stat>> existing;  // inputs, then outputs already checked
+  for (const std::string& input : inputs) {
+    struct stat st {};
+    if (!input.empty() && ::stat(input.c_str(), &st) == 0) existing.emplace_back("the input " + input, st);
+  }
+  std::vector<fs::path> planned;  // outputs by real path, for those that do not exist yet
+  for (const std::string& output : outputs) {
+    if (output.empty()) continue;
+    std::error_code ec;
+    fs::path real = fs::weakly_canonical(fs::absolute(output, ec), ec);
+    if (!ec && std::find(planned.begin(), planned.end(), real) != planned.end()) {
+      return Refuse(output, "it is another output too (choose another file name)");
+    }
+    planned.push_back(real);
+    struct stat st {};
+    if (::stat(output.c_str(), &st) == 0) {
+      for (const auto& [what, other] : existing) {
+        if (SameFile(st, other) && S_ISREG(st.st_mode)) {
+          return Refuse(output, fmt::format("it is {}; heapprof never overwrites what it reads (choose "
+                                            "another file name)",
+                                            what));
+        }
+      }
+      existing.emplace_back("another output too", st);
+      if (!S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) return Refuse(output, "it is a directory");
+        if (::access(output.c_str(), W_OK) != 0) return Refuse(output, std::strerror(errno));
+        continue;  // a device or FIFO is written into, not replaced
+      }
+    }
+    fs::path dir = fs::path(output).parent_path();
+    if (!dir.empty() && !fs::is_directory(dir, ec)) {
+      return Refuse(output, fs::exists(dir, ec) ? dir.string() + " is not a directory"
+                                                : "no such directory " + dir.string());
+    }
+    if (Status s = ProbeFolder(output, dir); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace heapprof::cli
