@@ -15,10 +15,12 @@ apt_packages=(
   build-essential cmake pkg-config
   libprotobuf-dev protobuf-compiler zlib1g-dev libdeflate-dev libfmt-dev catch2
   libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
-  # Boost.Math (header-only): quantiles for the sampling-error intervals
+  # Boost: Math (quantiles for the sampling-error intervals) and Beast (heapprof serve's HTTP/1.1)
   libboost-dev
   # OpenSSL's libcrypto: Web Crypto in the worker runtime
   libssl-dev
+  # heapprof serve: curl drives it in the tests, wrk (a load generator) in the benchmarks
+  curl wrk
   # headless browser for the flamegraph page test (driven by playwright-core)
   chromium
   # libnode108's runtime libraries (needed when it is unpacked locally)

@@ -19,6 +19,7 @@ namespace {
 // Every subcommand, in the order `heapprof --help` lists them.
 constexpr void (*kRegistrations[])(heapprof::cli::Commands&) = {
     heapprof::cli::RegisterRun,
+    heapprof::cli::RegisterServe,
     heapprof::cli::RegisterTop,
     heapprof::cli::RegisterFlamegraph,
     heapprof::cli::RegisterDiff,

@@ -1,0 +1,210 @@
+// LiveService: the worker listener routes requests to the pool's replicas;
+// the debug listener runs the pprof endpoints on threads of their own.
+#include "heapprof/v8/live_service.h"
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "heapprof/http_server.h"
+#include "heapprof/pprof_endpoints.h"
+#include "heapprof/v8/controller.h"
+#include "heapprof/v8/pool_profile_source.h"
+
+namespace heapprof {
+namespace {
+
+constexpr std::string_view kReplicaHeader = "X-Heapprof-Replica";
+
+int HttpStatusForWorkerError(const Status& s) {
+  switch (s.code()) {
+    case ErrorCode::kDeadlineExceeded:   // time limit
+    case ErrorCode::kResourceExhausted:  // heap limit
+    case ErrorCode::kUnavailable:        // queue full, shutting down, reload failed
+      return 503;
+    default: return 500;  // the worker threw
+  }
+}
+
+}  // namespace
+
+class LiveService::Impl {
+ public:
+  explicit Impl(LiveServiceOptions options) : options_(std::move(options)) {}
+
+  // Picks the replica and the URL path the worker sees.
+  Result<size_t> Route(HttpRequest& request) {
+    std::string_view wanted = HeaderValue(request.headers, kReplicaHeader);
+    if (!wanted.empty()) {
+      int index = pool_->Find(wanted);
+      if (index < 0) return Error(ErrorCode::kNotFound, fmt::format("no replica {} ({})", wanted, Names()));
+      return static_cast<size_t>(index);
+    }
+    if (request.target.starts_with("/@")) {
+      size_t end = request.target.find_first_of("/?", 2);
+      std::string segment = request.target.substr(2, end == std::string::npos ? std::string::npos : end - 2);
+      Result<std::string> decoded = PercentDecode(segment);
+      int index = decoded.ok() ? pool_->Find(decoded.value()) : -1;
+      if (index < 0) return Error(ErrorCode::kNotFound, fmt::format("no replica {} ({})", segment, Names()));
+      std::string rest = end == std::string::npos ? "/" : request.target.substr(end);
+      request.target = rest.starts_with("?") ? "/" + rest : rest;
+      return static_cast<size_t>(index);
+    }
+    return pool_->NextReplica();
+  }
+
+  std::string Names() const {
+    std::string names;
+    for (size_t i = 0; i < pool_->size(); ++i) names += fmt::format("{}{} = {}", i ? ", " : "", i, pool_->name(i));
+    return names;
+  }
+
+  void HandleWorker(HttpRequest request, HttpResponder respond) {
+    Result<size_t> replica = Route(request);
+    if (!replica.ok()) return respond(TextResponse(404, replica.status().message()));
+    std::string name = pool_->name(replica.value());
+    WorkerRequest wr;
+    wr.method = std::move(request.method);
+    std::string host(HeaderValue(request.headers, "host"));
+    wr.url = fmt::format("http://{}{}", host.empty() ? listen_address_ : host, request.target);
+    wr.headers = std::move(request.headers);
+    wr.body = std::move(request.body);
+    auto shared = std::make_shared<HttpResponder>(std::move(respond));
+    Status queued = pool_->Submit(replica.value(), std::move(wr), [shared, name](Result<WorkerResponse> r) {
+      HttpResponse response;
+      if (r.ok()) {
+        response.status = r->status;
+        response.reason = std::move(r->status_text);
+        response.headers = std::move(r->headers);
+        response.body = std::move(r->body);
+      } else {
+        response = TextResponse(HttpStatusForWorkerError(r.status()), r.status().message());
+      }
+      response.headers.emplace_back(std::string(kReplicaHeader), name);
+      (*shared)(std::move(response));
+    });
+    if (!queued.ok()) {
+      ++refused_;
+      HttpResponse response = TextResponse(503, queued.message());
+      response.headers.emplace_back("Retry-After", "1");
+      response.headers.emplace_back(std::string(kReplicaHeader), name);
+      (*shared)(std::move(response));
+    }
+  }
+
+  void HandleDebug(HttpRequest request, HttpResponder respond) {
+    if (!PprofEndpoints::Handles(request.target)) {
+      return respond(TextResponse(404, "not a debug endpoint; see /debug/pprof/"));
+    }
+    std::lock_guard<std::mutex> lock(debug_mu_);
+    if (stopping_) return respond(TextResponse(503, "the service is shutting down"));
+    // Join the threads of answered requests, so a scraper polling for days leaves none behind.
+    for (auto it = debug_threads_.begin(); it != debug_threads_.end();) {
+      if (it->done->load()) {
+        it->thread.join();
+        it = debug_threads_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // A window takes seconds: answer on a thread of its own.
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread t([this, done, request = std::move(request), respond = std::move(respond)] {
+      respond(endpoints_->Handle(request));
+      *done = true;
+    });
+    debug_threads_.push_back({std::move(t), std::move(done)});
+  }
+
+  void Shutdown() {
+    {
+      std::lock_guard<std::mutex> lock(debug_mu_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    controller_.EndWindows();  // open windows end now and go to their clients
+    std::thread debug_stop([this] {
+      if (debug_server_) debug_server_->Shutdown();
+    });
+    if (server_) server_->Shutdown();  // requests already received are answered
+    debug_stop.join();
+    for (DebugThread& t : debug_threads_) t.thread.join();
+    debug_threads_.clear();
+    if (pool_) pool_->Shutdown();
+    controller_.Shutdown();
+  }
+
+  LiveServiceOptions options_;
+  Controller controller_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<PoolProfileSource> source_;
+  std::unique_ptr<PprofEndpoints> endpoints_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpServer> debug_server_;
+  std::string listen_address_;
+  std::atomic<uint64_t> refused_{0};
+
+  std::mutex debug_mu_;
+  bool stopping_ = false;
+  struct DebugThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::list<DebugThread> debug_threads_;
+};
+
+Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions& options) {
+  auto impl = std::make_unique<Impl>(options);
+  Impl* raw = impl.get();
+  WorkerPoolOptions pool_options = options.pool;
+  pool_options.controller = &raw->controller_;
+  if (pool_options.capture_options.interval_bytes == SessionOptions{}.interval_bytes) {
+    pool_options.capture_options = options.session;
+  }
+  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Start(pool_options);
+  if (!pool.ok()) return pool.status();
+  raw->pool_ = std::move(pool.value());
+  raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
+  raw->endpoints_ = std::make_unique<PprofEndpoints>(*raw->source_);
+  auto service = std::unique_ptr<LiveService>(new LiveService(std::move(impl)));
+
+  HttpServerOptions main;
+  main.listen = options.listen;
+  main.threads = options.http_threads;
+  Result<std::unique_ptr<HttpServer>> server =
+      HttpServer::Start(main, [raw](HttpRequest r, HttpResponder respond) { raw->HandleWorker(std::move(r), std::move(respond)); });
+  if (!server.ok()) return server.status();
+  raw->server_ = std::move(server.value());
+  raw->listen_address_ = raw->server_->address();
+  if (!options.debug_listen.empty()) {
+    HttpServerOptions debug;
+    debug.listen = options.debug_listen;
+    Result<std::unique_ptr<HttpServer>> debug_server = HttpServer::Start(
+        debug, [raw](HttpRequest r, HttpResponder respond) { raw->HandleDebug(std::move(r), std::move(respond)); });
+    if (!debug_server.ok()) return debug_server.status();
+    raw->debug_server_ = std::move(debug_server.value());
+  }
+  return service;
+}
+
+LiveService::LiveService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LiveService::~LiveService() { Shutdown(); }
+
+std::string LiveService::address() const { return impl_->server_ ? impl_->server_->address() : ""; }
+std::string LiveService::debug_address() const {
+  return impl_->debug_server_ ? impl_->debug_server_->address() : "";
+}
+
+void LiveService::Shutdown() { impl_->Shutdown(); }
+
+LiveServiceSummary LiveService::Summary() const {
+  LiveServiceSummary s;
+  if (impl_->pool_) s.replicas = impl_->pool_->Stats();
+  s.refused = impl_->refused_.load();
+  return s;
+}
+
+}  // namespace heapprof

@@ -1,0 +1,59 @@
+// `heapprof serve`: a worker's replicas behind an HTTP/1.1 listener, and a
+// debug listener with Go's net/http/pprof paths that profiles them on demand.
+//
+// Routing a request to a replica (the analogue of Durable Object routing):
+// the header X-Heapprof-Replica: NAME|NUMBER, else a path prefix /@NAME/ or
+// /@NUMBER/ (removed before the worker sees the URL), else round-robin.
+// Every answer names its replica in X-Heapprof-Replica.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "heapprof/source_map_locator.h"
+#include "heapprof/status.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/v8/worker_pool.h"
+
+namespace heapprof {
+
+struct LiveServiceOptions {
+  std::string listen = "127.0.0.1:8787";        // the worker's listener
+  std::string debug_listen = "127.0.0.1:6060";  // the debug listener ("" = none)
+  int http_threads = 2;                         // socket threads of the worker's listener
+  WorkerPoolOptions pool;                       // worker, replicas, queue, time limit
+  SessionOptions session;                       // every profiling window's options
+  std::optional<SourceMapSearch> source_maps;   // where the worker's source maps may be read; nullopt: unmapped
+};
+
+// What the service did, for the summary at exit.
+struct LiveServiceSummary {
+  std::vector<TargetStatus> replicas;
+  uint64_t refused = 0;  // 503: queue full or shutting down
+};
+
+class LiveService {
+ public:
+  // Starts the replicas and both listeners.
+  static Result<std::unique_ptr<LiveService>> Start(const LiveServiceOptions& options);
+  ~LiveService();  // Shutdown()
+  LiveService(const LiveService&) = delete;
+  LiveService& operator=(const LiveService&) = delete;
+
+  std::string address() const;        // "host:port" of the worker's listener
+  std::string debug_address() const;  // "" without a debug listener
+
+  // Graceful stop: no new connections, open windows end and are delivered,
+  // requests already received are answered, then the isolates go. Idempotent.
+  void Shutdown();
+  LiveServiceSummary Summary() const;
+
+  class Impl;
+
+ private:
+  explicit LiveService(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace heapprof

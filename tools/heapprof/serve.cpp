@@ -1,0 +1,199 @@
+// `heapprof serve WORKER.js`: the worker as a live HTTP service, profiled on
+// demand over Go's net/http/pprof paths on a debug listener. The service
+// itself is heapprof/v8/live_service.h; this file is flags and lifecycle.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "heapprof/units.h"
+#include "heapprof/v8/attribution.h"
+#include "heapprof/v8/live_service.h"
+#include "heapprof/v8/v8_host.h"
+#include "tools/heapprof/commands.h"
+#include "tools/heapprof/interrupt.h"
+
+namespace heapprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ServeArgs {
+  std::string worker;
+  std::string listen = "127.0.0.1:8787";
+  std::string debug_listen = "127.0.0.1:6060";
+  int replicas = 1;
+  size_t queue = 64;
+  std::string request_timeout = "30s";
+  std::string heap_limit = "128";
+  std::string interval = "512KiB";
+  int depth = 64;
+  bool no_gc = false;
+  bool allow_inlining = false;
+  bool no_source_maps = false;
+  std::vector<std::string> source_map_paths;
+  std::string on_heap_limit;
+  std::vector<std::string> v8_flags;
+};
+
+// --heap-limit: MiB (128) or a size (1GiB), 8 MiB .. 64 GiB.
+Result<size_t> HeapLimit(const std::string& text) {
+  bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  Result<uint64_t> parsed = digits ? Result<uint64_t>(std::stoull(text.substr(0, 9)) * 1024 * 1024) : ParseSize(text);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInvalidArgument, "--heap-limit takes MiB (128) or a size (1GiB): " + parsed.status().message());
+  }
+  if (parsed.value() < 8u * 1024 * 1024 || parsed.value() > 64ull * 1024 * 1024 * 1024) {
+    return Error(ErrorCode::kInvalidArgument, "--heap-limit must be between 8 MiB and 64 GiB");
+  }
+  return static_cast<size_t>(parsed.value());
+}
+
+int Serve(const ServeArgs& args) {
+  LiveServiceOptions options;
+  options.listen = args.listen;
+  options.debug_listen = args.debug_listen == "off" ? "" : args.debug_listen;
+  for (const std::string* listen : {&options.listen, &options.debug_listen}) {
+    if (listen->empty()) continue;
+    if (Result<std::pair<std::string, uint16_t>> a = ParseListenAddress(*listen); !a.ok()) {
+      return UsageError("serve", a.status().message());
+    }
+  }
+  Result<size_t> heap_limit = HeapLimit(args.heap_limit);
+  if (!heap_limit.ok()) return UsageError("serve", heap_limit.status().message());
+  int64_t timeout_ns = ParseDuration(args.request_timeout).value();
+  if (timeout_ns < 0) return UsageError("serve", "--request-timeout must not be negative");
+  uint64_t interval = ParseSize(args.interval).value();
+  if (interval == 0 || interval > (1ull << 30)) return UsageError("serve", "--interval must be between 1 byte and 1 GiB");
+
+  if (!fs::is_regular_file(args.worker)) {
+    return Fail("serve", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
+  }
+  std::error_code ec;
+  if (!args.on_heap_limit.empty() && !fs::is_directory(args.on_heap_limit, ec)) {
+    return Fail("serve", "--on-heap-limit needs an existing directory, not " + args.on_heap_limit);
+  }
+
+  V8InitOptions v8_options;
+  if (!args.allow_inlining) v8_options.flags = NoInliningFlags();
+  v8_options.flags.insert(v8_options.flags.end(), args.v8_flags.begin(), args.v8_flags.end());
+  if (Status s = InitializeV8(v8_options); !s.ok()) return Fail("serve", s);
+  for (const std::string& flag : V8UnknownFlags()) {
+    if (std::find(args.v8_flags.begin(), args.v8_flags.end(), flag) != args.v8_flags.end()) {
+      return Fail("serve", "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
+    }
+  }
+
+  options.session.interval_bytes = interval;
+  options.session.max_stack_depth = args.depth;
+  options.session.gc_before_snapshot = !args.no_gc;
+  options.session.inlining_allowed = InliningAllowedAfterInit();
+  if (!args.no_source_maps) {  // from the worker's folder tree and --source-map-path, nowhere else
+    fs::path worker_dir = fs::path(args.worker).parent_path();
+    SourceMapSearch search;
+    search.roots = {worker_dir.empty() ? std::string(".") : worker_dir.string()};
+    search.roots.insert(search.roots.end(), args.source_map_paths.begin(), args.source_map_paths.end());
+    options.source_maps = search;
+  }
+  options.pool.worker = args.worker;
+  std::string stem = fs::path(args.worker).stem().string();
+  for (int i = 0; i < args.replicas; ++i) {
+    options.pool.names.push_back(args.replicas == 1 ? stem : fmt::format("{}#{}", stem, i));
+  }
+  options.pool.worker_options.heap_limit_bytes = heap_limit.value();
+  options.pool.queue_limit = args.queue;
+  options.pool.request_timeout = std::chrono::nanoseconds(timeout_ns);
+  options.pool.capture_dir = args.on_heap_limit;
+  options.pool.capture_options = options.session;
+
+  // Signals before the service is up end the command at once; after, gracefully.
+  std::mutex mu;
+  std::condition_variable cv;
+  InterruptWatcher interrupts([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    cv.notify_all();
+  });
+  Result<std::unique_ptr<LiveService>> started = LiveService::Start(options);
+  if (!started.ok()) return Fail("serve", started.status());
+  LiveService& service = *started.value();
+
+  std::string names;
+  for (size_t i = 0; i < options.pool.names.size(); ++i) names += (i ? ", " : "") + options.pool.names[i];
+  fmt::print("heapprof serve: {} on http://{}/ ({} replica{}: {})\n", fs::path(args.worker).filename().string(),
+             service.address(), args.replicas, args.replicas == 1 ? "" : "s", names);
+  if (!service.debug_address().empty()) {
+    fmt::print("heapprof serve: profiles on http://{}/debug/pprof/, e.g.\n"
+               "  go tool pprof -top 'http://{}/debug/pprof/heap?seconds=10{}'\n",
+               service.debug_address(), service.debug_address(),
+               args.replicas == 1 ? "" : "&target=0");
+  }
+  std::fflush(stdout);
+
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [] { return InterruptWatcher::received() != 0; });
+  }
+  fmt::print(stderr, "heapprof serve: {}: finishing the requests in flight\n", SignalName(InterruptWatcher::received()));
+  service.Shutdown();
+  LiveServiceSummary summary = service.Summary();
+  for (const TargetStatus& r : summary.replicas) {
+    fmt::print("{}: served {} requests, {} failed, {} isolate restart{}\n", r.name, r.requests, r.failures, r.restarts,
+               r.restarts == 1 ? "" : "s");
+  }
+  if (summary.refused > 0) fmt::print("refused {} requests (queue full or shutting down)\n", summary.refused);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterServe(Commands& commands) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* serve = commands.Add(
+      "serve",
+      "Serve a worker over HTTP and profile it on demand: go tool pprof http://127.0.0.1:6060/debug/pprof/heap?seconds=10",
+      [args] { return Serve(*args); });
+  serve->add_option("worker", args->worker, "The worker script (.js)")->required();
+  serve->add_option("--listen", args->listen, "Where the worker answers: HOST:PORT (port 0 picks a free one)")
+      ->capture_default_str();
+  serve->add_option("--debug-listen", args->debug_listen,
+                    "Where /debug/pprof/ answers: HOST:PORT, or 'off' (keep it on loopback: it runs profiling windows)")
+      ->capture_default_str();
+  serve->add_option("--replicas", args->replicas,
+                    "Isolates of the worker, each on its own thread; a request picks one by the header "
+                    "X-Heapprof-Replica: N or the path prefix /@N/, else round-robin")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  serve->add_option("--queue", args->queue, "Requests waiting per replica before new ones get 503")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  serve->add_option("--request-timeout", args->request_timeout,
+                    "A request running longer is terminated (503) and its isolate recreated; 0 = no limit")
+      ->check(DurationValidator())
+      ->capture_default_str();
+  serve->add_option("--heap-limit", args->heap_limit, "Each isolate's heap limit in MiB (or a size like 1GiB)")
+      ->capture_default_str();
+  serve->add_option("--interval", args->interval, "Mean bytes between samples in a window, e.g. 512KiB, 64k")
+      ->check(SizeValidator())
+      ->capture_default_str();
+  serve->add_option("--depth", args->depth, "Stack frames kept per sample")->check(CLI::Range(1, 1024))->capture_default_str();
+  serve->add_option("--on-heap-limit", args->on_heap_limit,
+                    "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "
+                    "listed on /debug/pprof/");
+  serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
+      ->allow_extra_args(false);
+  serve->add_flag("--allow-inlining", args->allow_inlining,
+                  "Let V8 inline (faster; an inlined helper's allocations are charged to its caller)");
+  serve->add_flag("--no-gc", args->no_gc, "No full GC before a window's in-use snapshot (in-use then includes garbage)");
+  serve->add_flag("--no-source-maps", args->no_source_maps, "Keep generated names and lines in profiles");
+  serve->add_option("--source-map-path", args->source_map_paths,
+                    "A folder whose tree source maps may also be read from (by default only the worker's folder "
+                    "tree is); may be repeated")
+      ->check(CLI::ExistingDirectory);
+}
+
+}  // namespace heapprof::cli
