@@ -39,6 +39,13 @@ for (const n of r.node_peers ?? []) {
       '<= @datadog/pprof (#9)', h.wall_ratio.median <= d.wall_ratio.median);
   row(`2  overhead, Node ${n.node} @datadog/pprof`, `wall ${spread(d.wall_ratio.median, d.wall_ratio.min, d.wall_ratio.max)}` +
       `, RSS ${f(d.rss_ratio.median, 3)}`, 'same runs', 'peer (no alloc_*)', null);
+  const ng = n['heapprof-nogc'];
+  row(`2  produce profile, Node ${n.node} heapprof`, `${f(h.produce_ms, 1)} ms, full GC first`, `@datadog/pprof ${f(d.produce_ms, 1)} ms`,
+      '<= @datadog/pprof (#22)', h.produce_ms <= d.produce_ms);
+  if (ng) {
+    row(`2  produce profile, Node ${n.node} heapprof`, `${f(ng.produce_ms, 1)} ms, gcBeforeSnapshot: false`, `@datadog/pprof ${f(d.produce_ms, 1)} ms`,
+        '<= @datadog/pprof (#22)', ng.produce_ms <= d.produce_ms);
+  }
   row(`2  overhead, Node ${n.node} --heap-prof`, `wall ${spread(p.wall_ratio.median, p.wall_ratio.min, p.wall_ratio.max)}` +
       `, RSS ${f(p.rss_ratio.median, 3)}`, 'same runs', 'peer (in-use only)', null);
 }
