@@ -11,6 +11,7 @@
 #include "heapprof/core/flamegraph_page.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
+#include "heapprof/terminal_text.h"
 
 namespace heapprof {
 namespace {
@@ -145,7 +146,7 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
     for (size_t i = 0; i < list.size(); ++i) {
       out += "  ";
       for (size_t c = 0; c < 5; ++c) out += fmt::format("{:>{}}  ", cells[i][c], width[c]);
-      out += list[i]->name + Where(*list[i]) + "\n";
+      out += TerminalSafe(list[i]->name + Where(*list[i])) + "\n";
     }
   };
   section("Grew", grew);

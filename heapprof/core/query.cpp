@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "heapprof/report.h"
+#include "heapprof/terminal_text.h"
 
 namespace heapprof {
 
@@ -166,7 +167,7 @@ std::string FormatStacks(const Profile& profile, const std::vector<StackTotal>& 
     if (locs.empty()) out += "(no stack)";
     for (size_t j = 0; j < locs.size() && j < max_frames; ++j) {
       if (j > 0) out += " <- ";
-      out += FrameText(profile, locs[j]);
+      out += TerminalSafe(FrameText(profile, locs[j]));
     }
     if (locs.size() > max_frames) out += fmt::format(" <- ... ({} more)", locs.size() - max_frames);
     out += '\n';

@@ -1,6 +1,7 @@
 // Per-function totals and the `top` table: what `pprof -top` shows, computed
 // from the Profile model so no pprof is needed to read a profile.
 #include "heapprof/report.h"
+#include "heapprof/terminal_text.h"
 
 #include <fmt/format.h>
 
@@ -242,7 +243,7 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
     }
     out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}{}\n", flat[i], flat_width, flat_share[i],
                        flat_share_width, Percent(running, total), cum[i], cum_width, cum_share[i], cum_share_width,
-                       t.name, where);
+                       TerminalSafe(t.name), TerminalSafe(where));
   }
   if (model) out += SamplingNote(type, model->total(), profile.period, widest);
   return out;

@@ -91,4 +91,20 @@ expect_in run-unwritable.err "cannot write /proc/self/x.pb.gz: cannot create a f
 expect_not_in() { if grep -qF -- "$2" "$1"; then fail "$1 has: $2"; fi; }
 expect_not_in run-unwritable.out "Profiled"
 
+# Control characters in names (a retitled window, a cleared screen, a rewritten
+# line) reach the terminal escaped: top, diff and the stacks of top --focus.
+cat >ctl.heapprofile <<'JSON'
+{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[
+{"callFrame":{"functionName":"evil\u001b]0;pwned\u0007\r","scriptId":"1","url":"/srv/a\u001b[2J\u009b.js","lineNumber":3,"columnNumber":0},"selfSize":4096,"id":2,"children":[]}]},
+"samples":[]}
+JSON
+expect_exit 0 ctl-top -- "$heapprof" top ctl.heapprofile
+expect_exit 0 ctl-diff -- "$heapprof" diff "$profile" ctl.heapprofile
+for f in ctl-top.out ctl-diff.out; do
+  if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$f"; then fail "$f holds raw control characters"; fi
+  if grep -qF "$(printf '\302\233')" "$f"; then fail "$f holds a raw 8-bit CSI"; fi
+  expect_in "$f" 'evil\x1b]0;pwned\x07\x0d'
+done
+expect_in ctl-top.out 'a\x1b[2J\u009b.js:4'
+
 finish

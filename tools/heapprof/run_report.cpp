@@ -12,6 +12,7 @@
 #include "heapprof/report.h"
 #include "heapprof/symbolizer.h"
 #include "heapprof/units.h"
+#include "heapprof/terminal_text.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 
@@ -90,7 +91,7 @@ void PrintSummary(const Profile& profile, const Plan& plan) {
         top.filename.empty() ? "" : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
     std::string_view unit = profile.str(profile.sample_types[index].unit);
     const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
-    fmt::print("{} {} {:.1f}% of {} ({}).\n", top.name + where, verb,
+    fmt::print("{} {} {:.1f}% of {} ({}).\n", TerminalSafe(top.name + where), verb,
                100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
                profile.str(profile.sample_types[index].type));
   }
