@@ -1,6 +1,7 @@
 'use strict';
 // heapprof for Node.js: sampling heap profiles (alloc_* and inuse_*) as
 // gzipped pprof. Loads the native addon built for this Node's ABI.
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 
@@ -24,6 +25,33 @@ function addonPath() {
   }
   throw new Error(`heapprof: ${file} not found in ${dirs.join(', ')}; ` +
                   'build it with CMake and set HEAPPROF_ADDON_DIR to the build directory');
+}
+
+// Writes through a temporary file made with O_EXCL under a random name in
+// the target's folder (rename() stays on one filesystem), fsynced, renamed.
+function writeFileAtomic(file, bytes) {
+  const dir = path.dirname(file);
+  let tmp;
+  let fd;
+  for (let attempt = 0; fd === undefined; ++attempt) {
+    tmp = path.join(dir, `.${path.basename(file)}.tmp-${crypto.randomBytes(12).toString('hex')}`);
+    try {
+      fd = fs.openSync(tmp, 'wx', 0o644);
+    } catch (err) {
+      if (err.code !== 'EEXIST' || attempt >= 8) throw err;
+    }
+  }
+  try {
+    for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 // The JS API over one loaded addon.
@@ -58,19 +86,22 @@ function bind(native) {
     return native.stop();
   }
 
-  // Stops the window and writes the profile atomically (temp file + rename).
+  // Stops the window and writes the profile atomically: an exclusive temporary
+  // file with an unpredictable name beside `file` (O_EXCL, so a symbolic link
+  // planted there is never followed), then a rename. When the write fails the
+  // profile is not lost: the error carries it as `err.profile` (a Buffer).
   function writeProfile(file) {
     if (typeof file !== 'string' || file === '') {
       throw new TypeError('heapprof: writeProfile() needs a file path');
     }
     const bytes = native.stop();
-    const tmp = `${file}.tmp-${process.pid}`;
     try {
-      fs.writeFileSync(tmp, bytes);
-      fs.renameSync(tmp, file);
+      writeFileAtomic(file, bytes);
     } catch (err) {
-      fs.rmSync(tmp, { force: true });
-      throw new Error(`heapprof: cannot write ${file}: ${err.message}`);
+      const failure = new Error(`heapprof: cannot write ${file}: ${err.message} (the profile is in this error's ` +
+                                '.profile)', { cause: err });
+      failure.profile = bytes;
+      throw failure;
     }
     return bytes.length;
   }

@@ -97,6 +97,56 @@ test('writeProfile: atomic file read by go tool pprof', () => {
   assert.match(top, /inuse_space/);
 });
 
+test('writeProfile: a link planted at a temporary name is never followed, and no name is predictable', () => {
+  const dir = path.join(h.work, `planted-${process.versions.modules}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  const victim = path.join(dir, 'victim.txt');
+  fs.writeFileSync(victim, 'precious');
+  const file = path.join(dir, 'p.pb.gz');
+  // The names an attacker could guess: the old ${file}.tmp-${pid} and neighbours.
+  for (const name of [`${file}.tmp-${process.pid}`, `${file}.tmp`, path.join(dir, '.p.pb.gz.tmp')]) {
+    fs.symlinkSync(victim, name);
+  }
+  const names = new Set();
+  for (let i = 0; i < 3; ++i) {
+    heapprof.start({ interval: 16384 });
+    const kept = h.retainMemory(1);
+    const origOpen = fs.openSync;
+    fs.openSync = (p, flags, mode) => { names.add(path.basename(p)); return origOpen(p, flags, mode); };
+    try {
+      heapprof.writeProfile(file);
+    } finally {
+      fs.openSync = origOpen;
+    }
+    assert.ok(kept.length > 0);
+  }
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+  assert.ok(h.byFunction(h.decode(fs.readFileSync(file))).functions.has('retainMemory'));
+  assert.equal(names.size, 3, `temporary names repeat: ${[...names].join(', ')}`);
+  for (const name of names) assert.match(name, /^\.p\.pb\.gz\.tmp-[0-9a-f]{24}$/);
+  assert.deepEqual(fs.readdirSync(dir).sort(),
+                   ['.p.pb.gz.tmp', 'p.pb.gz', `p.pb.gz.tmp`, `p.pb.gz.tmp-${process.pid}`, 'victim.txt'].sort());
+});
+
+test('writeProfile: a failed write keeps the profile on the error', () => {
+  heapprof.start({ interval: 16384 });
+  const kept = h.retainMemory(2);
+  const file = path.join(h.work, 'no', 'such', 'dir', 'p.pb.gz');
+  let failure;
+  try {
+    heapprof.writeProfile(file);
+  } catch (err) {
+    failure = err;
+  }
+  assert.ok(kept.length > 0);
+  assert.ok(failure, 'writeProfile into a missing folder did not throw');
+  assert.match(failure.message, /cannot write .*p\.pb\.gz: .*ENOENT.*\.profile/);
+  assert.equal(heapprof.isRunning(), false);
+  assert.ok(Buffer.isBuffer(failure.profile) && failure.profile.length > 0);
+  assert.ok(h.byFunction(h.decode(failure.profile)).functions.has('retainMemory'));
+});
+
 // A child that leaks in a hot loop until V8 gives up, with a window open (or not).
 function runOutOfMemory(file, { open, flags = [], cwd }) {
   const script = `
