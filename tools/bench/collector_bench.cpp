@@ -5,11 +5,17 @@
 //   3. ledger bytes per recorded sample
 //   4. isolate held at Stop, with and without the pre-snapshot GC (64 MB heap)
 //   5. accuracy: estimated vs true bytes for known allocation sizes
-// Usage: collector_bench [--quick] [--json FILE]
+// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--json FILE]
+// --pairs: interleaved pairs of the overhead rows (default 15, --quick 5);
+// the overhead rows print the 95 % confidence interval of the median ratio.
 #include <v8.h>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -69,8 +75,22 @@ struct Env {
   }
 };
 
+// Process CPU time: the isolate's thread and V8's helper threads (concurrent
+// marking), so a profiler's work counts wherever it runs, and time the
+// scheduler gives to other processes does not.
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+struct Timing {
+  double wall_ms = 0;
+  double cpu_ms = 0;
+};
+
 // One timed run of the workload on a fresh isolate, profiled or not.
-double TimedRun(bool profiled, uint64_t interval, int requests) {
+Timing TimedRun(bool profiled, uint64_t interval, int requests) {
   Env env;
   v8::Isolate::Scope scope(env.iso.get());
   v8::HandleScope handles(env.iso.get());
@@ -82,18 +102,65 @@ double TimedRun(bool profiled, uint64_t interval, int requests) {
     o.interval_bytes = interval;
     session.emplace(std::move(Session::Start(env.iso.get(), o).value()));
   }
+  double cpu = CpuMs();
   auto begin = Clock::now();
   env.Run(fmt::format("serve({})", requests));
-  double ms = Ms(Clock::now() - begin);
+  Timing t{Ms(Clock::now() - begin), CpuMs() - cpu};
   if (session) (void)std::move(*session).Stop();
-  return ms;
+  return t;
+}
+
+// Distribution-free 95 % confidence interval of a median from n sorted
+// values: [x_(k), x_(n-k-1)] (0-based) with the largest k such that
+// P(Binomial(n, 1/2) <= k) <= 2.5 % (the order-statistic interval; it
+// assumes only independent pairs). Empty below 6 values, where none exists.
+std::optional<std::pair<double, double>> MedianInterval(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  int n = static_cast<int>(v.size());
+  double cdf = 0, pmf = std::pow(0.5, n);  // P(X = 0)
+  int k = -1;
+  for (int i = 0; i < n; ++i) {
+    cdf += pmf;
+    if (cdf > 0.025) break;
+    k = i;
+    pmf = pmf * (n - i) / (i + 1);
+  }
+  if (k < 0) return std::nullopt;
+  return std::pair{v[k], v[n - k - 1]};
+}
+
+// The ratio's median, its 95 % interval and the verdict against the 1 %
+// target: decided when the interval lies on one side of 1.01. Otherwise the
+// interval's half-width shrinks as 1/sqrt(pairs): about
+// pairs * (half-width / |median - 1.01|)^2 pairs would decide it.
+nlohmann::json RatioSummary(const char* what, const std::vector<double>& ratios) {
+  constexpr double kTarget = 1.01;
+  auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
+  double median = Median(ratios);
+  nlohmann::json out = {{"median", median}, {"min", *mn}, {"max", *mx}};
+  fmt::print("  {} ratio median {:.4f} [min {:.3f}, max {:.3f}]", what, median, *mn, *mx);
+  if (auto ci = MedianInterval(ratios)) {
+    std::string verdict = ci->second <= kTarget ? "met" : ci->first > kTarget ? "not met" : "undecided";
+    fmt::print(", 95 % interval of the median [{:.4f}, {:.4f}]: <= {:.2f} {}", ci->first, ci->second, kTarget,
+               verdict);
+    out["ci95"] = {ci->first, ci->second};
+    out["verdict"] = verdict;
+    if (verdict == "undecided" && median != kTarget) {
+      double half = (ci->second - ci->first) / 2;
+      double needed = std::ceil(static_cast<double>(ratios.size()) * std::pow(half / std::abs(median - kTarget), 2));
+      fmt::print(" (about {:.0f} pairs would decide it at this noise)", needed);
+      out["pairs_to_decide"] = needed;
+    }
+  }
+  fmt::print("\n");
+  return out;
 }
 
 nlohmann::json Overhead(int pairs, int requests, uint64_t interval) {
-  std::vector<double> base, prof, ratios;
+  std::vector<double> base, prof, wall_ratios, cpu_ratios;
   for (int i = 0; i < pairs; ++i) {
     // Alternate the order inside each pair so drift hits both sides.
-    double a, b;
+    Timing a, b;
     if (i % 2 == 0) {
       a = TimedRun(false, interval, requests);
       b = TimedRun(true, interval, requests);
@@ -101,17 +168,20 @@ nlohmann::json Overhead(int pairs, int requests, uint64_t interval) {
       b = TimedRun(true, interval, requests);
       a = TimedRun(false, interval, requests);
     }
-    base.push_back(a);
-    prof.push_back(b);
-    ratios.push_back(b / a);
+    base.push_back(a.wall_ms);
+    prof.push_back(b.wall_ms);
+    wall_ratios.push_back(b.wall_ms / a.wall_ms);
+    cpu_ratios.push_back(b.cpu_ms / a.cpu_ms);
   }
-  auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
-  fmt::print("overhead @ {:>4} KiB: unprofiled {:7.1f} ms, profiled {:7.1f} ms (medians); ratio median {:.3f} "
-             "[min {:.3f}, max {:.3f}] over {} pairs\n",
-             interval / 1024, Median(base), Median(prof), Median(ratios), *mn, *mx, pairs);
-  return {{"interval_bytes", interval}, {"pairs", pairs}, {"base_ms", Median(base)},
-          {"profiled_ms", Median(prof)}, {"ratio_median", Median(ratios)}, {"ratio_min", *mn},
-          {"ratio_max", *mx}};
+  fmt::print("overhead @ {:>4} KiB: unprofiled {:7.1f} ms, profiled {:7.1f} ms (wall, medians) over {} pairs\n",
+             interval / 1024, Median(base), Median(prof), pairs);
+  nlohmann::json wall = RatioSummary("wall", wall_ratios);
+  nlohmann::json cpu = RatioSummary("CPU ", cpu_ratios);
+  return {{"interval_bytes", interval}, {"pairs", pairs},
+          {"base_ms", Median(base)},    {"profiled_ms", Median(prof)},
+          {"ratio_median", wall["median"]}, {"ratio_min", wall["min"]},
+          {"ratio_max", wall["max"]},   {"wall_ratio", wall},
+          {"cpu_ratio", cpu}};
 }
 
 // A tree of about `functions` nodes: one distinct allocating function each.
@@ -225,21 +295,33 @@ nlohmann::json Accuracy(uint64_t interval) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool overhead_only = false;
+  int pairs = -1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--overhead-only") == 0) overhead_only = true;
     else {
-      fmt::print(stderr, "usage: collector_bench [--quick] [--json FILE]\n");
+      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--json FILE]\n");
       return 2;
     }
   }
+  if (pairs < 0) pairs = quick ? 5 : 15;
+  if (pairs < 1) {
+    fmt::print(stderr, "collector_bench: --pairs needs a positive number\n");
+    return 2;
+  }
   if (!InitializeV8().ok()) return 1;
   fmt::print("heapprof collector benchmarks (V8 {}, strategy {})\n", V8RuntimeVersion(), CompiledStrategy());
-  int pairs = quick ? 5 : 15;
   int requests = quick ? 3000 : 6000;
   nlohmann::json out;
   out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
+  if (overhead_only) {
+    if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+    return 0;
+  }
   for (int n : {100, 1000, 10000}) out["prologue"].push_back(PrologueCost(n));
   out["ledger_memory"] = LedgerMemory();
   out["stop_hold"] = {StopHold(true, quick ? 3 : 7), StopHold(false, quick ? 3 : 7)};
