@@ -18,9 +18,10 @@ function handleRequest(url: string): string {
 }
 
 export default {
-  fetch(request: WorkerRequest | undefined): string {
+  // A Response, as Workers require (Node's generate step runs it too: Node 20 has Response).
+  fetch(request: WorkerRequest | undefined): Response {
     served++;
     const url = request && typeof request.url === "string" ? request.url : `/items/${served % 7}?page=${served}`;
-    return handleRequest(url);
+    return new Response(handleRequest(url));
   },
 };
