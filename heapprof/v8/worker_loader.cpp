@@ -61,7 +61,8 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
   for (const auto& [known, module] : state->modules) {
     if (known == path) return module.Get(isolate);
   }
-  Result<std::string> source = ReadFileBytes(path);
+  // Regular files only, opened without blocking: an import of a FIFO or a device must not hang the load.
+  Result<std::string> source = ReadFileBytes(path, {.regular_only = true});
   if (!source.ok()) {
     ThrowError(isolate, "cannot import \"" + spec + "\" from " + from + ": " + source.status().message());
     return {};

@@ -56,6 +56,15 @@ expect_exit 0 map-allowed -- timeout 60 "$heapprof" run w/allowed.js -n 200 --in
 expect_in map-allowed.err "unsupported source map version: a string instead of the number 3"
 if grep -qF "$secret" map-allowed.err || gzip -dc map-allowed.pb.gz | grep -qaF "$secret"; then fail "map-allowed: map content echoed"; fi
 
+# A module import of a FIFO or a device fails the load instead of hanging it.
+mkfifo w/fifo-module.js
+printf 'import "./fifo-module.js";\nexport default { fetch() { return new Response("ok"); } };\n' >w/imports-fifo.js
+expect_exit 1 import-fifo -- timeout 60 "$heapprof" run w/imports-fifo.js -n 5 -o import-fifo.pb.gz
+expect_in import-fifo.err "is a FIFO, not a regular file"
+printf 'import "/dev/zero";\nexport default { fetch() { return new Response("ok"); } };\n' >w/imports-zero.js
+expect_exit 1 import-zero -- timeout 60 "$heapprof" run w/imports-zero.js -n 5 -o import-zero.pb.gz
+expect_in import-zero.err "is a device, not a regular file"
+
 # symbolize reads the scripts a (possibly hostile) profile names only under the folders the user names.
 expect_exit 0 sym-none -- "$heapprof" symbolize map-escape.pb.gz -o sym-none.pb.gz
 expect_in sym-none.err "no folder to read scripts and maps from"
