@@ -1,6 +1,8 @@
 // libFuzzer target: SourceMap::Parse on arbitrary text never crashes; what it
 // accepts answers lookups consistently, and parses the same once nlohmann has
 // re-serialized it (which unescapes "mappings" and drops the fast path's cuts).
+// Size property (docs/security.md): a map of N bytes holds at most N
+// mappings, sources and names together (each costs at least one byte).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   heapprof::Result<SourceMap> map = SourceMap::Parse(text, "file:///srv/app/dist/worker.js.map");
   if (!map.ok()) return 0;
+  Check(map->mapping_count() + map->sources().size() + map->names().size() <= size);
   CheckLookups(*map);
 
   // nlohmann's dump recurses: keep the re-serialization to inputs nested at most kMaxDepth deep.
