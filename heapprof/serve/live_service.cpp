@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/http_server.h"
+#include "heapprof/pprof.h"
 #include "heapprof/pprof_endpoints.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/pool_profile_source.h"
@@ -133,11 +134,30 @@ class LiveService::Impl {
     debug_stop.join();
     for (DebugThread& t : debug_threads_) t.thread.join();
     debug_threads_.clear();
+    if (source_) WriteContinuous();
     if (pool_) pool_->Shutdown();
     controller_.Shutdown();
   }
 
+  // The continuous windows, ended by EndWindows, to continuous_dir.
+  void WriteContinuous() {
+    for (auto& [name, profile] : source_->EndContinuous()) {
+      if (!profile.ok()) {
+        written_errors_.push_back(name + ": " + profile.status().message());
+        continue;
+      }
+      std::string path =
+          fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, FileSafeName(name), profile->time_nanos);
+      if (Status w = WritePprofFile(path, profile.value()); !w.ok()) {
+        written_errors_.push_back(name + ": " + w.message());
+      } else {
+        written_.push_back(path);
+      }
+    }
+  }
+
   LiveServiceOptions options_;
+  std::vector<std::string> written_, written_errors_;
   Controller controller_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<PoolProfileSource> source_;
@@ -168,7 +188,10 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   if (!pool.ok()) return pool.status();
   raw->pool_ = std::move(pool.value());
   raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
-  raw->endpoints_ = std::make_unique<PprofEndpoints>(*raw->source_);
+  PprofEndpointOptions endpoint_options;
+  endpoint_options.continuous = options.continuous;
+  raw->endpoints_ = std::make_unique<PprofEndpoints>(*raw->source_, endpoint_options);
+  if (options.continuous) raw->source_->StartContinuous();
   auto service = std::unique_ptr<LiveService>(new LiveService(std::move(impl)));
 
   HttpServerOptions main;
@@ -204,6 +227,8 @@ LiveServiceSummary LiveService::Summary() const {
   LiveServiceSummary s;
   if (impl_->pool_) s.replicas = impl_->pool_->Stats();
   s.refused = impl_->refused_.load();
+  s.written = impl_->written_;
+  s.errors = impl_->written_errors_;
   return s;
 }
 

@@ -16,14 +16,55 @@ std::vector<TargetStatus> PoolProfileSource::Targets() { return pool_.Stats(); }
 
 std::vector<CaptureFile> PoolProfileSource::Captures() { return pool_.Captures(); }
 
-Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono::nanoseconds duration) {
+namespace {
+// A continuous window's length: until it is cut (a year, in practice never).
+constexpr std::chrono::nanoseconds kUntilCut = std::chrono::hours(24 * 365);
+}  // namespace
+
+std::future<Result<WindowProfile>> PoolProfileSource::Open(const std::string& target,
+                                                           std::chrono::nanoseconds duration) {
   WindowRequest request{target, duration, session_};
   request.options.isolate_name = target;
-  return Finish(controller_.Profile(request).get());
+  return controller_.Profile(request);
+}
+
+Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono::nanoseconds duration) {
+  return Finish(Open(target, duration).get());
+}
+
+void PoolProfileSource::StartContinuous() {
+  for (const TargetStatus& t : pool_.Stats()) {
+    auto c = std::make_unique<Continuous>();
+    c->window = Open(t.name, kUntilCut);
+    continuous_[t.name] = std::move(c);
+  }
 }
 
 Result<Profile> PoolProfileSource::SinceContinuousStart(const std::string& target) {
-  return Error(ErrorCode::kFailedPrecondition, "no continuous window is open on " + target);
+  auto it = continuous_.find(target);
+  if (it == continuous_.end()) {
+    return Error(ErrorCode::kFailedPrecondition, "no continuous window is open on " + target);
+  }
+  Continuous& c = *it->second;
+  std::lock_guard<std::mutex> lock(c.mu);
+  controller_.EndWindows(target);
+  Result<WindowProfile> window = c.window.get();
+  c.window = Open(target, kUntilCut);
+  if (!window.ok()) {
+    return Error(window.status().code(), window.status().message() + " (a new continuous window is open now)");
+  }
+  return Finish(std::move(window));
+}
+
+std::vector<std::pair<std::string, Result<Profile>>> PoolProfileSource::EndContinuous() {
+  std::vector<std::pair<std::string, Result<Profile>>> out;
+  for (auto& [name, c] : continuous_) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (!c->window.valid()) continue;
+    controller_.EndWindows(name);
+    out.emplace_back(name, Finish(c->window.get()));
+  }
+  return out;
 }
 
 Result<Profile> PoolProfileSource::Finish(Result<WindowProfile> window) {

@@ -29,13 +29,6 @@ struct Job {
   WorkerDone done;
 };
 
-std::string FileSafe(std::string s) {
-  for (char& c : s) {
-    if (c == '#' || c == '/' || c == ' ' || c == '\\') c = '-';
-  }
-  return s;
-}
-
 }  // namespace
 
 // One replica: its isolate lives and dies on `thread`.
@@ -54,6 +47,13 @@ struct Replica {
   std::optional<WorkerRuntime> runtime;  // on `thread` only
 };
 
+std::string FileSafeName(std::string name) {
+  for (char& c : name) {
+    if (c == '#' || c == '/' || c == ' ' || c == '\\') c = '-';
+  }
+  return name;
+}
+
 class WorkerPool::Impl {
  public:
   explicit Impl(WorkerPoolOptions options) : options_(std::move(options)) {}
@@ -71,7 +71,7 @@ class WorkerPool::Impl {
     if (options_.controller == nullptr) return Status::Ok();
     if (Status s = options_.controller->Register(r.name, r.runtime->isolate()); !s.ok()) return s;
     if (!options_.capture_dir.empty()) {
-      std::string stem = fmt::format("{}/{}", options_.capture_dir, FileSafe(r.name));
+      std::string stem = fmt::format("{}/{}", options_.capture_dir, FileSafeName(r.name));
       Status s = options_.controller->EnableNearHeapLimitCapture(
           r.name,
           [this, &r, stem](Result<WindowProfile> p) {

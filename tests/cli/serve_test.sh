@@ -97,5 +97,21 @@ wait "$window" || true
 wait "$load" || true  # its requests after the stop find the port closed
 expect_in serve.out "prometheus-leak#0: served"
 expect_in serve.out "prometheus-leak#1: served"
+
+# --- --continuous: heap without seconds= returns what the open window has seen
+# and opens the next; at SIGTERM the last window is written to --output-dir.
+mkdir -p continuous
+start_serve cont "$examples/prometheus-leak.js" --continuous --output-dir continuous --interval 64KiB
+curl -s -o /dev/null "$base/api/users/[1-3000]"
+go tool pprof -top "$debug/debug/pprof/heap" >cont.top 2>cont.err || fail "go tool pprof (continuous) failed: $(cat cont.err)"
+first="$(awk '/flat%/ {getline; print $NF; exit}' cont.top)"
+[ "$first" = "observe" ] || fail "the continuous window's top in-use function is '$first', not observe"
+[ "$(status_of "$debug/debug/pprof/heap?seconds=1")" = 409 ] || fail "seconds= while the continuous window holds the target is not 409"
+curl -s -o /dev/null "$base/api/users/[5000-6000]"
+stop_serve
+expect_in cont.out "(the continuous window)"
+last="$(ls continuous | head -n1)"
+[ -n "$last" ] || fail "no continuous window was written at SIGTERM"
+[ -z "$last" ] || "$heapprof" top "continuous/$last" -n 1 >last.top || fail "the last continuous window is not a readable profile"
 trap - EXIT
 finish

@@ -38,6 +38,8 @@ struct ServeArgs {
   bool no_source_maps = false;
   std::vector<std::string> source_map_paths;
   std::string on_heap_limit;
+  bool continuous = false;
+  std::string output_dir = ".";
   std::vector<std::string> v8_flags;
 };
 
@@ -78,6 +80,9 @@ int Serve(const ServeArgs& args) {
   if (!args.on_heap_limit.empty() && !fs::is_directory(args.on_heap_limit, ec)) {
     return Fail("serve", "--on-heap-limit needs an existing directory, not " + args.on_heap_limit);
   }
+  if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
+    return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
+  }
 
   V8InitOptions v8_options;
   if (!args.allow_inlining) v8_options.flags = NoInliningFlags();
@@ -100,6 +105,8 @@ int Serve(const ServeArgs& args) {
     search.roots.insert(search.roots.end(), args.source_map_paths.begin(), args.source_map_paths.end());
     options.source_maps = search;
   }
+  options.continuous = args.continuous;
+  options.continuous_dir = args.output_dir;
   options.pool.worker = args.worker;
   std::string stem = fs::path(args.worker).stem().string();
   for (int i = 0; i < args.replicas; ++i) {
@@ -128,9 +135,10 @@ int Serve(const ServeArgs& args) {
              service.address(), args.replicas, args.replicas == 1 ? "" : "s", names);
   if (!service.debug_address().empty()) {
     fmt::print("heapprof serve: profiles on http://{}/debug/pprof/, e.g.\n"
-               "  go tool pprof -top 'http://{}/debug/pprof/heap?seconds=10{}'\n",
+               "  go tool pprof -top 'http://{}/debug/pprof/heap{}'\n",
                service.debug_address(), service.debug_address(),
-               args.replicas == 1 ? "" : "&target=0");
+               fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
+                           args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
   }
   std::fflush(stdout);
 
@@ -146,7 +154,9 @@ int Serve(const ServeArgs& args) {
                r.restarts == 1 ? "" : "s");
   }
   if (summary.refused > 0) fmt::print("refused {} requests (queue full or shutting down)\n", summary.refused);
-  return kExitOk;
+  for (const std::string& path : summary.written) fmt::print("wrote {} (the continuous window)\n", path);
+  for (const std::string& error : summary.errors) fmt::print(stderr, "heapprof serve: {}\n", error);
+  return summary.errors.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -184,6 +194,12 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--on-heap-limit", args->on_heap_limit,
                     "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "
                     "listed on /debug/pprof/");
+  serve->add_flag("--continuous", args->continuous,
+                  "Keep a window open on every replica: /debug/pprof/heap without seconds= returns what it has seen "
+                  "since it opened (and opens the next); at SIGTERM each replica's last window is written to "
+                  "--output-dir");
+  serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
+      ->capture_default_str();
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);
   serve->add_flag("--allow-inlining", args->allow_inlining,

@@ -25,12 +25,19 @@ struct LiveServiceOptions {
   WorkerPoolOptions pool;                       // worker, replicas, queue, time limit
   SessionOptions session;                       // every profiling window's options
   std::optional<SourceMapSearch> source_maps;   // where the worker's source maps may be read; nullopt: unmapped
+  // A window open on every replica from the start: heap, allocs and
+  // flamegraph without seconds= return what it has seen (and open the next);
+  // at shutdown each replica's last one is written to continuous_dir.
+  bool continuous = false;
+  std::string continuous_dir = ".";
 };
 
 // What the service did, for the summary at exit.
 struct LiveServiceSummary {
   std::vector<TargetStatus> replicas;
   uint64_t refused = 0;  // 503: queue full or shutting down
+  std::vector<std::string> written;  // continuous windows written at shutdown
+  std::vector<std::string> errors;   // ... and those that could not be
 };
 
 class LiveService {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
+#include <utility>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,13 +33,26 @@ class PoolProfileSource final : public ProfileSource {
   Result<Profile> SinceContinuousStart(const std::string& target) override;
   std::vector<CaptureFile> Captures() override;
 
+  // Opens a window on every replica that stays open until SinceContinuousStart
+  // cuts it (and opens the next) or EndContinuous ends it.
+  void StartContinuous();
+  // After Controller::EndWindows(): each replica's last continuous window.
+  std::vector<std::pair<std::string, Result<Profile>>> EndContinuous();
+
  private:
+  struct Continuous {
+    std::mutex mu;
+    std::future<Result<WindowProfile>> window;
+  };
+  std::future<Result<WindowProfile>> Open(const std::string& target, std::chrono::nanoseconds duration);
+
   Result<Profile> Finish(Result<WindowProfile> window);
 
   Controller& controller_;
   WorkerPool& pool_;
   SessionOptions session_;
   std::optional<SourceMapSearch> source_maps_;
+  std::map<std::string, std::unique_ptr<Continuous>> continuous_;  // filled before serving, then fixed
 };
 
 }  // namespace heapprof

@@ -32,6 +32,9 @@ struct WorkerPoolOptions {
   SessionOptions capture_options;
 };
 
+// A replica's name as a file-name stem ('#', '/', ' ' become '-').
+std::string FileSafeName(std::string name);
+
 // Called once per request, on the replica's thread.
 using WorkerDone = std::function<void(Result<WorkerResponse>)>;
 
