@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <map>
 #include <tuple>
 
@@ -59,6 +62,30 @@ std::string Signed(int64_t value, const std::string& unit) {
   return value > 0 ? "+" + text : text;
 }
 
+// 95 % half-width of the difference of two independent estimates.
+double ChangeNoise(const SampledValue& a, const SampledValue& b, double confidence) {
+  return NormalQuantile(confidence) * std::sqrt(a.variance + b.variance);
+}
+
+// Marks each function's change as beyond the sampling noise of both profiles
+// or not, with Bonferroni's correction for testing all of them at once.
+void TestChanges(const Profile& base, int base_index, const Profile& next, int new_index, double confidence,
+                 ProfileDiff& diff) {
+  std::optional<SamplingModel> b = SamplingModel::For(base, base_index);
+  std::optional<SamplingModel> n = SamplingModel::For(next, new_index);
+  diff.confidence = confidence;
+  if (!b || !n) return;
+  diff.sampled = true;
+  diff.tested = diff.functions.size();
+  diff.total_noise = ChangeNoise(b->total(), n->total(), confidence);
+  const double alpha = (1 - confidence) / static_cast<double>(std::max<size_t>(1, diff.tested));
+  for (FunctionDelta& d : diff.functions) {
+    d.p_value = ChangePValue(d.base_sampling, b->unseen_weight(), d.new_sampling, n->unseen_weight());
+    d.noise = ChangeNoise(d.base_sampling, d.new_sampling, confidence);
+    d.significant = d.p_value < alpha;
+  }
+}
+
 }  // namespace
 
 Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const DiffOptions& options) {
@@ -83,19 +110,22 @@ Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const
     }
     return it->second;
   };
+  const bool cum = options.sort_by_cum;
   for (const FunctionTotal& t : FunctionTotals(base, r->base_index)) {
     FunctionDelta& d = entry(t);
     d.base_flat = t.flat;
     d.base_cum = t.cum;
+    d.base_sampling = cum ? t.cum_sampling : t.flat_sampling;
   }
   for (const FunctionTotal& t : FunctionTotals(next, r->new_index)) {
     FunctionDelta& d = entry(t);
     d.new_flat = t.flat;
     d.new_cum = t.cum;
+    d.new_sampling = cum ? t.cum_sampling : t.flat_sampling;
   }
   diff.functions.reserve(merged.size());
   for (auto& [key, d] : merged) diff.functions.push_back(std::move(d));
-  const bool cum = options.sort_by_cum;
+  TestChanges(base, r->base_index, next, r->new_index, options.confidence, diff);
   std::stable_sort(diff.functions.begin(), diff.functions.end(), [cum](const FunctionDelta& a, const FunctionDelta& b) {
     int64_t a1 = cum ? a.cum_delta() : a.flat_delta(), b1 = cum ? b.cum_delta() : b.flat_delta();
     if (a1 != b1) return a1 > b1;
@@ -115,42 +145,75 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
     out += fmt::format(", {:+.1f}%", 100.0 * static_cast<double>(change) / static_cast<double>(diff.base_total));
   }
   out += ")\n";
+  if (diff.sampled) {
+    bool beyond = std::abs(static_cast<double>(change)) > diff.total_noise;
+    out += fmt::format("  the totals' sampling noise: ±{} ({:.0f} % confidence); the change is {} it\n",
+                       FormatValue(std::llround(diff.total_noise), unit), 100 * diff.confidence,
+                       beyond ? "beyond" : "within");
+  }
 
   auto key = [&](const FunctionDelta& d) { return diff.sort_by_cum ? d.cum_delta() : d.flat_delta(); };
   std::vector<const FunctionDelta*> grew, shrank;
+  const FunctionDelta* largest_noise = nullptr;  // the biggest change the noise explains
+  size_t within_noise = 0;
   for (const FunctionDelta& d : diff.functions) {
+    if (key(d) == 0) continue;
+    if (!d.significant) {
+      ++within_noise;
+      if (!largest_noise || std::llabs(key(d)) > std::llabs(key(*largest_noise))) largest_noise = &d;
+      continue;
+    }
     if (key(d) > 0 && grew.size() < rows) grew.push_back(&d);
   }
   for (auto it = diff.functions.rbegin(); it != diff.functions.rend(); ++it) {
-    if (key(*it) < 0 && shrank.size() < rows) shrank.push_back(&*it);
+    if (key(*it) < 0 && it->significant && shrank.size() < rows) shrank.push_back(&*it);
   }
 
+  const std::string by = diff.sort_by_cum ? "cumulative" : "flat";
+  const std::string qualifier =
+      diff.sampled ? fmt::format(" beyond sampling noise (by {} change; {:.0f} % confidence for all {} functions together)",
+                                 by, 100 * diff.confidence, diff.tested)
+                   : fmt::format(" (by {} change)", by);
   auto section = [&](const char* title, const std::vector<const FunctionDelta*>& list) {
-    out += fmt::format("\n{} (by {} change):\n", title, diff.sort_by_cum ? "cumulative" : "flat");
+    out += fmt::format("\n{}{}:\n", title, qualifier);
     if (list.empty()) {
       out += "  (none)\n";
       return;
     }
-    std::vector<std::array<std::string, 5>> cells;
-    std::array<size_t, 5> width{};
-    const std::array<std::string, 5> head{"flat delta", "flat base", "flat new", "cum delta", "cum new"};
-    for (size_t c = 0; c < 5; ++c) width[c] = head[c].size();
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::string> head{"flat delta", "flat base", "flat new", "cum delta", "cum new"};
+    if (diff.sampled) head.insert(head.begin() + (diff.sort_by_cum ? 4 : 1), "±noise");
+    std::vector<size_t> width(head.size());
+    for (size_t c = 0; c < head.size(); ++c) width[c] = head[c].size();
     for (const FunctionDelta* d : list) {
-      cells.push_back({Signed(d->flat_delta(), unit), FormatValue(d->base_flat, unit), FormatValue(d->new_flat, unit),
-                       Signed(d->cum_delta(), unit), FormatValue(d->new_cum, unit)});
-      for (size_t c = 0; c < 5; ++c) width[c] = std::max(width[c], cells.back()[c].size());
+      std::vector<std::string> row{Signed(d->flat_delta(), unit), FormatValue(d->base_flat, unit),
+                                   FormatValue(d->new_flat, unit), Signed(d->cum_delta(), unit),
+                                   FormatValue(d->new_cum, unit)};
+      if (diff.sampled) {
+        row.insert(row.begin() + (diff.sort_by_cum ? 4 : 1), "±" + FormatValue(std::llround(d->noise), unit));
+      }
+      for (size_t c = 0; c < head.size(); ++c) width[c] = std::max(width[c], row[c].size());
+      cells.push_back(std::move(row));
     }
     out += "  ";
-    for (size_t c = 0; c < 5; ++c) out += fmt::format("{:>{}}  ", head[c], width[c]);
+    for (size_t c = 0; c < head.size(); ++c) out += fmt::format("{:>{}}  ", head[c], width[c]);
     out += "function\n";
     for (size_t i = 0; i < list.size(); ++i) {
       out += "  ";
-      for (size_t c = 0; c < 5; ++c) out += fmt::format("{:>{}}  ", cells[i][c], width[c]);
+      for (size_t c = 0; c < head.size(); ++c) out += fmt::format("{:>{}}  ", cells[i][c], width[c]);
       out += TerminalSafe(list[i]->name + Where(*list[i])) + "\n";
     }
   };
   section("Grew", grew);
   section("Shrank", shrank);
+  if (!diff.sampled) {
+    out += "\n(the profiles do not say how they were sampled, so every change is listed, noise or not)\n";
+  } else if (within_noise > 0) {
+    out += fmt::format("\nWithin sampling noise: {} function{} changed no more than sampling explains; the largest: "
+                       "{}{} {} ±{}\n",
+                       within_noise, within_noise == 1 ? "" : "s", TerminalSafe(largest_noise->name + Where(*largest_noise)), "",
+                       Signed(key(*largest_noise), unit), FormatValue(std::llround(largest_noise->noise), unit));
+  }
   return out;
 }
 

@@ -21,8 +21,6 @@ using NoThrow = boost::math::policies::policy<boost::math::policies::domain_erro
 
 double Tail(double confidence) { return (1.0 - confidence) / 2.0; }
 
-// The standard normal quantile of 1 - tail (1.96 for a 95 % interval).
-double NormalQuantile(double confidence) { return std::sqrt(2.0) * boost::math::erf_inv(confidence, NoThrow()); }
 
 // A sum of samples as a Poisson count of equal weights with the same mean and
 // variance: `count` effective samples of `weight` each.
@@ -33,9 +31,6 @@ struct Effective {
 
 Effective EffectiveSamples(const SampledValue& v, double unseen_weight) {
   if (v.value <= 0 || v.samples <= 0) return {0, unseen_weight};
-  // No variance means objects far above the interval, each sampled almost
-  // surely; count them as plain Poisson samples, which only widens the test.
-  if (v.variance <= 0) return {v.samples, v.value / v.samples};
   return {v.value * v.value / v.variance, v.variance / v.value};
 }
 
@@ -47,6 +42,8 @@ void SampledValue::Add(const SampledValue& other) {
   variance += other.variance;
   max_weight = std::max(max_weight, other.max_weight);
 }
+
+double NormalQuantile(double confidence) { return std::sqrt(2.0) * boost::math::erf_inv(confidence, NoThrow()); }
 
 double Interval::HalfWidth(double estimate) const { return std::max(high - estimate, estimate - low); }
 
@@ -131,6 +128,16 @@ Interval ShareInterval(const SampledValue& part, const SampledValue& total, doub
 
 double ChangePValue(const SampledValue& base, double base_unseen_weight, const SampledValue& next,
                     double next_unseen_weight) {
+  // A side known exactly (objects far above the interval are sampled almost
+  // surely, so no variance) is no Poisson count: test the difference against
+  // the other side's noise alone, by the normal approximation.
+  auto exact = [](const SampledValue& v) { return v.value > 0 && v.variance <= 0; };
+  if (exact(base) || exact(next)) {
+    double difference = std::abs(next.value - base.value);
+    double sd = std::sqrt(std::max(0.0, base.variance) + std::max(0.0, next.variance));
+    if (sd <= 0) return difference < 0.5 ? 1.0 : 0.0;
+    return boost::math::erfc(difference / sd / std::sqrt(2.0), NoThrow());
+  }
   Effective b = EffectiveSamples(base, base_unseen_weight);
   Effective x = EffectiveSamples(next, next_unseen_weight);
   const double n = b.count + x.count;

@@ -61,6 +61,9 @@ class SamplingModel {
 
 inline constexpr double kConfidence = 0.95;
 
+// The standard normal quantile z with P(|Z| < z) = confidence (1.96 for 0.95).
+double NormalQuantile(double confidence);
+
 // Interval for the true value behind `v`: the gamma interval of Fay and Feuer
 // (1997) for a weighted sum of Poisson counts, exact (Garwood) for equal
 // weights, sane at 0-5 samples. `unseen_weight` bounds a value with no samples.
@@ -73,7 +76,8 @@ Interval ShareInterval(const SampledValue& part, const SampledValue& total, doub
 
 // Two-sided p-value of "the true values behind base and next are equal", by
 // the conditional (binomial) test of two Poisson counts on effective samples.
-// The unseen weights stand in for a side with no samples.
+// The unseen weights stand in for a side with no samples; a side with no
+// variance (objects far above the interval) is tested by the normal approximation.
 double ChangePValue(const SampledValue& base, double base_unseen_weight, const SampledValue& next,
                     double next_unseen_weight);
 
