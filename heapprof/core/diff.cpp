@@ -210,8 +210,9 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
     out += "\n(the profiles do not say how they were sampled, so every change is listed, noise or not)\n";
   } else if (within_noise > 0) {
     out += fmt::format("\nWithin sampling noise: {} function{} changed no more than sampling explains; the largest: "
-                       "{}{} {} ±{}\n",
-                       within_noise, within_noise == 1 ? "" : "s", TerminalSafe(largest_noise->name + Where(*largest_noise)), "",
+                       "{} {} ±{}\n",
+                       within_noise, within_noise == 1 ? "" : "s",
+                       TerminalSafe(largest_noise->name + Where(*largest_noise)),
                        Signed(key(*largest_noise), unit), FormatValue(std::llround(largest_noise->noise), unit));
   }
   return out;
