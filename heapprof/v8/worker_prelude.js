@@ -369,6 +369,19 @@ class Headers {
   *values() { for (const [, value] of this.entries()) yield value; }
   forEach(callback, thisArg) { for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this); }
   [Symbol.iterator]() { return this.entries(); }
+  // For the runtime: [name, value, ...] in iteration order, allocating little
+  // (most responses have zero or one header).
+  static flatten(headers) {
+    const map = headers.#map;
+    if (map === null || map.size === 0) return [];
+    if (map.size === 1) {
+      const [name, values] = map.entries().next().value;
+      if (name !== 'set-cookie' || values.length === 1) return [name, values.join(', ')];
+    }
+    const flat = [];
+    for (const [name, value] of headers.entries()) flat.push(name, value);
+    return flat;
+  }
 }
 
 // A body is held as a string or as bytes (a private Uint8Array copy); it is
@@ -772,10 +785,8 @@ return {
         (response === null ? 'null' : typeof response === 'object' ? 'an object that is not a Response' : typeof response) +
         ' instead of a Response');
     }
-    const flatHeaders = [];
-    response.headers.forEach((value, name) => { flatHeaders.push(name, value); });
     const body = Body.peek(response);
-    return [response.status, response.statusText, flatHeaders, body === null ? '' : body];
+    return [response.status, response.statusText, Headers.flatten(response.headers), body === null ? '' : body];
   },
   // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
   makeContext() {

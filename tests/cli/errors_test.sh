@@ -30,17 +30,65 @@ expect_in syntax.err "SyntaxError"
 expect_in syntax.err "syntax.js"
 no_profile syntax
 
-expect_exit 1 throws -- "$heapprof" run throws.js
-expect_in throws.err "RangeError: no tenant for https://"
-expect_in throws.err "at checkTenant ("
-expect_in throws.err "no profile written"
-no_profile throws
+# Every request fails: counted, exit 1 with the share and the first error, the
+# stack in the outcome report, and the profile written all the same.
+expect_exit 1 throws -- "$heapprof" run throws.js -n 300 -o throws.pb.gz
+expect_in throws.err "100 % of 300 requests failed (300 threw), above the limit of 50 % (--max-failures)"
+expect_in throws.err "first error: RangeError: no tenant for https://"
+expect_in throws.err "the profile is written all the same"
+expect_in throws.out "Requests: 300; responses by status: none; failed: 300 (100 %)"
+expect_in throws.out "at checkTenant ("
+[ -s throws.pb.gz ] || fail "throws: no profile written"
+rm -f throws.pb.gz
 
-expect_exit 1 rejects -- "$heapprof" run rejects.js
-expect_in rejects.err "rejected"
-expect_in rejects.err "Error: session expired"
-expect_in rejects.err "at load ("
-no_profile rejects
+expect_exit 1 rejects -- "$heapprof" run rejects.js -n 300 -o rejects.pb.gz
+expect_in rejects.err "(300 rejected)"
+expect_in rejects.out "rejected x300 (first at request #1): the handler's promise was rejected: Error: session expired"
+expect_in rejects.out "at load ("
+[ -s rejects.pb.gz ] || fail "rejects: no profile written"
+rm -f rejects.pb.gz
+
+# Occasional rejections and 5xx answers: counted, not fatal (exit 0).
+printf 'let n = 0;
+export default { async fetch() { n++; if (n %% 10 === 0) throw new Error("flaky backend"); if (n %% 25 === 0) console.error("slow"); return new Response("x", { status: n %% 20 === 1 ? 503 : 200 }); } };
+' >occasional.js
+expect_exit 0 occasional -- "$heapprof" run occasional.js -n 300 -o occasional.pb.gz
+expect_in occasional.out "Requests: 300; responses by status: 200 x255, 503 x15; failed: 45 (15 %)"
+expect_in occasional.out "30 rejected, 15 answered 5xx; console.error: 6"
+expect_in occasional.out "rejected x30 (first at request #10): the handler's promise was rejected: Error: flaky backend"
+[ -s occasional.pb.gz ] || fail "occasional: no profile written"
+rm -f occasional.pb.gz
+# ... unless the user's bar is lower.
+expect_exit 1 occasional-strict -- "$heapprof" run occasional.js -n 300 --max-failures 10% -o strict.pb.gz
+expect_in occasional-strict.err "15 % of 300 requests failed (30 rejected, 15 answered 5xx), above the limit of 10 %"
+rm -f strict.pb.gz
+
+# A request that loops forever is terminated at --request-timeout and counted; the run goes on.
+printf 'let n = 0;
+export default { fetch() { if (++n %% 4 === 0) for (;;) {} return new Response("x"); } };
+' >loops.js
+expect_exit 0 loops -- "$heapprof" run loops.js -n 12 --warmup 0 --request-timeout 50ms -o loops.pb.gz
+expect_in loops.out "failed: 3 (25 %)"
+expect_in loops.out "timed out x3 (first at request #4): ran longer than the time limit of 50 ms and was terminated"
+[ -s loops.pb.gz ] || fail "loops: no profile written"
+rm -f loops.pb.gz
+# A module that loops at top level: terminated while loading, exit 1, no file without a window.
+printf 'for (;;) {}
+export default { fetch() { return new Response("x"); } };
+' >top-loop.js
+expect_exit 1 top-loop -- "$heapprof" run top-loop.js --request-timeout 100ms
+expect_in top-loop.err "loading "
+expect_in top-loop.err "ran longer than the time limit of 100 ms and was terminated"
+no_profile top-loop
+
+# The user's traffic: a file that cannot be read or parsed is an error before the run.
+expect_exit 1 requests-missing -- "$heapprof" run "$clean" --requests-file missing.jsonl
+expect_in requests-missing.err "missing.jsonl"
+no_profile requests-missing
+printf '{"url": "https://example.com/"}\n{"url": "/relative"}\n' >bad-requests.jsonl
+expect_exit 1 requests-bad -- "$heapprof" run "$clean" --requests-file bad-requests.jsonl
+expect_in requests-bad.err 'bad-requests.jsonl:2: the url "/relative" is not an absolute http:// or https:// URL'
+no_profile requests-bad
 
 expect_exit 1 startup-throws -- "$heapprof" run startup-throws.js
 expect_in startup-throws.err "SyntaxError"
@@ -109,6 +157,13 @@ usage heap-limit-text "--heap-limit" run "$clean" --heap-limit lots
 usage depth-zero "--depth" run "$clean" --depth 0
 usage top-negative "--top" run "$clean" --top -1
 usage sample-index-run "unknown --sample-index" run "$clean" --sample-index cpu
+usage max-failures-text "--max-failures takes a share" run "$clean" --max-failures 2x
+usage max-failures-big "--max-failures cannot be above 100%" run "$clean" --max-failures 150%
+usage request-timeout-text "--request-timeout" run "$clean" --request-timeout soon
+usage header-without-url "give --url too" run "$clean" --header "X-A: 1"
+usage url-relative "is not an absolute http" run "$clean" --url /path
+usage url-and-file "alternatives" run "$clean" --url https://example.com/ --requests-file x.jsonl
+usage header-no-colon "expected \"Name: value\"" run "$clean" --url https://example.com/ --header nocolon
 usage top-no-file "profile is required" top
 usage top-rows "--rows" top x.pb.gz -n -2
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "heapprof/traffic.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/heapprof/commands.h"
@@ -28,9 +29,16 @@ int RunCommand(const RunArgs& args) {
     return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file"
                                                : "no such worker file: " + args.worker);
   }
-  // Unwritable outputs, and an output that is the worker, are found before the run.
-  if (Status s = CheckOutputs({args.worker}, {plan.output, plan.flamegraph, plan.on_heap_limit}); !s.ok()) {
+  // Unwritable outputs, and an output that is one of the inputs, are found before the run.
+  std::vector<std::string> inputs = {args.worker};
+  if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
+  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit}); !s.ok()) {
     return Fail("run", s);
+  }
+  if (!args.requests_file.empty()) {
+    Result<std::vector<WorkerRequest>> traffic = ReadRequestsFile(args.requests_file);
+    if (!traffic.ok()) return Fail("run", traffic.status());
+    plan.traffic = std::move(traffic).value();
   }
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
@@ -112,6 +120,22 @@ void RegisterRun(Commands& commands) {
                 "that allocations are charged to the function that makes them)");
   run->add_flag("--no-gc", args->no_gc,
                 "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
+  run->add_option("--requests-file", args->requests_file,
+                  "Replay these requests in order, cycling: JSON lines ({\"method\", \"url\", \"headers\", "
+                  "\"body\"}) or a HAR file [default: heapprof's synthetic stream]");
+  run->add_option("--url", args->url, "Send this one request, repeated (with --method, --header, --body)");
+  run->add_option("--method", args->method, "The method of --url's request")->capture_default_str();
+  run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--body", args->body, "The body of --url's request");
+  run->add_option("--max-failures", args->max_failures,
+                  "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
+                  "or answer 5xx")
+      ->capture_default_str();
+  run->add_option("--request-timeout", args->request_timeout,
+                  "Terminate a request (or the worker's top level) that runs longer, and count it as failed "
+                  "(0: no limit)")
+      ->capture_default_str();
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
                 "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map)");

@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "heapprof/pprof.h"
@@ -75,6 +76,17 @@ void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run) {
   for (const std::string& w : Symbolize(profile, maps).warnings) run.Print("heapprof run: warning: " + w);
 }
 
+// How a failed Dispatch counts, or nullopt when the run cannot go on.
+std::optional<RequestFailure> ClassifyFailure(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kDeadlineExceeded: return RequestFailure::kTimedOut;
+    case ErrorCode::kScriptError:
+      return status.message().find(" promise was rejected: ") != std::string::npos ? RequestFailure::kRejected
+                                                                                     : RequestFailure::kThrown;
+    default: return std::nullopt;
+  }
+}
+
 // One replica's whole life on its thread.
 void Serve(Run& run, Replica& r) {
   const Plan& plan = run.plan;
@@ -97,7 +109,9 @@ void Serve(Run& run, Replica& r) {
   WorkerOptions options;
   options.name = plan.replicas.size() == 1 ? plan.display_name : r.name;
   options.heap_limit_bytes = plan.heap_limit_bytes;
-  options.console = [&run, label = options.name](std::string_view level, std::string_view text) {
+  options.request_timeout = plan.request_timeout;
+  options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
+    if (level == "error") out.requests.AddConsoleError();
     bool plain = level == "log" || level == "info" || level == "debug";
     run.Print(fmt::format("[{}] {}{}", label, plain ? "" : std::string(level) + ": ", text));
   };
@@ -194,11 +208,22 @@ void Serve(Run& run, Replica& r) {
         break;
       }
       if (out.window_opened && !continuous && (window_ended() || Since(opened) >= plan.window_ns)) break;
-      Result<WorkerResponse> response = runtime.Dispatch(SyntheticRequest(served));
+      const WorkerRequest request =
+          plan.traffic.empty() ? SyntheticRequest(served) : plan.traffic[served % plan.traffic.size()];
+      Result<WorkerResponse> response = runtime.Dispatch(request);
       if (!response.ok()) {
         if (InterruptWatcher::received() != 0) break;  // terminated mid-request: not counted
-        out.failure = response.status();
-        break;
+        std::optional<RequestFailure> kind = ClassifyFailure(response.status());
+        if (!kind) {  // the heap limit, or the runtime itself failed: the run cannot go on
+          out.failure = response.status();
+          break;
+        }
+        // A failed request counts; the run goes on (the report judges the share).
+        const std::string& message = response.status().message();
+        const std::string prefix = request.method + " " + request.url + ": ";
+        out.requests.AddFailure(*kind, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
+      } else {
+        out.requests.AddResponse(response->status);
       }
       r.served.store(served + 1);
       controller.Pump(runtime.isolate());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/outcomes.h"
 #include "heapprof/status.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/worker_runtime.h"
@@ -33,6 +34,7 @@ struct ReplicaOutcome {
   std::optional<WindowProfile> last_continuous;     // the last window of a continuous run
   int continuous_written = 0;
   int continuous_failed = 0;
+  RequestOutcomes requests;               // statuses, failed requests and their errors
   Status failure;                         // loading or serving failed (a script error, the heap limit)
   bool heap_limit = false;                // the failure is the heap limit
 };

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
+#include "heapprof/traffic.h"
 #include "heapprof/units.h"
 
 namespace heapprof::cli {
@@ -177,6 +179,37 @@ Result<Plan> MakePlan(const RunArgs& args) {
     plan.table_indexes = {found};
   }
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
+
+  // Traffic: one repeated request from flags (a requests file is read by the command).
+  if (!args.url.empty()) {
+    if (!args.requests_file.empty()) return Bad("--url and --requests-file are alternatives; give one");
+    Result<WorkerRequest> request = MakeRequestFromFlags(args.method, args.url, args.headers, args.body);
+    if (!request.ok()) return Bad(request.status().message());
+    plan.traffic = {std::move(request).value()};
+  } else if (args.method != "GET" || !args.headers.empty() || !args.body.empty()) {
+    return Bad("--method, --header and --body describe the request of --url; give --url too");
+  }
+  {
+    std::string share = args.max_failures;
+    bool percent = !share.empty() && share.back() == '%';
+    if (percent) share.pop_back();
+    char* end = nullptr;
+    double value = share.empty() ? -1 : std::strtod(share.c_str(), &end);
+    if (end == nullptr || *end != '\0' || !(value >= 0)) {
+      return Bad("--max-failures takes a share of requests: 50% or 0.5");
+    }
+    if (percent || value > 1) value /= 100;
+    if (value > 1) return Bad("--max-failures cannot be above 100%");
+    plan.max_failures = value;
+  }
+  if (args.request_timeout == "0" || args.request_timeout == "none") {
+    plan.request_timeout = std::chrono::milliseconds(0);
+  } else {
+    Result<int64_t> timeout = ParseDuration(args.request_timeout);
+    if (!timeout.ok()) return Bad("--request-timeout: " + timeout.status().message());
+    if (timeout.value() < 1'000'000) return Bad("--request-timeout must be at least 1ms (or 0 for none)");
+    plan.request_timeout = std::chrono::milliseconds(timeout.value() / 1'000'000);
+  }
   plan.symbolize = !args.no_source_maps;
   // Maps are read from the worker's folder tree and the folders the user names, nowhere else.
   fs::path worker_dir = fs::path(args.worker).parent_path();

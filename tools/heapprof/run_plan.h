@@ -2,6 +2,7 @@
 // from (one isolate, --replicas, --continuous, --on-heap-limit, --profile).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -10,6 +11,8 @@
 #include "heapprof/source_map_locator.h"
 #include "heapprof/status.h"
 #include "heapprof/v8/session.h"
+#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/worker_messages.h"
 
 namespace heapprof::cli {
 
@@ -40,6 +43,13 @@ struct RunArgs {
   std::string profile_target;
   std::string continuous;
   std::string on_heap_limit;
+  std::string requests_file;
+  std::string url;
+  std::string method = "GET";
+  std::vector<std::string> headers;
+  std::string body;
+  std::string max_failures = "50%";
+  std::string request_timeout = "30s";
 };
 
 // What a run does, checked before V8 starts. Every limit applies to each
@@ -65,6 +75,9 @@ struct Plan {
   std::string on_heap_limit;       // "" = the near-limit profile of a window goes to `output`
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
+  std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
+  double max_failures = 0.5;           // share of failed requests above which the run exits 1
+  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none
 };
 
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).

@@ -8,6 +8,7 @@
 
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
+#include "heapprof/outcomes.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 #include "heapprof/symbolizer.h"
@@ -266,6 +267,18 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
       fmt::print("\nThe last window of {} ({}):", Label(plan, r), Seconds(r.last_continuous->profile.duration_nanos));
       PrintTables(r.last_continuous->profile, plan, /*near_limit=*/false);
       PrintSummary(r.last_continuous->profile, plan);
+    }
+  }
+  // What the requests came to, for every run: a profile of an error path is
+  // only useful when the user knows it is one.
+  RequestOutcomes requests;
+  for (const ReplicaOutcome& r : outcome.replicas) requests.Merge(r.requests);
+  if (requests.requests() > 0) {
+    FileSourceMapProvider maps;
+    fmt::print("\n{}", FormatOutcomes(requests, plan.symbolize ? &maps : nullptr));
+    if (FailureVerdict verdict = JudgeFailures(requests, plan.max_failures); verdict.too_many) {
+      Fail("run", verdict.message + (first_file.empty() ? "" : "; the profile is written all the same"));
+      all_ok = false;
     }
   }
   if (!first_file.empty() && all_ok) {

@@ -34,17 +34,10 @@
 #include "heapprof/profile.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/status.h"
+#include "heapprof/worker_messages.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
-
-// One synthetic request handed to the worker.
-struct WorkerRequest {
-  std::string method = "GET";
-  std::string url;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;  // request.text() / request.json(); empty for GET
-};
 
 // The index-th request of heapprof's deterministic synthetic stream: a mix of
 // API, static and search routes with varying ids, countries and user agents,
@@ -72,14 +65,6 @@ struct WorkerOptions {
 enum class WorkerKind { kNotLoaded, kModule, kEventListener, kGlobalFetch };
 // "module", "service-worker script", "script with a global fetch" (for messages).
 const char* WorkerKindName(WorkerKind kind);
-
-// What a handler answered.
-struct WorkerResponse {
-  int status = 200;  // response.status
-  std::string status_text;
-  std::vector<std::pair<std::string, std::string>> headers;  // lower-case names, in Headers iteration order
-  std::string body;  // the body's bytes (a string body as UTF-8)
-};
 
 // Heap numbers for progress lines.
 struct HeapUsage {
