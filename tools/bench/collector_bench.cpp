@@ -5,9 +5,12 @@
 //   3. ledger bytes per recorded sample
 //   4. isolate held at Stop, with and without the pre-snapshot GC (64 MB heap)
 //   5. accuracy: estimated vs true bytes for known allocation sizes
-// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--json FILE]
+//   6. calibration: how often the 95 % sampling-error interval of a value
+//      contains the true value, over repeated windows at two intervals
+// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--windows N] [--json FILE]
 // --pairs: interleaved pairs of the overhead rows (default 15, --quick 5);
 // the overhead rows print the 95 % confidence interval of the median ratio.
+// --windows: repeated windows per calibration row (default 100, --quick 40).
 #include <v8.h>
 
 #include <algorithm>
@@ -24,7 +27,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "heapprof/estimate.h"
 #include "heapprof/profile_builder.h"
+#include "heapprof/report.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 
@@ -291,11 +296,73 @@ nlohmann::json Accuracy(uint64_t interval) {
   return {{"interval_bytes", interval}, {"retained_ratio", r_est / r_true}, {"garbage_ratio", g_est / g_true}};
 }
 
+// Three workloads whose true bytes are known (arrays of n zeros are a 32-byte
+// JSArray plus a 16-byte-header FixedArray of 8-byte slots, as in Accuracy):
+// retained large arrays (inuse), garbage large arrays and garbage small ones
+// (alloc). Each window's 95 % interval for the function's value either
+// contains the truth or not; coverage should be 90-98 %.
+nlohmann::json Calibration(uint64_t interval, int windows, bool quick) {
+  Env env(512);
+  v8::Isolate::Scope scope(env.iso.get());
+  v8::HandleScope handles(env.iso.get());
+  env.Run("globalThis.kept = []; globalThis.ring = new Array(8);"
+          "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
+          "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }"
+          "function small(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(16).fill(0); }");
+  const int retained = quick ? 2048 : 4096, large = quick ? 8192 : 32768, smalls = quick ? 100000 : 400000;
+  struct Workload {
+    const char* function;
+    int sample_index;
+    double truth;
+    int hits = 0;
+    double ratio_sum = 0, samples_sum = 0;
+  } work[] = {{"retain", kInuseSpace, retained * (48.0 + 8 * 1024)},
+              {"garbage", kAllocSpace, large * (48.0 + 8 * 1024)},
+              {"small", kAllocSpace, smalls * (48.0 + 8 * 16)}};
+  SessionOptions o;
+  o.interval_bytes = interval;
+  for (int w = 0; w < windows; ++w) {
+    env.Run("kept = [];");
+    auto session = Session::Start(env.iso.get(), o);
+    if (!session.ok()) {
+      fmt::print(stderr, "calibration: {}\n", session.status().message());
+      std::exit(1);
+    }
+    env.Run(fmt::format("retain({}); garbage({}); small({});", retained, large, smalls));
+    Profile p = BuildProfile(std::move(session.value()).Stop().value());
+    for (Workload& k : work) {
+      auto model = SamplingModel::For(p, k.sample_index);
+      if (!model) continue;
+      SampledValue v;
+      for (const FunctionTotal& t : FunctionTotals(p, k.sample_index)) {
+        if (t.name == k.function) v = t.cum_sampling;
+      }
+      Interval range = ValueInterval(v, model->unseen_weight());
+      k.hits += range.low <= k.truth && k.truth <= range.high;
+      k.ratio_sum += v.value / k.truth;
+      k.samples_sum += v.samples;
+    }
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Workload& k : work) {
+    double coverage = 100.0 * k.hits / windows;
+    fmt::print("  {:<8} {:<12} {:>4} KiB  {:>7}  {:>6.1f} %  {:>13.3f}  {:>12.0f}\n", k.function,
+               k.sample_index == kInuseSpace ? "inuse_space" : "alloc_space", interval / 1024, windows, coverage,
+               k.ratio_sum / windows, k.samples_sum / windows);
+    rows.push_back({{"workload", k.function}, {"interval_bytes", interval}, {"windows", windows},
+                    {"coverage_percent", coverage}, {"mean_ratio", k.ratio_sum / windows},
+                    {"mean_samples", k.samples_sum / windows}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   bool overhead_only = false;
+  bool calibration_only = false;
+  int windows = -1;
   int pairs = -1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
@@ -303,8 +370,10 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
     else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--overhead-only") == 0) overhead_only = true;
+    else if (std::strcmp(argv[i], "--calibration-only") == 0) calibration_only = true;
+    else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) windows = std::atoi(argv[++i]);
     else {
-      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--json FILE]\n");
+      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--windows N] [--json FILE]\n");
       return 2;
     }
   }
@@ -317,15 +386,26 @@ int main(int argc, char** argv) {
   fmt::print("heapprof collector benchmarks (V8 {}, strategy {})\n", V8RuntimeVersion(), CompiledStrategy());
   int requests = quick ? 3000 : 6000;
   nlohmann::json out;
-  out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
+  if (!calibration_only) {
+    out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
+  }
   if (overhead_only) {
     if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
     return 0;
   }
-  for (int n : {100, 1000, 10000}) out["prologue"].push_back(PrologueCost(n));
-  out["ledger_memory"] = LedgerMemory();
-  out["stop_hold"] = {StopHold(true, quick ? 3 : 7), StopHold(false, quick ? 3 : 7)};
-  out["accuracy"] = {Accuracy(512 * 1024), Accuracy(64 * 1024)};
+  if (!calibration_only) {
+    for (int n : {100, 1000, 10000}) out["prologue"].push_back(PrologueCost(n));
+    out["ledger_memory"] = LedgerMemory();
+    out["stop_hold"] = {StopHold(true, quick ? 3 : 7), StopHold(false, quick ? 3 : 7)};
+    out["accuracy"] = {Accuracy(512 * 1024), Accuracy(64 * 1024)};
+  }
+  fmt::print("calibration: how often the 95 % interval of a value contains the true value (target 90-98 %)\n");
+  fmt::print("  {:<8} {:<12} {:>8}  {:>7}  {:>8}  {:>13}  {:>12}\n", "workload", "value", "interval", "windows",
+             "coverage", "mean est/true", "mean samples");
+  out["calibration"] = nlohmann::json::array();
+  for (uint64_t interval : {512 * 1024, 64 * 1024}) {
+    for (auto& row : Calibration(interval, windows > 0 ? windows : quick ? 40 : 100, quick)) out["calibration"].push_back(row);
+  }
   if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
   return 0;
 }
