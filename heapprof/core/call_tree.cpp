@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
+#include "heapprof/estimate.h"
+
 namespace heapprof::internal {
 
 std::vector<int64_t> CallTree::Totals(size_t column) const {
@@ -19,6 +23,8 @@ std::vector<uint32_t> CallTree::Depths() const {
 CallTreeBuilder::CallTreeBuilder(size_t series, size_t values_per_series) : series_(series) {
   tree_.values_per_series = values_per_series;
   tree_.self.assign(series * values_per_series, std::vector<int64_t>{0});
+  tree_.variance.assign(series * values_per_series, std::vector<double>{0});
+  tree_.sampled.assign(series * values_per_series, false);
   tree_.parent.push_back(0);
   tree_.function.push_back(CallTree::kNoFunction);
 }
@@ -46,6 +52,7 @@ uint32_t CallTreeBuilder::Child(uint32_t parent, uint32_t function) {
     tree_.parent.push_back(parent);
     tree_.function.push_back(function);
     for (auto& column : tree_.self) column.push_back(0);
+    for (auto& column : tree_.variance) column.push_back(0);
   }
   return it->second;
 }
@@ -83,6 +90,11 @@ Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series,
   };
 
   const size_t base = series * tree_.values_per_series;
+  std::vector<std::optional<SamplingModel>> models;
+  for (size_t v = 0; v < sample_indexes.size(); ++v) {
+    models.push_back(SamplingModel::For(profile, sample_indexes[v]));
+    tree_.sampled[base + v] = models.back().has_value();
+  }
   for (const Sample& sample : profile.samples) {
     uint32_t node = 0;
     for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
@@ -106,6 +118,7 @@ Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series,
     for (size_t v = 0; v < sample_indexes.size(); ++v) {
       size_t index = static_cast<size_t>(sample_indexes[v]);
       if (index < sample.values.size()) tree_.self[base + v][node] += sample.values[index];
+      if (models[v]) tree_.variance[base + v][node] += models[v]->Row(sample).variance;
     }
   }
   return Status::Ok();

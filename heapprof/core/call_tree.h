@@ -29,6 +29,11 @@ struct CallTree {
   std::vector<uint32_t> function;  // index into functions; kNoFunction for the root
   // One column per (series, value): self[series * values_per_series + v][node].
   std::vector<std::vector<int64_t>> self;
+  // Estimated sampling variance of each self value, same layout as `self`
+  // (docs/statistics.md); a column stays all zero when its profile cannot
+  // say how it was sampled (`sampled` false).
+  std::vector<std::vector<double>> variance;
+  std::vector<bool> sampled;
   size_t values_per_series = 0;
 
   size_t size() const { return parent.size(); }

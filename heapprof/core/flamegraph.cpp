@@ -1,10 +1,12 @@
 #include "heapprof/flamegraph.h"
 
+#include <cmath>
 #include <ctime>
 #include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "heapprof/core/call_tree.h"
@@ -98,9 +100,21 @@ nlohmann::json TreeJson(const CallTree& tree) {
   }
   nlohmann::json self = nlohmann::json::array();
   for (const auto& column : tree.self) self.push_back(column);
+  // Sampling variances (rounded: the page only needs a few digits), or null
+  // for a column whose profile cannot say how it was sampled.
+  nlohmann::json variance = nlohmann::json::array();
+  for (size_t c = 0; c < tree.variance.size(); ++c) {
+    if (!tree.sampled[c]) {
+      variance.push_back(nullptr);
+      continue;
+    }
+    nlohmann::json column = nlohmann::json::array();
+    for (double v : tree.variance[c]) column.push_back(std::llround(v));
+    variance.push_back(std::move(column));
+  }
   return {{"files", std::move(files)}, {"names", std::move(names)}, {"fileOf", std::move(file_of)},
           {"lines", std::move(lines)}, {"up", std::move(up)},         {"fn", std::move(node_fn)},
-          {"self", std::move(self)}};
+          {"self", std::move(self)},   {"variance", std::move(variance)}};
 }
 
 }  // namespace

@@ -323,6 +323,22 @@ test('CLI: the diff of two prometheus-leak windows names the metrics registry as
       await page.fill('#search', '^observe$');
       const share = Number(await page.locator('#match').getAttribute('data-share'));
       assert.ok(share > 0.5, `observe holds ${share} of inuse_space`);
+      // A sampled profile: the tooltip and the table give each share its 95 %
+      // sampling error, the same as heapprof top prints (C++ and page JS agree).
+      const top = heapprof('top', 'prom-2.pb.gz', '-n', '1');
+      const [, topShare, topError] = top.stdout.match(/\s(\d+\.\d)% ±(\d+\.\d)\s+\d+\.\d%.*observe/);
+      const observeFrame = byName(await frames(page), 'observe');
+      const box = await page.locator('#flame').boundingBox();
+      await page.mouse.move(box.x + observeFrame.x + observeFrame.w / 2, box.y + observeFrame.y + 8);
+      const tip = await page.locator('#tooltip').innerText();
+      assert.match(tip, /Self\s+\S+ \S+ \(\d+\.\d% ±\d+\.\d\)/, tip);
+      assert.match(tip, /95 % sampling error/);
+      await page.fill('#search', '');
+      await page.click('#views button[data-view="table"]');
+      const row = (await page.locator('#table-body tr').first().innerText()).split('\t').map((c) => c.trim());
+      assert.equal(row[4], 'observe');
+      assert.equal(row[1], `${topShare}% ±${topError}`, `table ${row[1]}, heapprof top ${topShare}% ±${topError}`);
+      await page.click('#views button[data-view="graph"]');
       await page.screenshot({ path: path.join(artifacts, 'prometheus-leak.png') });
       assert.deepEqual(errors, []);
       await page.close();

@@ -52,6 +52,33 @@
     totalsCache[col] = tot;
     return tot;
   }
+  // Sampling variances, summed like the values (docs/statistics.md); null
+  // when the profile cannot say how it was sampled.
+  var varCache = {};
+  function varTotals(col) {
+    var v = D.variance && D.variance[col];
+    if (!v) return null;
+    if (varCache[col]) return varCache[col];
+    var tot = new Float64Array(N);
+    for (var k = 0; k < N; k++) tot[k] = v[k];
+    for (k = N - 1; k > 0; k--) tot[parent[k]] += tot[k];
+    varCache[col] = tot;
+    return tot;
+  }
+  // The 95 % sampling error of the share part/whole, in points: a Wilson score
+  // interval on the effective samples of the delta-method variance, as
+  // heapprof top prints it (the larger side of the interval).
+  function shareError(part, partVar, whole, wholeVar) {
+    if (!(whole > 0) || !(wholeVar > 0)) return null;
+    var z = 1.959963984540054, r = Math.max(0, Math.min(1, part / whole));
+    var v = (partVar * (1 - r) * (1 - r) + Math.max(0, wholeVar - partVar) * r * r) / (whole * whole);
+    var n = r > 0 && r < 1 && v > 0 ? r * (1 - r) / v : whole * whole / wholeVar;
+    var z2n = z * z / n, center = (r + z2n / 2) / (1 + z2n);
+    var half = z / (1 + z2n) * Math.sqrt(r * (1 - r) / n + z2n / (4 * n));
+    var lo = Math.max(0, Math.min(center - half, r)), hi = Math.min(1, Math.max(center + half, r));
+    return 100 * Math.max(hi - r, r - lo);
+  }
+  function fmtError(points) { return points === null ? '' : ' \u00b1' + points.toFixed(1); }
   function newCol(t) { return DIFF ? T + t : t; }
   function baseCol(t) { return t; }
 
@@ -418,8 +445,12 @@
           (bt > 0 ? ' (' + signed(fmtPct(tot - bt, bt), tot - bt) + ')' : ' (new)') + '</td></tr>' +
           '<tr><td class="k">Self</td><td>' + esc(fmtValue(bs, u)) + ' \u2192 ' + esc(fmtValue(self, u)) + '</td></tr>';
       } else {
-        html += '<tr><td class="k">Total</td><td>' + esc(fmtValue(tot, u)) + ' (' + fmtPct(tot, all) + ')</td></tr>' +
-          '<tr><td class="k">Self</td><td>' + esc(fmtValue(self, u)) + ' (' + fmtPct(self, all) + ')</td></tr>';
+        var vt = varTotals(newCol(t)), vs = D.variance && D.variance[newCol(t)];
+        var totErr = vt ? fmtError(shareError(tot, vt[n], all, vt[0])) : '';
+        var selfErr = vt ? fmtError(shareError(self, vs[n], all, vt[0])) : '';
+        html += '<tr><td class="k">Total</td><td>' + esc(fmtValue(tot, u)) + ' (' + fmtPct(tot, all) + totErr + ')</td></tr>' +
+          '<tr><td class="k">Self</td><td>' + esc(fmtValue(self, u)) + ' (' + fmtPct(self, all) + selfErr + ')</td></tr>';
+        if (vt) html += '<tr><td class="k"></td><td class="hint">\u00b1 95 % sampling error, in points</td></tr>';
         if (state.zoom !== 0 && n !== 0) {
           html += '<tr><td class="k">Of zoom</td><td>' + fmtPct(tot, totals(newCol(t))[state.zoom]) + '</td></tr>';
         }
@@ -465,7 +496,17 @@
   // Flat and cumulative value per function; cum counts each sample once even
   // when the function recurses (only its outermost frame on a path counts).
   function functionTotals(col) {
-    var tot = totals(col), self = D.self[col];
+    var r = functionSums(totals(col), D.self[col]);
+    var vt = varTotals(col);
+    if (vt) {
+      var v = functionSums(vt, D.variance[col]);
+      r.flatVar = v.flat;
+      r.cumVar = v.cum;
+      r.allVar = vt[0];
+    }
+    return r;
+  }
+  function functionSums(tot, self) {
     var flat = new Float64Array(F), cum = new Float64Array(F), onPath = new Int32Array(F);
     var stack = [0];
     while (stack.length) {
@@ -551,9 +592,9 @@
         cells += '<td>' + esc(fmtValue(base.cum[f], u)) + '</td><td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
       } else {
         cells += '<td>' + esc(fmtValue(cur.flat[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.flat[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.flat[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.flat[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.flat[f], all) + (cur.flatVar ? fmtError(shareError(cur.flat[f], cur.flatVar[f], all, cur.allVar)) : '') + '</span></td>';
         cells += '<td>' + esc(fmtValue(cur.cum[f], u)) + '</td>';
-        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.cum[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.cum[f], all) + '</span></td>';
+        cells += '<td class="pct"><span class="track"><span class="fill" style="width:' + (all ? Math.max(0, Math.min(100, 100 * cur.cum[f] / all)).toFixed(1) : 0) + '%"></span></span><span class="num">' + fmtPct(cur.cum[f], all) + (cur.cumVar ? fmtError(shareError(cur.cum[f], cur.cumVar[f], all, cur.allVar)) : '') + '</span></td>';
       }
       cells += '<td class="name" title="' + esc(names[f]) + '">' + esc(names[f]) + '</td><td class="loc">' + esc(fnWhere(f)) + '</td>';
       html.push('<tr data-fn="' + f + '"' + (state.picked === f ? ' class="picked"' : '') + '>' + cells + '</tr>');
