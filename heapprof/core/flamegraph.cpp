@@ -19,22 +19,6 @@ namespace heapprof {
 namespace internal {
 namespace {
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // JSON that is safe inside <script>: '<' only appears inside JSON strings,
 // where \u003c means the same, so no "</script>" can end the element early.
 std::string ScriptSafeJson(const nlohmann::json& data) {
@@ -159,6 +143,22 @@ std::vector<std::string> ProfileDetails(const Profile& profile) {
   }
   for (std::string& comment : profile.CommentTexts()) details.push_back(std::move(comment));
   return details;
+}
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace internal

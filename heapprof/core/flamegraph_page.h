@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heapprof/core/call_tree.h"
@@ -30,5 +31,8 @@ std::vector<std::string> ProfileDetails(const Profile& profile);
 
 // The whole self-contained HTML document.
 Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& info);
+
+// Text safe inside HTML elements and quoted attributes (& < > " ').
+std::string HtmlEscape(std::string_view text);
 
 }  // namespace heapprof::internal

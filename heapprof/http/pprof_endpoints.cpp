@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "heapprof/core/flamegraph_page.h"
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
@@ -18,6 +19,7 @@ namespace heapprof {
 namespace {
 
 namespace fs = std::filesystem;
+using internal::HtmlEscape;
 
 constexpr std::string_view kHeap = "/debug/pprof/heap";
 constexpr std::string_view kAllocs = "/debug/pprof/allocs";
@@ -36,20 +38,6 @@ int HttpStatusFor(const Status& s) {
 }
 
 HttpResponse ErrorResponse(const Status& s) { return TextResponse(HttpStatusFor(s), s.message()); }
-
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string QueryEscape(std::string_view text) {
   std::string out;

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "heapprof/units.h"
+#include "heapprof/v8/attribution.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof::cli {
 
@@ -21,6 +24,19 @@ int Commands::RunChosen() const {
   }
   std::fputs("heapprof: choose a subcommand (see heapprof --help)\n", stderr);
   return kExitUsage;
+}
+
+Status InitializeWorkerV8(bool allow_inlining, const std::vector<std::string>& v8_flags) {
+  V8InitOptions v8_options;
+  if (!allow_inlining) v8_options.flags = NoInliningFlags();
+  v8_options.flags.insert(v8_options.flags.end(), v8_flags.begin(), v8_flags.end());
+  if (Status s = InitializeV8(v8_options); !s.ok()) return s;
+  for (const std::string& flag : V8UnknownFlags()) {
+    if (std::find(v8_flags.begin(), v8_flags.end(), flag) != v8_flags.end()) {
+      return Error(ErrorCode::kInvalidArgument, "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
+    }
+  }
+  return Status::Ok();
 }
 
 int Fail(const std::string& command, const std::string& message) {

@@ -43,15 +43,7 @@ int RunCommand(const RunArgs& args) {
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
   // inline, so a helper's allocations are not charged to its caller.
-  V8InitOptions v8_options;
-  if (!args.allow_inlining) v8_options.flags = NoInliningFlags();
-  v8_options.flags.insert(v8_options.flags.end(), args.v8_flags.begin(), args.v8_flags.end());
-  if (Status s = InitializeV8(v8_options); !s.ok()) return Fail("run", s);
-  for (const std::string& flag : V8UnknownFlags()) {
-    if (std::find(args.v8_flags.begin(), args.v8_flags.end(), flag) != args.v8_flags.end()) {
-      return Fail("run", "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
-    }
-  }
+  if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("run", s);
   plan.session.inlining_allowed = InliningAllowedAfterInit();
 
   Result<EngineOutcome> outcome = RunEngine(plan);

@@ -84,15 +84,7 @@ int Serve(const ServeArgs& args) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
 
-  V8InitOptions v8_options;
-  if (!args.allow_inlining) v8_options.flags = NoInliningFlags();
-  v8_options.flags.insert(v8_options.flags.end(), args.v8_flags.begin(), args.v8_flags.end());
-  if (Status s = InitializeV8(v8_options); !s.ok()) return Fail("serve", s);
-  for (const std::string& flag : V8UnknownFlags()) {
-    if (std::find(args.v8_flags.begin(), args.v8_flags.end(), flag) != args.v8_flags.end()) {
-      return Fail("serve", "V8 " + V8RuntimeVersion() + " does not know the flag " + flag);
-    }
-  }
+  if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("serve", s);
 
   options.session.interval_bytes = interval;
   options.session.max_stack_depth = args.depth;
