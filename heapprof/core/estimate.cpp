@@ -157,4 +157,8 @@ int64_t IntervalForSamples(double target_bytes, double samples, int64_t min_inte
   return interval;
 }
 
+int64_t AutoInterval(uint64_t heap_limit_bytes, double share, double samples) {
+  return IntervalForSamples(share * static_cast<double>(heap_limit_bytes), samples, 4 * 1024, 512 * 1024);
+}
+
 }  // namespace heapprof

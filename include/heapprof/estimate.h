@@ -86,4 +86,10 @@ double ChangePValue(const SampledValue& base, double base_unseen_weight, const S
 // [min_interval, max_interval].
 int64_t IntervalForSamples(double target_bytes, double samples, int64_t min_interval, int64_t max_interval);
 
+// What `--interval auto` picks for a sandboxed run: the interval at which a
+// function holding `share` of the heap limit gets about `samples` samples
+// (100 samples: its value within about ±20 % at 95 %), between 4 KiB and
+// 512 KiB. 128 MiB gives 64 KiB.
+int64_t AutoInterval(uint64_t heap_limit_bytes, double share = 0.05, double samples = 100);
+
 }  // namespace heapprof

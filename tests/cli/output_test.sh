@@ -73,4 +73,11 @@ awk -v t="$run_total" 'BEGIN {
   per = v * m / 5900; exit !(per > 150 && per < 3000)
 }' || fail "in-use bytes per request outside 150..3000: total $run_total for 5900 requests"
 
+# heapprof run --interval auto (the default): the interval from the heap limit, said in the report.
+expect_exit 0 run-auto -- "$heapprof" run "$examples/prometheus-leak.js" --requests 300 --heap-limit 256 --top 1 -o auto.pb.gz
+expect_in run-auto.out "one sample per 128 KiB allocated"
+expect_in run-auto.out "(--interval auto: 128 KiB gives a function holding 5 % of the 256 MiB heap limit ~100 samples)"
+expect_exit 2 run-bad-interval -- "$heapprof" run "$examples/prometheus-leak.js" --interval often
+expect_in run-bad-interval.err 'not a size: "often"'
+
 finish

@@ -75,8 +75,11 @@ void RegisterRun(Commands& commands) {
                   "How long the profiling window stays open, e.g. 2s; the run ends when it closes "
                   "[default: the rest of the run]")
       ->check(DurationValidator());
-  run->add_option("--interval", args->interval, "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB")
-      ->check(SizeValidator())
+  run->add_option("--interval", args->interval,
+                  "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
+                  "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
+      ->check(CLI::Validator(
+          [](std::string& text) { return text == "auto" ? std::string() : SizeValidator()(text); }, "SIZE|auto"))
       ->capture_default_str();
   run->add_option("--depth", args->depth, "Stack frames kept per sample")
       ->check(CLI::Range(1, 1024))

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "heapprof/estimate.h"
 #include "heapprof/traffic.h"
 #include "heapprof/units.h"
 
@@ -140,12 +141,15 @@ Result<Plan> MakePlan(const RunArgs& args) {
                            args.duration));
   }
 
-  Result<uint64_t> interval = ParseSize(args.interval);
-  if (!interval.ok()) return Bad("--interval: " + interval.status().message());
-  if (interval.value() == 0 || interval.value() > (1ull << 30)) {
-    return Bad("--interval must be between 1 byte and 1 GiB");
+  plan.interval_auto = args.interval == "auto";
+  if (!plan.interval_auto) {
+    Result<uint64_t> interval = ParseSize(args.interval);
+    if (!interval.ok()) return Bad("--interval: " + interval.status().message() + " (or auto)");
+    if (interval.value() == 0 || interval.value() > (1ull << 30)) {
+      return Bad("--interval must be between 1 byte and 1 GiB");
+    }
+    plan.session.interval_bytes = interval.value();
   }
-  plan.session.interval_bytes = interval.value();
   plan.session.max_stack_depth = args.depth;
   plan.session.gc_before_snapshot = !args.no_gc;
 
@@ -163,6 +167,7 @@ Result<Plan> MakePlan(const RunArgs& args) {
     return Bad("--heap-limit must be between 8 MiB and 64 GiB");
   }
   plan.heap_limit_bytes = static_cast<size_t>(heap_limit);
+  if (plan.interval_auto) plan.session.interval_bytes = static_cast<uint64_t>(AutoInterval(heap_limit));
 
   if (args.sample_index.empty()) {
     plan.table_indexes = {kInuseSpace, kAllocSpace};

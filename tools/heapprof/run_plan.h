@@ -26,7 +26,9 @@ struct RunArgs {
   std::string duration;
   std::string warmup;
   std::string window;
-  std::string interval = "512KiB";
+  // A sandbox run samples densely enough to rank functions (64 KiB at the
+  // 128 MiB default limit); live targets (serve, attach) keep 512 KiB.
+  std::string interval = "auto";
   int depth = 64;
   std::string heap_limit = "128";
   bool from_start = false;
@@ -68,6 +70,7 @@ struct Plan {
   int64_t continuous_ns = 0;     // --continuous: back-to-back windows of this length (0 = off)
   size_t heap_limit_bytes = 0;
   SessionOptions session;
+  bool interval_auto = false;      // --interval auto: session.interval_bytes chosen from the heap limit
   bool symbolize = true;
   SourceMapSearch source_maps;     // the worker's folder and --source-map-path: where maps may be read
   std::string output;              // -o: the profile (one replica) or the stem of each replica's file

@@ -201,6 +201,10 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   }
   fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
              Bytes(plan.session.interval_bytes));
+  if (plan.interval_auto) {
+    fmt::print("           (--interval auto: {} gives a function holding 5 % of the {} heap limit ~100 samples)\n",
+               Bytes(plan.session.interval_bytes), Bytes(plan.heap_limit_bytes));
+  }
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
   fmt::print("Wrote {}\n", path);
   if (!plan.flamegraph.empty()) {
