@@ -214,7 +214,11 @@ int main(int argc, char** argv) {
   double total_ms = 1e300;
   for (int i = 0; i < kRuns; ++i) {
     heapprof::Profile p = profile;
-    heapprof::FileSourceMapProvider provider;  // finds, reads and parses the map inside Symbolize
+    // Finds, reads and parses the map inside Symbolize; the bench's folder is
+    // the one tree it may read from (as a worker's folder is for heapprof run).
+    heapprof::SourceMapSearch search;
+    search.roots = {dir.string()};
+    heapprof::FileSourceMapProvider provider(search);
     double t0 = CpuMs();
     total = heapprof::Symbolize(p, provider);
     total_ms = std::min(total_ms, CpuMs() - t0);
