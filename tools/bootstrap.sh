@@ -19,6 +19,8 @@ apt_packages=(
   libboost-dev
   # OpenSSL's libcrypto: Web Crypto in the worker runtime
   libssl-dev
+  # TOML (header-only): wrangler.toml bindings for heapprof run
+  libcpptoml-dev
   # heapprof serve: curl drives it in the tests, wrk (a load generator) in the benchmarks
   curl wrk
   # headless browser for the flamegraph page test (driven by playwright-core)

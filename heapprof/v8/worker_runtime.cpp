@@ -40,6 +40,36 @@ bool IsPending(v8::Local<v8::Value> value) {
   return value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kPending;
 }
 
+// env from the bindings, built by the prelude's makeEnv.
+v8::MaybeLocal<v8::Value> MakeEnv(v8::Local<v8::Context> context, WorkerRuntime::State* state,
+                                  const WorkerBindings& bindings) {
+  v8::Isolate* isolate = context->GetIsolate();
+  auto strings = [&](auto begin, auto end, auto pick) {
+    std::vector<v8::Local<v8::Value>> items;
+    for (auto it = begin; it != end; ++it) items.push_back(NewString(isolate, pick(*it)));
+    return v8::Array::New(isolate, items.data(), items.size());
+  };
+  auto first = [](const auto& pair) -> const std::string& { return pair.first; };
+  auto second = [](const auto& pair) -> const std::string& { return pair.second; };
+  std::vector<v8::Local<v8::Value>> kv_entries;
+  for (const KvNamespace& kv : bindings.kv) {
+    std::vector<v8::Local<v8::Value>> flat;
+    for (const auto& [key, value] : kv.entries) {
+      flat.push_back(NewString(isolate, key));
+      flat.push_back(NewString(isolate, value));
+    }
+    kv_entries.push_back(v8::Array::New(isolate, flat.data(), flat.size()));
+  }
+  auto binding = [](const KvNamespace& kv) -> const std::string& { return kv.binding; };
+  v8::Local<v8::Value> args[] = {
+      strings(bindings.vars.begin(), bindings.vars.end(), first),
+      strings(bindings.vars.begin(), bindings.vars.end(), second),
+      strings(bindings.kv.begin(), bindings.kv.end(), binding),
+      v8::Array::New(isolate, kv_entries.data(), kv_entries.size()),
+  };
+  return state->Internal("makeEnv").As<v8::Function>()->Call(context, v8::Undefined(isolate), 4, args);
+}
+
 }  // namespace
 
 v8::Local<v8::Context> WorkerRuntime::State::Context() const { return isolate.state()->Context(); }
@@ -206,7 +236,12 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
                                            internal::DescribeException(v8_isolate, context, try_catch));
   }
   state->internals.Reset(v8_isolate, internals.As<v8::Object>());
-  state->env.Reset(v8_isolate, v8::Object::New(v8_isolate));
+  v8::Local<v8::Value> env;
+  if (!MakeEnv(context, state.get(), options.bindings).ToLocal(&env) || !env->IsObject()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "the worker's bindings could not be set up: " + internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  state->env.Reset(v8_isolate, env.As<v8::Object>());
   return WorkerRuntime(std::move(state));
 }
 

@@ -180,3 +180,32 @@ TEST_CASE("web api: ctx.waitUntil is awaited before the request counts as done")
   )", &console);
   CHECK(console == std::vector<std::string>{"log:waited"});
 }
+
+TEST_CASE("web api: env carries vars and in-memory KV namespaces") {
+  WorkerOptions options;
+  options.bindings.vars = {{"API_HOST", "\"api.example.com\""}, {"LIMITS", R"({"burst":10})"}, {"DEBUG", "false"}};
+  options.bindings.kv = {{"CACHE", {{"user:1", R"({"name":"Ada"})"}, {"user:2", "Bob"}}}};
+  auto runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  REQUIRE(runtime->Load(R"(
+    export default { async fetch(request, env) {
+      await env.CACHE.put('visits', String(Number(await env.CACHE.get('visits') ?? 0) + 1), { metadata: { by: 'test' } });
+      const user = await env.CACHE.get('user:1', 'json');
+      const listed = await env.CACHE.list({ prefix: 'user:' });
+      const meta = await env.CACHE.getWithMetadata('visits');
+      const bytes = new Uint8Array(await env.CACHE.get('user:2', { type: 'arrayBuffer' }));
+      return Response.json({ host: env.API_HOST, burst: env.LIMITS.burst, debug: env.DEBUG, user: user.name,
+                             listed: listed.keys.map(k => k.name), complete: listed.list_complete,
+                             visits: meta.value, meta: meta.metadata, bytes: bytes.length, missing: await env.CACHE.get('nope') });
+    } };
+  )", "env.js").ok());
+  WorkerRequest request;
+  request.url = "https://example.com/";
+  auto first = runtime->Dispatch(request);
+  REQUIRE(first.ok());
+  CHECK(first->body == R"({"host":"api.example.com","burst":10,"debug":false,"user":"Ada","listed":["user:1","user:2"],)"
+                       R"("complete":true,"visits":"1","meta":{"by":"test"},"bytes":3,"missing":null})");
+  auto second = runtime->Dispatch(request);
+  REQUIRE(second.ok());
+  CHECK_THAT(second->body, Catch::Contains(R"("visits":"2")"));
+}

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "heapprof/bindings.h"
 #include "heapprof/traffic.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
@@ -40,6 +41,10 @@ int RunCommand(const RunArgs& args) {
     if (!traffic.ok()) return Fail("run", traffic.status());
     plan.traffic = std::move(traffic).value();
   }
+  Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
+  if (!bindings.ok()) return Fail("run", bindings.status());
+  plan.bindings = std::move(bindings->bindings);
+  plan.binding_files = std::move(bindings->files);
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
   // inline, so a helper's allocations are not charged to its caller.
@@ -123,6 +128,14 @@ void RegisterRun(Commands& commands) {
   run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--body", args->body, "The body of --url's request");
+  run->add_option("--config", args->config,
+                  "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside it "
+                  "adds secrets) [default: the one beside the worker, if any]");
+  run->add_option("--env-json", args->env_json, "A JSON object whose members become env vars (after the config)");
+  run->add_option("--kv-data", args->kv_data,
+                  "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
+                  "(repeatable)")
+      ->allow_extra_args(false);
   run->add_option("--max-failures", args->max_failures,
                   "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
                   "or answer 5xx")

@@ -50,6 +50,9 @@ struct RunArgs {
   std::string method = "GET";
   std::vector<std::string> headers;
   std::string body;
+  std::string config;
+  std::string env_json;
+  std::vector<std::string> kv_data;
   std::string max_failures = "50%";
   std::string request_timeout = "30s";
 };
@@ -79,6 +82,8 @@ struct Plan {
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
+  WorkerBindings bindings;              // env: wrangler config, .dev.vars, --env-json, --kv-data
+  std::vector<std::string> binding_files;  // the files they came from
   double max_failures = 0.5;           // share of failed requests above which the run exits 1
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none
 };

@@ -277,6 +277,15 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
   // only useful when the user knows it is one.
   RequestOutcomes requests;
   for (const ReplicaOutcome& r : outcome.replicas) requests.Merge(r.requests);
+  if (!plan.binding_files.empty()) {
+    std::string vars, kv, files;
+    for (const auto& [name, value] : plan.bindings.vars) vars += (vars.empty() ? "" : ", ") + name;
+    for (const KvNamespace& ns : plan.bindings.kv) {
+      kv += fmt::format("{}{} ({} keys preloaded)", kv.empty() ? "" : ", ", ns.binding, ns.entries.size());
+    }
+    for (const std::string& f : plan.binding_files) files += (files.empty() ? "" : ", ") + f;
+    fmt::print("\nBindings from {}: vars {}; KV {}\n", files, vars.empty() ? "none" : vars, kv.empty() ? "none" : kv);
+  }
   if (requests.requests() > 0) {
     FileSourceMapProvider maps;
     fmt::print("\n{}", FormatOutcomes(requests, plan.symbolize ? &maps : nullptr));

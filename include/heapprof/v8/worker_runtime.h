@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/bindings.h"
 #include "heapprof/profile.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/status.h"
@@ -59,6 +60,8 @@ struct WorkerOptions {
   // Load (a module's top level); past it the JavaScript is terminated and the
   // call fails with kDeadlineExceeded, and the runtime serves on. Zero: none.
   std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};
+  // The `env` of every request: vars (JSON values) and in-memory KV namespaces.
+  WorkerBindings bindings;
 };
 
 // How the loaded worker exposes its handler.
