@@ -183,6 +183,7 @@ class HttpServer::Impl::Connection : public std::enable_shared_from_this<Connect
     busy_ = true;
     http::request<http::string_body> req = parser_->release();
     keep_alive_ = req.keep_alive();
+    head_ = req.method() == http::verb::head;
     HttpRequest request;
     request.method = std::string(req.method_string());
     request.target = std::string(req.target());
@@ -218,6 +219,7 @@ class HttpServer::Impl::Connection : public std::enable_shared_from_this<Connect
     res->body() = std::move(response.body);
     res->keep_alive(keep_alive_ && !server_.stopping());
     res->prepare_payload();
+    if (head_) res->body().clear();  // HEAD: the length of the body GET would get, and no body
     stream_.expires_after(kIdleTimeout);
     http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
       self->server_.Ended();
@@ -238,6 +240,7 @@ class HttpServer::Impl::Connection : public std::enable_shared_from_this<Connect
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string remote_;
   bool keep_alive_ = true;
+  bool head_ = false;
   bool busy_ = false;  // a request is being handled or answered (strand-only)
 };
 

@@ -32,6 +32,10 @@ curl -s -D byprefix.h -o /dev/null "$base/@1/api/users/4"
 expect_in byprefix.h "HTTP/1.1 200"
 expect_in byprefix.h "X-Heapprof-Replica: prometheus-leak#1"
 [ "$(status_of "$base/@7/api/users/4")" = 404 ] || fail "an unknown replica prefix is not 404"
+# HEAD: headers only, so the next request on the same connection parses.
+curl -s -I "$base/@0/api/users/[1-2]" >head.txt
+[ "$(grep -c '^HTTP/1.1 200' head.txt)" = 2 ] || fail "two HEAD requests on one connection: $(cat head.txt)"
+expect_in head.txt "Content-Length: "
 [ "$(status_of -X POST --data '{"a":1}' "$base/api/orders")" != 000 ] || fail "a POST got no answer"
 
 # --- go tool pprof over HTTP names the leak while traffic flows to replica 0
