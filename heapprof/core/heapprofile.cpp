@@ -1,6 +1,7 @@
 // Chrome DevTools .heapprofile JSON <-> Profile. What the format cannot carry
 // is listed in include/heapprof/heapprofile.h and docs/formats.md.
 #include "heapprof/heapprofile.h"
+#include "heapprof/core/heapprofile_tree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,49 +77,36 @@ int64_t IntField(const Json& object, const char* key, int64_t fallback, bool* ok
   return fallback;
 }
 
-class Importer {
+// The node tree and samples[] of a .heapprofile or a DevTools sampling
+// profile, validated, before they become a Profile or a RawSnapshot.
+class TreeReader {
  public:
-  Result<Profile> Run(const Json& root) {
-    if (!root.is_object()) return Invalid("the top level is not a JSON object");
-    auto head = root.find("head");
-    if (head == root.end() || !head->is_object()) return Invalid("missing the \"head\" node tree");
-
-    p_.sample_types = {{Intern("alloc_objects"), Intern("count")},
-                       {Intern("alloc_space"), Intern("bytes")},
-                       {Intern("inuse_objects"), Intern("count")},
-                       {Intern("inuse_space"), Intern("bytes")}};
-    p_.period_type = {Intern("space"), Intern("bytes")};
-    p_.default_sample_type = Intern("inuse_space");
-    bytes_ = Intern("bytes");
-
-    if (Status s = ReadTree(*head); !s.ok()) return s;
-    if (Status s = ReadSamples(root); !s.ok()) return s;
-    if (Status s = CheckStackFrames(); !s.ok()) return s;
-    EmitSamples();
-
-    p_.comments.push_back(Intern("source: .heapprofile"));
-    p_.comments.push_back(Intern(
-        "note: alloc_* and inuse_* both hold the file's samples (a .heapprofile has no alloc/in-use split)"));
-    if (orphans_ > 0) p_.comments.push_back(Intern(fmt::format("heapprofile_orphan_samples: {}", orphans_)));
-    return std::move(p_);
-  }
-
- private:
-  struct NodeInfo {
+  struct Node {
     int parent = -1;
-    LocationId location{};
+    Frame frame;  // unused for the head, V8's "(root)"
     int64_t self = 0;
     std::map<int64_t, int64_t> sizes;  // object size -> samples of that size
   };
+  struct SampleEntry {
+    size_t node = 0;
+    int64_t size = 0;
+    uint64_t ordinal = 0;
+  };
 
-  StringId Intern(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return it->second;
-    StringId id = p_.AddString(s);
-    strings_.emplace(s, id);
-    return id;
+  Status Read(const Json& root) {
+    if (!root.is_object()) return Invalid("the top level is not a JSON object");
+    auto head = root.find("head");
+    if (head == root.end() || !head->is_object()) return Invalid("missing the \"head\" node tree");
+    if (Status s = ReadTree(*head); !s.ok()) return s;
+    if (Status s = ReadSamples(root); !s.ok()) return s;
+    return CheckStackFrames();
   }
 
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<SampleEntry>& samples() const { return samples_; }
+  uint64_t orphans() const { return orphans_; }
+
+ private:
   Status ReadTree(const Json& head) {
     // Explicit stack: a hostile file can nest deeper than the C++ stack allows.
     std::vector<std::pair<const Json*, int>> pending{{&head, -1}};
@@ -140,13 +128,13 @@ class Importer {
       auto [it, inserted] = node_index_.emplace(id, ordinal);
       if (!inserted) return Invalid(fmt::format("node id {} is used twice", id));
 
-      NodeInfo info;
+      Node info;
       info.parent = parent;
       info.self = self;
       if (parent >= 0) {  // the head is V8's "(root)": not a frame
-        Result<LocationId> loc = ReadCallFrame(*node, id);
-        if (!loc.ok()) return loc.status();
-        info.location = *loc;
+        Result<Frame> frame = ReadCallFrame(*node, id);
+        if (!frame.ok()) return frame.status();
+        info.frame = std::move(frame).value();
       }
       nodes_.push_back(std::move(info));
 
@@ -160,58 +148,36 @@ class Importer {
     return Status::Ok();
   }
 
-  Result<LocationId> ReadCallFrame(const Json& node, int64_t id) {
+  static Result<Frame> ReadCallFrame(const Json& node, int64_t id) {
     auto cf = node.find("callFrame");
     if (cf == node.end() || !cf->is_object()) return Invalid(fmt::format("node id {} has no \"callFrame\" object", id));
     auto name_it = cf->find("functionName");
     if (name_it == cf->end() || !name_it->is_string()) {
       return Invalid(fmt::format("node id {}: callFrame.functionName must be a string", id));
     }
-    std::string url;
+    Frame frame;
     if (auto u = cf->find("url"); u != cf->end() && !u->is_null()) {
       if (!u->is_string()) return Invalid(fmt::format("node id {}: callFrame.url must be a string", id));
-      url = u->get<std::string>();
+      frame.script_name = u->get<std::string>();
     }
     bool ok = true;
     int64_t line0 = IntField(*cf, "lineNumber", -1, &ok);
     int64_t column0 = IntField(*cf, "columnNumber", -1, &ok);
-    if (!ok) return Invalid(fmt::format("node id {}: callFrame line and column must be numbers", id));
+    if (!ok || line0 > INT32_MAX - 1 || column0 > INT32_MAX - 1) {
+      return Invalid(fmt::format("node id {}: callFrame line and column must be numbers", id));
+    }
     std::string script;
     if (auto s = cf->find("scriptId"); s != cf->end()) {
       if (s->is_string()) script = s->get<std::string>();
       else if (s->is_number_integer()) script = std::to_string(s->get<int64_t>());
     }
-
-    const int64_t line = line0 >= 0 ? line0 + 1 : 0;  // the model is 1-based, 0 = unknown
-    const int64_t column = column0 >= 0 ? column0 + 1 : 0;
-    std::string name = name_it->get<std::string>();
-    if (name.empty()) {
-      if (!url.empty()) {
-        name = FrameDisplayName(Frame{"", url, 0, static_cast<int>(line), static_cast<int>(column)});
-      } else if (!script.empty() && script != "0") {
-        name = fmt::format("(anonymous script {})", script);  // keeps anonymous functions apart
-      } else {
-        name = "(anonymous)";
-      }
+    frame.line = line0 >= 0 ? static_cast<int>(line0 + 1) : 0;  // the model is 1-based, 0 = unknown
+    frame.column = column0 >= 0 ? static_cast<int>(column0 + 1) : 0;
+    frame.function_name = name_it->get<std::string>();
+    if (frame.function_name.empty() && frame.script_name.empty() && !script.empty() && script != "0") {
+      frame.function_name = fmt::format("(anonymous script {})", script);  // keeps anonymous functions apart
     }
-
-    StringId name_id = Intern(name);
-    StringId file_id = Intern(url);
-    auto fkey = std::make_tuple(name_id, file_id, line);
-    auto fit = functions_.find(fkey);
-    if (fit == functions_.end()) {
-      FunctionId fid{static_cast<uint32_t>(p_.functions.size() + 1)};
-      p_.functions.push_back(Function{fid, name_id, StringId{0}, file_id, line});
-      fit = functions_.emplace(fkey, fid).first;
-    }
-    auto lkey = std::make_tuple(fit->second, line, column);
-    auto lit = locations_.find(lkey);
-    if (lit == locations_.end()) {
-      LocationId lid{static_cast<uint32_t>(p_.locations.size() + 1)};
-      p_.locations.push_back(Location{lid, 0, {Line{fit->second, line, column}}});
-      lit = locations_.emplace(lkey, lid).first;
-    }
-    return lit->second;
+    return frame;
   }
 
   Status ReadSamples(const Json& root) {
@@ -227,6 +193,7 @@ class Importer {
       }
       int64_t node_id = IntField(s, "nodeId", 0, &ok);
       int64_t size = IntField(s, "size", 0, &ok);
+      int64_t ordinal = IntField(s, "ordinal", static_cast<int64_t>(i + 1), &ok);
       if (!ok) return Invalid(fmt::format("samples[{}]: \"size\" and \"nodeId\" must be numbers", i));
       if (size < 0) return Invalid(fmt::format("samples[{}] has a negative size ({})", i, size));
       if (size > kMaxImportedSize) {
@@ -238,6 +205,7 @@ class Importer {
         continue;
       }
       ++nodes_[it->second].sizes[size];
+      samples_.push_back(SampleEntry{it->second, size, static_cast<uint64_t>(std::max<int64_t>(ordinal, 0))});
     }
     return Status::Ok();
   }
@@ -250,7 +218,7 @@ class Importer {
     uint64_t frames = 0;
     uint32_t deepest = 0;
     for (size_t n = 1; n < nodes_.size(); ++n) {
-      const NodeInfo& node = nodes_[n];
+      const Node& node = nodes_[n];
       depth[n] = depth[static_cast<size_t>(node.parent)] + 1;
       if (node.self == 0 && node.sizes.empty()) continue;
       frames += uint64_t{depth[n]} * std::max<uint64_t>(1, node.sizes.size());
@@ -265,12 +233,75 @@ class Importer {
     return Status::Ok();
   }
 
+  std::vector<Node> nodes_;
+  std::vector<SampleEntry> samples_;
+  std::unordered_map<int64_t, size_t> node_index_;
+  uint64_t orphans_ = 0;
+};
+
+// A read tree as a Profile: selfSize gives each node's space, samples[] split
+// it by object size.
+class ProfileEmitter {
+ public:
+  explicit ProfileEmitter(const TreeReader& tree) : tree_(tree) {}
+
+  Profile Run() {
+    p_.sample_types = {{Intern("alloc_objects"), Intern("count")},
+                       {Intern("alloc_space"), Intern("bytes")},
+                       {Intern("inuse_objects"), Intern("count")},
+                       {Intern("inuse_space"), Intern("bytes")}};
+    p_.period_type = {Intern("space"), Intern("bytes")};
+    p_.default_sample_type = Intern("inuse_space");
+    bytes_ = Intern("bytes");
+    EmitSamples();
+    p_.comments.push_back(Intern("source: .heapprofile"));
+    p_.comments.push_back(Intern(
+        "note: alloc_* and inuse_* both hold the file's samples (a .heapprofile has no alloc/in-use split)"));
+    if (tree_.orphans() > 0) {
+      p_.comments.push_back(Intern(fmt::format("heapprofile_orphan_samples: {}", tree_.orphans())));
+    }
+    return std::move(p_);
+  }
+
+ private:
+  StringId Intern(const std::string& s) {
+    auto it = strings_.find(s);
+    if (it != strings_.end()) return it->second;
+    StringId id = p_.AddString(s);
+    strings_.emplace(s, id);
+    return id;
+  }
+
+  LocationId LocationOf(const Frame& frame) {
+    const int64_t line = frame.line;
+    StringId name_id = Intern(FrameDisplayName(frame));
+    StringId file_id = Intern(frame.script_name);
+    auto fkey = std::make_tuple(name_id, file_id, line);
+    auto fit = functions_.find(fkey);
+    if (fit == functions_.end()) {
+      FunctionId fid{static_cast<uint32_t>(p_.functions.size() + 1)};
+      p_.functions.push_back(Function{fid, name_id, StringId{0}, file_id, line});
+      fit = functions_.emplace(fkey, fid).first;
+    }
+    auto lkey = std::make_tuple(fit->second, line, int64_t{frame.column});
+    auto lit = locations_.find(lkey);
+    if (lit == locations_.end()) {
+      LocationId lid{static_cast<uint32_t>(p_.locations.size() + 1)};
+      p_.locations.push_back(Location{lid, 0, {Line{fit->second, line, frame.column}}});
+      lit = locations_.emplace(lkey, lid).first;
+    }
+    return lit->second;
+  }
+
   void EmitSamples() {
-    for (size_t n = 1; n < nodes_.size(); ++n) {
-      const NodeInfo& node = nodes_[n];
+    const std::vector<TreeReader::Node>& nodes = tree_.nodes();
+    std::vector<LocationId> locations(nodes.size(), LocationId{0});
+    for (size_t n = 1; n < nodes.size(); ++n) locations[n] = LocationOf(nodes[n].frame);
+    for (size_t n = 1; n < nodes.size(); ++n) {
+      const TreeReader::Node& node = nodes[n];
       if (node.self == 0 && node.sizes.empty()) continue;
       std::vector<LocationId> stack;  // leaf first; the head is not a frame
-      for (int i = static_cast<int>(n); i > 0; i = nodes_[i].parent) stack.push_back(nodes_[i].location);
+      for (int i = static_cast<int>(n); i > 0; i = nodes[i].parent) stack.push_back(locations[i]);
 
       auto add = [&](int64_t objects, int64_t space, int64_t size, bool labelled) {
         Sample s;
@@ -305,15 +336,22 @@ class Importer {
     }
   }
 
+  const TreeReader& tree_;
   Profile p_;
   StringId bytes_{};
   std::unordered_map<std::string, StringId> strings_{{"", StringId{0}}};
   std::map<std::tuple<StringId, StringId, int64_t>, FunctionId> functions_;
   std::map<std::tuple<FunctionId, int64_t, int64_t>, LocationId> locations_;
-  std::vector<NodeInfo> nodes_;
-  std::unordered_map<int64_t, size_t> node_index_;
-  uint64_t orphans_ = 0;
 };
+
+Result<Json> ParseJson(std::string_view json) {
+  if (json.empty()) return Invalid("input is empty (0 bytes)");
+  try {
+    return Json::parse(json.begin(), json.end());
+  } catch (const Json::exception& e) {
+    return Invalid(fmt::format("not valid JSON: {}", e.what()));
+  }
+}
 
 }  // namespace
 
@@ -408,18 +446,48 @@ Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileE
 }
 
 Result<Profile> DecodeHeapProfile(std::string_view json) {
-  if (json.empty()) return Invalid("input is empty (0 bytes)");
-  Json root;
-  try {
-    root = Json::parse(json.begin(), json.end());
-  } catch (const Json::exception& e) {
-    return Invalid(fmt::format("not valid JSON: {}", e.what()));
-  }
-  Result<Profile> profile = Importer().Run(root);
-  if (profile.ok()) {
-    if (Status s = CheckValueTotals(*profile); !s.ok()) return Invalid(s.message());
-  }
+  Result<Json> root = ParseJson(json);
+  if (!root.ok()) return root.status();
+  TreeReader tree;
+  if (Status s = tree.Read(root.value()); !s.ok()) return s;
+  Profile profile = ProfileEmitter(tree).Run();
+  if (Status s = CheckValueTotals(profile); !s.ok()) return Invalid(s.message());
   return profile;
+}
+
+Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const SampledWindow& window,
+                                            StackTable& table) {
+  TreeReader tree;
+  if (Status s = tree.Read(profile); !s.ok()) return s;
+  const std::vector<TreeReader::Node>& nodes = tree.nodes();
+  std::vector<StackId> stacks(nodes.size(), StackId{0});
+  for (size_t n = 1; n < nodes.size(); ++n) {  // parents come before their children
+    stacks[n] = table.InternStack(stacks[static_cast<size_t>(nodes[n].parent)], table.InternFrame(nodes[n].frame));
+  }
+  RawSnapshot snapshot;
+  snapshot.samples.reserve(tree.samples().size());
+  for (const TreeReader::SampleEntry& s : tree.samples()) {
+    RawSample sample{s.ordinal, stacks[s.node], static_cast<uint64_t>(s.size), window.live};
+    sample.allocated = window.allocated;
+    snapshot.samples.push_back(sample);
+  }
+  if (tree.orphans() > 0) {
+    snapshot.info.notes.push_back(fmt::format("heapprofile_orphan_samples: {}", tree.orphans()));
+  }
+  return snapshot;
+}
+
+Result<RawSnapshot> DecodeSamplingProfile(std::string_view json, const SampledWindow& window) {
+  Result<Json> root = ParseJson(json);
+  if (!root.ok()) return root.status();
+  const Json* profile = &root.value();
+  if (auto it = profile->find("profile"); profile->is_object() && it != profile->end()) profile = &*it;
+  StackTable table;
+  Result<RawSnapshot> snapshot = SamplingProfileSnapshot(*profile, window, table);
+  if (!snapshot.ok()) return snapshot;
+  snapshot->frames = table.TakeFrames();
+  snapshot->stacks = table.TakeStacks();
+  return snapshot;
 }
 
 }  // namespace heapprof

@@ -97,7 +97,7 @@ Profile BuildProfile(const RawSnapshot& snap) {
   std::map<std::pair<uint32_t, uint64_t>, Counts> merged;
   for (const RawSample& s : snap.samples) {
     Counts& c = merged[{static_cast<uint32_t>(s.stack), s.size}];
-    ++c.all;
+    if (s.allocated) ++c.all;
     if (s.live) ++c.live;
   }
 

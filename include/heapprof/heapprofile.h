@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "heapprof/profile.h"
+#include "heapprof/raw_snapshot.h"
 #include "heapprof/status.h"
 
 namespace heapprof {
@@ -35,5 +36,18 @@ struct HeapProfileExportOptions {
 Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileExportOptions& options = {});
 // Parses .heapprofile JSON into a heap profile with the four usual sample types.
 Result<Profile> DecodeHeapProfile(std::string_view json);
+
+// What one sampling window's samples stand for when they become RawSamples.
+struct SampledWindow {
+  bool live = false;       // the window sampled without the include-collected flags: what it holds is alive
+  bool allocated = true;   // its samples count as allocations of the profile (alloc_*)
+};
+
+// The same tree as V8's inspector returns it from HeapProfiler.getSamplingProfile
+// (the result object {"profile": {...}} or the bare {head, samples}) as a
+// RawSnapshot: one RawSample per samples[] entry, unscaled, so that
+// BuildProfile scales it with the window's interval like an embedded window.
+// Only frames, stacks and samples are filled; the caller sets `info`.
+Result<RawSnapshot> DecodeSamplingProfile(std::string_view json, const SampledWindow& window);
 
 }  // namespace heapprof

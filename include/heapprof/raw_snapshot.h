@@ -39,6 +39,7 @@ struct RawSample {
   StackId stack{};
   uint64_t size = 0;       // object size in bytes
   bool live = false;       // still alive at the end of the window
+  bool allocated = true;   // counts in alloc_*; false for a DevTools in-use-only window (heapprof attach)
 };
 
 // Facts about the window that go into the profile's metadata.

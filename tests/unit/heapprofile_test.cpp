@@ -257,3 +257,38 @@ TEST_CASE("heapprofile export survives a very deep stack") {
   CHECK(back->samples[0].locations.size() == depth);
   CHECK(back->Total(kInuseSpace) == 7);
 }
+
+TEST_CASE("DevTools sampling profile: one RawSample per sample, scaled by BuildProfile like an embedded window") {
+  // HeapProfiler.stopSampling's reply: (root) -> handle -> {retain, garbage}.
+  const char* reply = R"json({"profile": {"head": {"callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
+      "lineNumber": -1, "columnNumber": -1}, "selfSize": 0, "id": 1, "children": [
+    {"callFrame": {"functionName": "handle", "scriptId": "3", "url": "file:///w.js", "lineNumber": 9, "columnNumber": 2},
+     "selfSize": 0, "id": 2, "children": [
+      {"callFrame": {"functionName": "retain", "scriptId": "3", "url": "file:///w.js", "lineNumber": 1, "columnNumber": 0},
+       "selfSize": 999999, "id": 3, "children": []},
+      {"callFrame": {"functionName": "", "scriptId": "3", "url": "file:///w.js", "lineNumber": 4, "columnNumber": 7},
+       "selfSize": 999999, "id": 4, "children": []}]}]},
+    "samples": [{"size": 1024, "nodeId": 3, "ordinal": 1}, {"size": 1024, "nodeId": 3, "ordinal": 2},
+                {"size": 64, "nodeId": 4, "ordinal": 3}, {"size": 32, "nodeId": 99, "ordinal": 4}]}})json";
+  for (bool live : {false, true}) {
+    SampledWindow window;
+    window.live = live;
+    window.allocated = !live;
+    Result<RawSnapshot> snap = DecodeSamplingProfile(reply, window);
+    REQUIRE(snap.ok());
+    REQUIRE(snap->samples.size() == 3);  // the orphan (node 99) is dropped and noted
+    REQUIRE(snap->info.notes == std::vector<std::string>{"heapprofile_orphan_samples: 1"});
+    snap->info.interval_bytes = 4096;
+    Profile p = BuildProfile(snap.value());
+    // selfSize is ignored: the values are BuildProfile's scaling of the samples.
+    const int64_t expected = std::llround(2 * SampleScale(1024, 4096) * 1024) + std::llround(SampleScale(64, 4096) * 64);
+    CHECK(p.Total(kAllocSpace) == (live ? 0 : expected));
+    CHECK(p.Total(kInuseSpace) == (live ? expected : 0));
+    std::set<std::string> names;
+    for (const Function& f : p.functions) names.insert(std::string(p.str(f.name)));
+    CHECK(names == std::set<std::string>{"handle", "retain", "(anonymous w.js:5:8)"});
+  }
+  CHECK(DecodeSamplingProfile(R"({"profile": {"samples": []}})", {}).status().message().find("head") !=
+        std::string::npos);
+  CHECK_FALSE(DecodeSamplingProfile("not json", {}).ok());
+}

@@ -38,6 +38,7 @@ class Commands {
 
 void RegisterRun(Commands& commands);
 void RegisterServe(Commands& commands);
+void RegisterAttach(Commands& commands);
 void RegisterTop(Commands& commands);
 void RegisterFlamegraph(Commands& commands);
 void RegisterDiff(Commands& commands);

@@ -20,6 +20,7 @@ namespace {
 constexpr void (*kRegistrations[])(heapprof::cli::Commands&) = {
     heapprof::cli::RegisterRun,
     heapprof::cli::RegisterServe,
+    heapprof::cli::RegisterAttach,
     heapprof::cli::RegisterTop,
     heapprof::cli::RegisterFlamegraph,
     heapprof::cli::RegisterDiff,

@@ -12,6 +12,7 @@
 #include "heapprof/estimate.h"
 #include "heapprof/traffic.h"
 #include "heapprof/units.h"
+#include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
 namespace {
@@ -169,20 +170,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.heap_limit_bytes = static_cast<size_t>(heap_limit);
   if (plan.interval_auto) plan.session.interval_bytes = static_cast<uint64_t>(AutoInterval(heap_limit));
 
-  if (args.sample_index.empty()) {
-    plan.table_indexes = {kInuseSpace, kAllocSpace};
-  } else {
-    static const char* kTypes[] = {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
-    int found = -1;
-    for (int i = 0; i < 4; ++i) {
-      if (args.sample_index == kTypes[i] || args.sample_index == std::to_string(i)) found = i;
-    }
-    if (found < 0) {
-      return Bad("unknown --sample-index \"" + args.sample_index +
-                 "\"; use alloc_objects, alloc_space, inuse_objects or inuse_space");
-    }
-    plan.table_indexes = {found};
-  }
+  Result<std::vector<int>> indexes = TableIndexes(args.sample_index);
+  if (!indexes.ok()) return Bad(indexes.status().message());
+  plan.table_indexes = std::move(indexes).value();
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
 
   // Traffic: one repeated request from flags (a requests file is read by the command).

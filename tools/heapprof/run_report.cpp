@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "heapprof/file_io.h"
-#include "heapprof/flamegraph.h"
 #include "heapprof/outcomes.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
@@ -16,6 +15,7 @@
 #include "heapprof/terminal_text.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
 namespace {
@@ -48,54 +48,19 @@ std::string TableTitle(int index, bool gc, bool near_limit) {
 }
 
 void PrintTables(const Profile& profile, const Plan& plan, bool near_limit) {
-  if (plan.top_rows == 0) return;
-  if (profile.samples.empty()) {
-    fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
-               "Serve more requests (--requests, --duration) or sample more often (--interval 64KiB).\n",
-               Bytes(plan.session.interval_bytes));
-    return;
-  }
-  bool builtins = false, runtime_frames = false;
-  for (int index : plan.table_indexes) {
-    TopOptions options;
-    options.sample_index = index;
-    options.rows = plan.top_rows;
-    fmt::print("\n{}\n{}", TableTitle(index, plan.session.gc_before_snapshot, near_limit),
-               FormatTopTable(profile, options));
-    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
-    for (size_t i = 0; i < std::min(plan.top_rows, totals.size()); ++i) {
-      builtins = builtins || totals[i].filename.empty();
-      runtime_frames = runtime_frames || totals[i].filename == "heapprof:runtime";
-    }
-  }
-  // One line per kind of unfamiliar row, so a first reader can tell them apart.
-  if (builtins) {
-    fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
-               "their caller, or VM states: (V8 API) is work done from C++, such as the request objects the\n"
-               "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
-  }
-  if (runtime_frames) {
-    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL).\n");
-  }
+  TableOptions options;
+  options.indexes = plan.table_indexes;
+  options.rows = plan.top_rows;
+  options.interval_bytes = plan.session.interval_bytes;
+  options.title = [&](int index) { return TableTitle(index, plan.session.gc_before_snapshot, near_limit); };
+  options.more_samples_hint = "Serve more requests (--requests, --duration)";
+  cli::PrintTables(profile, options);
 }
 
-// One sentence per table's winner: the answer, before the details.
 void PrintSummary(const Profile& profile, const Plan& plan) {
   if (plan.top_rows == 0) return;
   fmt::print("\n");
-  for (int index : plan.table_indexes) {
-    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
-    int64_t total = profile.Total(index);
-    if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
-    const FunctionTotal& top = totals[0];
-    std::string where =
-        top.filename.empty() ? "" : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
-    std::string_view unit = profile.str(profile.sample_types[index].unit);
-    const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
-    fmt::print("{} {} {:.1f}% of {} ({}).\n", TerminalSafe(top.name + where), verb,
-               100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
-               profile.str(profile.sample_types[index].type));
-  }
+  cli::PrintSummary(profile, plan.table_indexes);
 }
 
 // Source maps, when the plan applies them, and the file. Warnings go to stderr.
@@ -208,18 +173,10 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
   fmt::print("Wrote {}\n", path);
   if (!plan.flamegraph.empty()) {
-    FlamegraphOptions page_options;
-    page_options.title = fmt::format("heapprof run {}", label);
-    Result<std::string> page = RenderFlamegraphHtml(window.profile, page_options);
-    const std::string page_path = FileFor(plan.flamegraph, r.name, only_one);
-    // An empty window is a result, not a failure: the profile is written, the page cannot be.
-    if (!page.ok()) {
-      fmt::print(stderr, "No flamegraph written: {}\n", page.status().message());
-    } else if (Status s = WriteFileAtomic(page_path, page.value()); !s.ok()) {
+    if (Status s = WriteFlamegraph(window.profile, FileFor(plan.flamegraph, r.name, only_one), "heapprof run " + label);
+        !s.ok()) {
       Fail("run", s);
       return false;
-    } else {
-      fmt::print("Wrote {}\n", page_path);
     }
   }
   PrintTables(window.profile, plan, /*near_limit=*/false);

@@ -1,0 +1,24 @@
+// Internal: what the HTTP and WebSocket clients share. Turning a Boost
+// error into a sentence, and resolving a host.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/system/error_code.hpp>
+#include <string>
+
+#include "heapprof/remote/devtools_client.h"
+#include "heapprof/status.h"
+
+namespace heapprof::remote::internal {
+
+// "127.0.0.1:9229" ("[::1]:9229" for an IPv6 address).
+std::string Describe(const HostPort& where);
+
+// A status for a failed network step ("connect", "read"...), with what the
+// user should know: nothing listening, the peer went away, a timeout.
+Status NetError(const std::string& step, const HostPort& where, const boost::system::error_code& ec);
+
+// Resolves the host (numeric addresses and "localhost" without DNS).
+Result<boost::asio::ip::tcp::resolver::results_type> Resolve(boost::asio::io_context& ioc, const HostPort& where);
+
+}  // namespace heapprof::remote::internal

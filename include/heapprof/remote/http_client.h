@@ -1,0 +1,34 @@
+// A minimal HTTP/1.1 client (Boost.Beast) for loopback services: the
+// DevTools target list, and the requests `heapprof run --runtime workerd`
+// sends to the worker it serves. One connection per request; every request
+// has a deadline.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapprof/remote/devtools_client.h"
+#include "heapprof/status.h"
+
+namespace heapprof::remote {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string target = "/";  // path and query
+  std::vector<std::pair<std::string, std::string>> headers;  // Host is added when absent
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+// Sends one request and reads the whole response. kUnavailable when nothing
+// listens or the server closes early, or when `timeout` passes first.
+Result<HttpResponse> SendHttp(const HostPort& server, const HttpRequest& request, Millis timeout);
+
+}  // namespace heapprof::remote

@@ -1,0 +1,272 @@
+// `heapprof attach TARGET`: profile a V8 running in another process (workerd /
+// `wrangler dev`, `node --inspect`, Chrome) through its DevTools inspector,
+// write the pprof file and print what holds and what allocates the memory.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heapprof/pprof.h"
+#include "heapprof/remote/devtools_client.h"
+#include "heapprof/remote/remote_profiler.h"
+#include "heapprof/report.h"
+#include "heapprof/symbolizer.h"
+#include "heapprof/units.h"
+#include "tools/heapprof/commands.h"
+#include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/outputs.h"
+#include "tools/heapprof/profile_report.h"
+
+namespace heapprof::cli {
+namespace {
+
+using remote::DevToolsSession;
+using remote::InspectorTarget;
+using remote::Millis;
+
+constexpr Millis kConnectTimeout{5000};
+
+struct AttachArgs {
+  std::string target;
+  std::string name;  // --target
+  std::string duration;
+  std::string interval = "512KiB";
+  std::string sample_types = "both";
+  bool no_gc = false;
+  std::string output = "heapprof-attach.pb.gz";
+  std::string flamegraph;
+  int top = 10;
+  std::string sample_index;
+  bool no_source_maps = false;
+  std::vector<std::string> map_dirs;
+  std::string timeout = "30s";
+};
+
+std::string TargetLine(const InspectorTarget& t) {
+  return fmt::format("  {}  {}{}", t.id.empty() ? "(no id)" : t.id, t.title,
+                     t.url.empty() ? "" : "  (" + t.url + ")");
+}
+
+// The target's WebSocket URL: the one listed (chosen by --target), or TARGET itself.
+Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
+  if (args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0) {
+    if (!args.name.empty()) {
+      return Error(ErrorCode::kInvalidArgument, "--target picks from a HOST:PORT's list; a ws:// URL names one already");
+    }
+    return InspectorTarget{"", args.target, "", "", args.target};
+  }
+  Result<remote::HostPort> where = remote::ParseHostPort(args.target);
+  if (!where.ok()) return where.status();
+  Result<std::vector<InspectorTarget>> listed = remote::ListTargets(where.value(), kConnectTimeout);
+  if (!listed.ok()) return listed.status();
+  std::vector<InspectorTarget> targets;
+  for (InspectorTarget& t : listed.value()) {
+    if (!t.websocket_url.empty()) targets.push_back(std::move(t));  // one without a URL has a debugger attached
+  }
+  std::string list;
+  for (const InspectorTarget& t : targets) list += "\n" + TargetLine(t);
+  if (targets.empty()) {
+    return Error(ErrorCode::kNotFound, fmt::format("{} lists no target to attach to (a debugger may hold it)",
+                                                   args.target));
+  }
+  if (args.name.empty()) {
+    if (targets.size() == 1) return targets.front();
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{} lists {} targets; pick one with --target ID or --target TITLE:{}", args.target,
+                             targets.size(), list));
+  }
+  std::vector<InspectorTarget> exact, partial;
+  for (const InspectorTarget& t : targets) {
+    if (t.id == args.name || t.title == args.name) exact.push_back(t);
+    else if (t.title.find(args.name) != std::string::npos || t.url.find(args.name) != std::string::npos) {
+      partial.push_back(t);
+    }
+  }
+  const std::vector<InspectorTarget>& chosen = exact.empty() ? partial : exact;
+  if (chosen.size() == 1) return chosen.front();
+  return Error(chosen.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
+               fmt::format("{} targets at {} match --target {}; the targets are:{}", chosen.size(), args.target,
+                           args.name, list));
+}
+
+std::string TableTitle(int index, remote::RemoteSampleTypes types, bool gc) {
+  const bool both = types == remote::RemoteSampleTypes::kBoth;
+  switch (index) {
+    case kInuseSpace:
+      return fmt::format("Memory allocated in the {}window and still in use at its end (inuse_space{}):",
+                         both ? "second " : "", gc ? ", after a full GC" : ", no GC before the snapshot");
+    case kAllocSpace:
+      return fmt::format("Memory allocated during the {}window, freed or not (alloc_space):", both ? "first " : "");
+    case kInuseObjects: return "Objects still in use at the window's end (inuse_objects):";
+    case kAllocObjects: return "Objects allocated during the window (alloc_objects):";
+  }
+  return "";
+}
+
+int Attach(const AttachArgs& args) {
+  Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
+  if (!types.ok()) return UsageError("attach", types.status().message());
+  Result<std::vector<int>> indexes = TableIndexes(args.sample_index);
+  if (!indexes.ok()) return UsageError("attach", indexes.status().message());
+  // Tables of sample types the windows do not measure would be empty: leave them out.
+  std::vector<int> tables;
+  for (int index : indexes.value()) {
+    bool alloc = index == kAllocSpace || index == kAllocObjects;
+    if (args.sample_index.empty() && alloc && types.value() == remote::RemoteSampleTypes::kInuse) continue;
+    if (args.sample_index.empty() && !alloc && types.value() == remote::RemoteSampleTypes::kAlloc) continue;
+    tables.push_back(index);
+  }
+  uint64_t interval = ParseSize(args.interval).value();
+  if (interval == 0 || interval > (1ull << 30)) return UsageError("attach", "--interval must be between 1 byte and 1 GiB");
+  const bool until_interrupted = args.duration.empty();
+  std::chrono::nanoseconds window = std::chrono::nanoseconds::max();
+  if (!until_interrupted) {
+    window = std::chrono::nanoseconds(ParseDuration(args.duration).value());
+    if (window.count() <= 0) return UsageError("attach", "--duration must be more than 0");
+  }
+  int64_t timeout_ns = ParseDuration(args.timeout).value();
+  if (timeout_ns < 1'000'000) return UsageError("attach", "--timeout must be at least 1ms");
+  if (Status s = CheckOutputs({}, {args.output, args.flamegraph}); !s.ok()) return Fail("attach", s);
+
+  Result<InspectorTarget> target = ChooseTarget(args);
+  if (!target.ok()) {
+    return target.status().code() == ErrorCode::kInvalidArgument && args.target.find("://") == std::string::npos &&
+                   !remote::ParseHostPort(args.target).ok()
+               ? UsageError("attach", target.status().message())
+               : Fail("attach", target.status());
+  }
+  std::string runtime;
+  if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); where.ok()) {
+    if (Result<std::string> version = remote::InspectorVersion(where.value(), kConnectTimeout); version.ok()) {
+      runtime = version.value();
+    }
+  }
+  Result<DevToolsSession> session = DevToolsSession::Connect(target->websocket_url, kConnectTimeout);
+  if (!session.ok()) return Fail("attach", session.status());
+
+  InterruptWatcher interrupts([] {});
+  remote::RemoteWindowOptions options;
+  options.interval_bytes = interval;
+  options.window = window;
+  options.types = types.value();
+  options.gc_before_inuse = !args.no_gc;
+  options.command_timeout = Millis(timeout_ns / 1'000'000);
+  options.target_name = target->title.empty() ? target->websocket_url : target->title;
+  options.runtime = runtime;
+  // Until Ctrl-C: the first signal ends the (first) window; the in-use window
+  // of --sample-types both then runs as long, with no way to cut it short
+  // but a second signal, which ends heapprof at once.
+  bool second_window = false;
+  options.stop = [&] { return InterruptWatcher::received() != 0 && !(until_interrupted && second_window); };
+  const std::string how_long =
+      until_interrupted ? std::string("until Ctrl-C") : fmt::format("for {}", args.duration);
+  options.on_window = [&](std::string_view kind) {
+    bool inuse = kind == "inuse";
+    if (inuse && types.value() == remote::RemoteSampleTypes::kBoth) {
+      second_window = true;
+      fmt::print(stderr, "heapprof attach: in-use window open for as long again (what the target allocates and "
+                         "keeps){}\n",
+                 until_interrupted ? "; a second Ctrl-C ends heapprof without a profile" : "");
+    } else {
+      fmt::print(stderr, "heapprof attach: {} window open {} on {}\n", inuse ? "in-use" : "allocation", how_long,
+                 options.target_name);
+    }
+  };
+
+  Result<remote::RemoteProfile> profiled = remote::ProfileRemote(session.value(), options);
+  if (!profiled.ok()) {
+    return Fail("attach", profiled.status().message() + "\n(no profile written)");
+  }
+  Profile& profile = profiled->profile;
+  if (!args.no_source_maps) {  // original names and .ts lines for bundled or compiled scripts
+    SourceMapSearch search;
+    search.map_dirs = args.map_dirs;
+    FileSourceMapProvider maps(search);
+    for (const std::string& w : Symbolize(profile, maps).warnings) {
+      fmt::print(stderr, "heapprof attach: warning: {}\n", w);
+    }
+  }
+  if (Status s = WritePprofFile(args.output, profile); !s.ok()) return Fail("attach", s);
+
+  fmt::print("Profiled {}{} through the DevTools protocol\n", options.target_name,
+             runtime.empty() ? "" : " (" + runtime + ")");
+  for (const std::string& comment : profile.CommentTexts()) {
+    if (comment.rfind("windows: ", 0) == 0) fmt::print("  {}\n", comment.substr(9));
+  }
+  fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
+             FormatValue(static_cast<int64_t>(interval), "bytes"));
+  fmt::print("Wrote {}\n", args.output);
+  if (!args.flamegraph.empty()) {
+    if (Status s = WriteFlamegraph(profile, args.flamegraph, "heapprof attach " + options.target_name); !s.ok()) {
+      return Fail("attach", s);
+    }
+  }
+  TableOptions table_options;
+  table_options.indexes = tables;
+  table_options.rows = static_cast<size_t>(args.top);
+  table_options.interval_bytes = interval;
+  table_options.title = [&](int index) { return TableTitle(index, types.value(), !args.no_gc); };
+  table_options.more_samples_hint = "Profile a longer window (--duration) while the target is busy";
+  PrintTables(profile, table_options);
+  fmt::print("\n");
+  PrintSummary(profile, tables);
+  fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", args.output);
+  if (int signal = InterruptWatcher::received(); signal != 0 && !until_interrupted) {
+    fmt::print(stderr, "heapprof attach: interrupted by {}; {} holds the window{} up to then\n", SignalName(signal),
+               args.output, profiled->inuse_window_skipped ? " (allocations only: the in-use window never ran)" : "");
+    return InterruptedExitCode(signal);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterAttach(Commands& commands) {
+  auto args = std::make_shared<AttachArgs>();
+  CLI::App* attach = commands.Add(
+      "attach",
+      "Profile the heap of a V8 running in another process through its DevTools inspector: workerd and "
+      "`wrangler dev` (--inspector-addr, port 9229 by default), `node --inspect`, Chrome.\n"
+      "The protocol samples either every allocation or what stays alive per window, so by default two "
+      "back-to-back windows of the same length are profiled: alloc_* from the first, inuse_* from the second "
+      "(see --sample-types). Writes the same pprof file, tables and flamegraph as `heapprof run`.",
+      [args] { return Attach(*args); });
+  attach->add_option("target", args->target,
+                     "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
+      ->required();
+  attach->add_option("--target", args->name, "Which listed target: its id or title (or part of its title or URL)");
+  attach->add_option("--duration,-d", args->duration,
+                     "Length of each window, e.g. 10s [default: until Ctrl-C]")
+      ->check(DurationValidator());
+  attach->add_option("--interval", args->interval, "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB")
+      ->check(SizeValidator())
+      ->capture_default_str();
+  attach->add_option("--sample-types", args->sample_types,
+                     "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
+                     "back-to-back windows)")
+      ->capture_default_str();
+  attach->add_flag("--no-gc", args->no_gc,
+                   "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
+  attach->add_option("-o,--output", args->output, "Where to write the profile")->capture_default_str();
+  attach->add_option("--flamegraph", args->flamegraph, "Also write an interactive flamegraph page (HTML) of the profile");
+  attach->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  attach->add_option("--sample-index", args->sample_index,
+                     "Print only this table: inuse_space, alloc_space, inuse_objects or alloc_objects");
+  attach->add_flag("--no-source-maps", args->no_source_maps,
+                   "Keep the generated names and positions (by default the source maps of the scripts the target "
+                   "reports are applied: sourceMappingURL comment, inline map or SCRIPT.map)");
+  attach->add_option("--source-map-dir", args->map_dirs,
+                     "Also look for maps in DIR (for scripts the target names by module name, e.g. workerd's)")
+      ->allow_extra_args(false);
+  attach->add_option("--timeout", args->timeout, "How long to wait for each answer of the target")
+      ->check(DurationValidator())
+      ->capture_default_str();
+}
+
+}  // namespace heapprof::cli

@@ -1,0 +1,88 @@
+#include "tools/heapprof/profile_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "heapprof/file_io.h"
+#include "heapprof/flamegraph.h"
+#include "heapprof/report.h"
+#include "heapprof/terminal_text.h"
+
+namespace heapprof::cli {
+
+namespace fs = std::filesystem;
+
+void PrintTables(const Profile& profile, const TableOptions& options) {
+  if (options.rows == 0) return;
+  if (profile.samples.empty()) {
+    fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
+               "{} or sample more often (--interval 64KiB).\n",
+               FormatValue(static_cast<int64_t>(options.interval_bytes), "bytes"), options.more_samples_hint);
+    return;
+  }
+  bool builtins = false, runtime_frames = false;
+  for (int index : options.indexes) {
+    TopOptions top;
+    top.sample_index = index;
+    top.rows = options.rows;
+    fmt::print("\n{}\n{}", options.title ? options.title(index) : std::string(), FormatTopTable(profile, top));
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    for (size_t i = 0; i < std::min(options.rows, totals.size()); ++i) {
+      builtins = builtins || totals[i].filename.empty();
+      runtime_frames = runtime_frames || totals[i].filename == "heapprof:runtime";
+    }
+  }
+  // One line per kind of unfamiliar row, so a first reader can tell them apart.
+  if (builtins) {
+    fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
+               "their caller, or VM states: (V8 API) is work done from C++, such as the request objects the\n"
+               "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
+  }
+  if (runtime_frames) {
+    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL).\n");
+  }
+}
+
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes) {
+  for (int index : indexes) {
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    int64_t total = profile.Total(index);
+    if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
+    const FunctionTotal& top = totals[0];
+    std::string where = top.filename.empty()
+                            ? ""
+                            : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
+    std::string_view unit = profile.str(profile.sample_types[index].unit);
+    const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
+    fmt::print("{} {} {:.1f}% of {} ({}).\n", TerminalSafe(top.name + where), verb,
+               100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
+               profile.str(profile.sample_types[index].type));
+  }
+}
+
+Status WriteFlamegraph(const Profile& profile, const std::string& path, const std::string& title) {
+  FlamegraphOptions page_options;
+  page_options.title = title;
+  Result<std::string> page = RenderFlamegraphHtml(profile, page_options);
+  if (!page.ok()) {
+    fmt::print(stderr, "No flamegraph written: {}\n", page.status().message());
+    return Status::Ok();
+  }
+  if (Status s = WriteFileAtomic(path, page.value()); !s.ok()) return s;
+  fmt::print("Wrote {}\n", path);
+  return Status::Ok();
+}
+
+Result<std::vector<int>> TableIndexes(const std::string& sample_index) {
+  if (sample_index.empty()) return std::vector<int>{kInuseSpace, kAllocSpace};
+  static const char* kTypes[] = {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
+  for (int i = 0; i < 4; ++i) {
+    if (sample_index == kTypes[i] || sample_index == std::to_string(i)) return std::vector<int>{i};
+  }
+  return Error(ErrorCode::kInvalidArgument, "unknown --sample-index \"" + sample_index +
+                                                "\"; use alloc_objects, alloc_space, inuse_objects or inuse_space");
+}
+
+}  // namespace heapprof::cli
