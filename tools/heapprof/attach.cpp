@@ -54,9 +54,6 @@ std::string TargetLine(const InspectorTarget& t) {
 // The target's WebSocket URL: the one listed (chosen by --target), or TARGET itself.
 Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
   if (args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0) {
-    if (!args.name.empty()) {
-      return Error(ErrorCode::kInvalidArgument, "--target picks from a HOST:PORT's list; a ws:// URL names one already");
-    }
     return InspectorTarget{"", args.target, "", "", args.target};
   }
   Result<remote::HostPort> where = remote::ParseHostPort(args.target);
@@ -130,15 +127,17 @@ int Attach(const AttachArgs& args) {
   }
   int64_t timeout_ns = ParseDuration(args.timeout).value();
   if (timeout_ns < 1'000'000) return UsageError("attach", "--timeout must be at least 1ms");
+  const bool by_url = args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0;
+  if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); !by_url && !where.ok()) {
+    return UsageError("attach", where.status().message());
+  }
+  if (by_url && !args.name.empty()) {
+    return UsageError("attach", "--target picks from a HOST:PORT's list; a ws:// URL names one target already");
+  }
   if (Status s = CheckOutputs({}, {args.output, args.flamegraph}); !s.ok()) return Fail("attach", s);
 
   Result<InspectorTarget> target = ChooseTarget(args);
-  if (!target.ok()) {
-    return target.status().code() == ErrorCode::kInvalidArgument && args.target.find("://") == std::string::npos &&
-                   !remote::ParseHostPort(args.target).ok()
-               ? UsageError("attach", target.status().message())
-               : Fail("attach", target.status());
-  }
+  if (!target.ok()) return Fail("attach", target.status());
   std::string runtime;
   if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); where.ok()) {
     if (Result<std::string> version = remote::InspectorVersion(where.value(), kConnectTimeout); version.ok()) {
