@@ -10,16 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/pprof.h"
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/remote/remote_profiler.h"
-#include "heapprof/report.h"
-#include "heapprof/symbolizer.h"
 #include "heapprof/units.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
+#include "tools/heapprof/remote_report.h"
 
 namespace heapprof::cli {
 namespace {
@@ -90,32 +88,11 @@ Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
                            args.name, list));
 }
 
-std::string TableTitle(int index, remote::RemoteSampleTypes types, bool gc) {
-  const bool both = types == remote::RemoteSampleTypes::kBoth;
-  switch (index) {
-    case kInuseSpace:
-      return fmt::format("Memory allocated in the {}window and still in use at its end (inuse_space{}):",
-                         both ? "second " : "", gc ? ", after a full GC" : ", no GC before the snapshot");
-    case kAllocSpace:
-      return fmt::format("Memory allocated during the {}window, freed or not (alloc_space):", both ? "first " : "");
-    case kInuseObjects: return "Objects still in use at the window's end (inuse_objects):";
-    case kAllocObjects: return "Objects allocated during the window (alloc_objects):";
-  }
-  return "";
-}
-
 int Attach(const AttachArgs& args) {
   Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
   if (!types.ok()) return UsageError("attach", types.status().message());
-  Result<std::vector<int>> indexes = TableIndexes(args.sample_index);
-  if (!indexes.ok()) return UsageError("attach", indexes.status().message());
-  // Tables of sample types the windows do not measure would be empty: leave them out.
-  std::vector<int> tables;
-  for (int index : indexes.value()) {
-    bool alloc = index == kAllocSpace || index == kAllocObjects;
-    if (args.sample_index.empty() && alloc && types.value() == remote::RemoteSampleTypes::kInuse) continue;
-    if (args.sample_index.empty() && !alloc && types.value() == remote::RemoteSampleTypes::kAlloc) continue;
-    tables.push_back(index);
+  if (Result<std::vector<int>> indexes = TableIndexes(args.sample_index); !indexes.ok()) {
+    return UsageError("attach", indexes.status().message());
   }
   uint64_t interval = ParseSize(args.interval).value();
   if (interval == 0 || interval > (1ull << 30)) return UsageError("attach", "--interval must be between 1 byte and 1 GiB");
@@ -180,40 +157,21 @@ int Attach(const AttachArgs& args) {
   if (!profiled.ok()) {
     return Fail("attach", profiled.status().message() + "\n(no profile written)");
   }
-  Profile& profile = profiled->profile;
-  if (!args.no_source_maps) {  // original names and .ts lines for bundled or compiled scripts
-    SourceMapSearch search;
-    search.map_dirs = args.map_dirs;
-    FileSourceMapProvider maps(search);
-    for (const std::string& w : Symbolize(profile, maps).warnings) {
-      fmt::print(stderr, "heapprof attach: warning: {}\n", w);
-    }
-  }
-  if (Status s = WritePprofFile(args.output, profile); !s.ok()) return Fail("attach", s);
-
-  fmt::print("Profiled {}{} through the DevTools protocol\n", options.target_name,
-             runtime.empty() ? "" : " (" + runtime + ")");
-  for (const std::string& comment : profile.CommentTexts()) {
-    if (comment.rfind("windows: ", 0) == 0) fmt::print("  {}\n", comment.substr(9));
-  }
-  fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
-             FormatValue(static_cast<int64_t>(interval), "bytes"));
-  fmt::print("Wrote {}\n", args.output);
-  if (!args.flamegraph.empty()) {
-    if (Status s = WriteFlamegraph(profile, args.flamegraph, "heapprof attach " + options.target_name); !s.ok()) {
-      return Fail("attach", s);
-    }
-  }
-  TableOptions table_options;
-  table_options.indexes = tables;
-  table_options.rows = static_cast<size_t>(args.top);
-  table_options.interval_bytes = interval;
-  table_options.title = [&](int index) { return TableTitle(index, types.value(), !args.no_gc); };
-  table_options.more_samples_hint = "Profile a longer window (--duration) while the target is busy";
-  PrintTables(profile, table_options);
-  fmt::print("\n");
-  PrintSummary(profile, tables);
-  fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", args.output);
+  RemoteReport report;
+  report.command = "attach";
+  report.output = args.output;
+  report.flamegraph = args.flamegraph;
+  report.sample_index = args.sample_index;
+  report.types = types.value();
+  report.gc = !args.no_gc;
+  report.symbolize = !args.no_source_maps;
+  report.map_dirs = args.map_dirs;
+  report.interval_bytes = interval;
+  report.top = static_cast<size_t>(args.top);
+  report.headline = fmt::format("Profiled {}{} through the DevTools protocol", options.target_name,
+                                runtime.empty() ? "" : " (" + runtime + ")");
+  report.more_samples_hint = "Profile a longer window (--duration) while the target is busy";
+  if (int code = ReportRemoteProfile(profiled->profile, report); code != kExitOk) return code;
   if (int signal = InterruptWatcher::received(); signal != 0 && !until_interrupted) {
     fmt::print(stderr, "heapprof attach: interrupted by {}; {} holds the window{} up to then\n", SignalName(signal),
                args.output, profiled->inuse_window_skipped ? " (allocations only: the in-use window never ran)" : "");

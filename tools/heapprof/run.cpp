@@ -15,6 +15,7 @@
 #include "tools/heapprof/run_engine.h"
 #include "tools/heapprof/run_plan.h"
 #include "tools/heapprof/outputs.h"
+#include "tools/heapprof/run_workerd.h"
 #include "tools/heapprof/run_report.h"
 
 namespace heapprof::cli {
@@ -23,6 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 
 int RunCommand(const RunArgs& args) {
+  if (args.runtime == "workerd") return RunInWorkerd(args);
+  if (args.runtime != "embedded") return UsageError("run", "--runtime is embedded or workerd, not " + args.runtime);
+  if (args.sample_types != "both" || !args.workerd.empty()) {
+    return UsageError("run", "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
+                             "all four sample types in one window)");
+  }
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());
   Plan& plan = planned.value();
@@ -143,6 +150,16 @@ void RegisterRun(Commands& commands) {
   run->add_option("--request-timeout", args->request_timeout,
                   "Terminate a request (or the worker's top level) that runs longer, and count it as failed "
                   "(0: no limit)")
+      ->capture_default_str();
+  run->add_option("--runtime", args->runtime,
+                  "embedded (heapprof's own V8 host) or workerd: serve the worker in a real workerd process and "
+                  "profile it through the DevTools protocol (two back-to-back windows, see --sample-types)")
+      ->capture_default_str();
+  run->add_option("--sample-types", args->sample_types,
+                  "With --runtime workerd: inuse, alloc or both (an alloc window, then an in-use window)")
+      ->capture_default_str();
+  run->add_option("--workerd", args->workerd, "With --runtime workerd: the workerd executable [default: .deps/workerd]");
+  run->add_option("--compatibility-date", args->compatibility_date, "With --runtime workerd: the worker's compatibilityDate")
       ->capture_default_str();
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "

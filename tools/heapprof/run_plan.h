@@ -55,6 +55,10 @@ struct RunArgs {
   std::vector<std::string> kv_data;
   std::string max_failures = "50%";
   std::string request_timeout = "30s";
+  std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
+  std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
+  std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
+  std::string compatibility_date = "2024-09-23";
 };
 
 // What a run does, checked before V8 starts. Every limit applies to each

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# heapprof run --runtime workerd: the real workerd (tools/bootstrap.sh puts it
+# in .deps/workerd) serves tests/remote/leak-worker.js and a Hono app bundled
+# by esbuild (minified TypeScript with a source map); the profiles come
+# through the DevTools protocol. Checked with `go tool pprof`: the leak's and
+# the garbage's shares, the Hono app's own functions and .ts file, every
+# response 2xx and non-empty; refused flags, a failing worker, Ctrl-C, and no
+# workerd left behind.
+#   workerd_test.sh <heapprof> <source dir> <work dir>
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=../pprof_readers/go_env.sh
+source "$src/tests/pprof_readers/go_env.sh"
+go_env "$work"
+export HEAPPROF_WORKERD="$src/.deps/workerd/bin/workerd"
+[ -x "$HEAPPROF_WORKERD" ] || { echo "workerd is not installed (tools/bootstrap.sh)"; exit 1; }
+
+share() {
+  go tool pprof -top -nodefraction=0 -nodecount=1000 -sample_index="$2" "$1" 2>/dev/null |
+    awk -v f="$3" '$6 == f { sub(/%/, "", $2); print $2; found = 1 } END { if (!found) print 0 }'
+}
+at_least() {
+  awk -v v="$1" -v m="$2" 'BEGIN { exit !(v >= m) }' || fail "$3: $1 < $2"
+}
+workerds() { pgrep -f "heapprof-workerd-" || true; }
+
+# The leak, profiled in workerd.
+expect_exit 0 leak -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --window 1s \
+  --interval 32KiB -o leak.pb.gz --top 3
+expect_in leak.out "two back-to-back DevTools sampling windows"
+expect_in leak.out "inlining off"
+inuse="$(share leak.pb.gz inuse_space retainSession)"
+alloc="$(share leak.pb.gz alloc_space buildReport)"
+echo "workerd: retainSession ${inuse}% of inuse_space, buildReport ${alloc}% of alloc_space"
+at_least "$inuse" 80 "workerd: retainSession's share of inuse_space"
+at_least "$alloc" 60 "workerd: buildReport's share of alloc_space"
+go tool pprof -raw leak.pb.gz >leak.raw 2>/dev/null
+expect_in leak.raw "inlining: disabled"
+expect_in leak.raw "v8_flags: --no-turbo-inlining"
+expect_in leak.raw "responses: 200:"
+
+# A Hono app: minified TypeScript bundle with its map.
+NODE_PATH="$src/tests/js/node_modules" "$src/tests/js/node_modules/.bin/esbuild" "$src/tests/remote/hono-shop.ts" \
+  --bundle --format=esm --minify --sourcemap --log-level=warning --outfile=hono/shop.js
+expect_exit 0 hono -- "$heapprof" run --runtime workerd hono/shop.js --window 1s --interval 16KiB -o hono.pb.gz --top 5
+grep -q "failed" hono.err && fail "hono: some requests failed: $(cat hono.err)"
+grep -q "empty body" hono.out && fail "hono: some responses had an empty body"
+responses="$(sed -n 's/^  responses //p' hono.out)"
+echo "hono: responses $responses"
+echo "$responses" | grep -qE '^(2[0-9][0-9]: [0-9]+(, )?)+$' || fail "hono: not every response is 2xx: $responses"
+go tool pprof -top -nodefraction=0 -nodecount=1000 -sample_index=alloc_space hono.pb.gz >hono.top 2>/dev/null
+for f in renderUserProfile searchCatalog; do expect_in hono.top " $f"; done
+go tool pprof -raw hono.pb.gz >hono.raw 2>/dev/null
+expect_in hono.raw "hono-shop.ts"
+
+# Flags only the embedded host can honour are refused before anything starts.
+expect_exit 2 replicas -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --replicas 2
+expect_in replicas.err "--replicas does not work with --runtime workerd"
+expect_exit 2 from-start -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --from-start
+expect_in from-start.err "--from-start does not work with --runtime workerd"
+
+# A worker that throws on every request: said so, and a failure.
+cat >throws.js <<'JS'
+export default { async fetch() { throw new Error("database unreachable"); } };
+JS
+expect_exit 1 throws -- "$heapprof" run --runtime workerd throws.js --window 300ms -o throws.pb.gz
+expect_in throws.err "requests failed"
+expect_in throws.err "500"
+
+# A signal in the window (SIGTERM: a background job of a script ignores
+# SIGINT): the profile so far, exit 143, workerd gone.
+"$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --window 30s -o sigint.pb.gz >sigint.out 2>sigint.err &
+run=$!
+for _ in $(seq 1 200); do grep -q "window" sigint.out sigint.err 2>/dev/null && [ -n "$(workerds)" ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$run"
+got=0
+wait "$run" || got=$?
+[ "$got" = 143 ] || fail "sigterm: exit code $got, expected 143 ($(cat sigint.err))"
+[ -s sigint.pb.gz ] || fail "sigterm: no profile written"
+
+sleep 0.2
+[ -z "$(workerds)" ] || fail "workerd processes left behind: $(workerds)"
+finish

@@ -1,0 +1,32 @@
+// What `heapprof attach` and `heapprof run --runtime workerd` do with a
+// remote profile: source maps, the file, the flamegraph, the tables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heapprof/remote/remote_profiler.h"
+
+namespace heapprof::cli {
+
+struct RemoteReport {
+  std::string command;       // "attach" / "run", for messages
+  std::string output;        // -o
+  std::string flamegraph;    // "" = none
+  std::string sample_index;  // --sample-index ("" = the measured ones)
+  remote::RemoteSampleTypes types = remote::RemoteSampleTypes::kBoth;
+  bool gc = true;
+  bool symbolize = true;
+  std::vector<std::string> map_dirs;  // extra folders of source maps
+  uint64_t interval_bytes = 0;
+  size_t top = 10;
+  std::string headline;      // "Profiled X (runtime) through the DevTools protocol"
+  std::vector<std::string> details;  // extra lines under the headline
+  std::string more_samples_hint;
+};
+
+// Symbolizes, writes the profile (atomically) and prints the report; returns
+// the exit code (kExitFailure when the file cannot be written).
+int ReportRemoteProfile(Profile& profile, const RemoteReport& report);
+
+}  // namespace heapprof::cli
