@@ -41,6 +41,7 @@ struct AttachArgs {
   std::string sample_index;
   bool no_source_maps = false;
   std::vector<std::string> map_dirs;
+  std::vector<std::string> source_map_paths;
   std::string timeout = "30s";
 };
 
@@ -166,6 +167,8 @@ int Attach(const AttachArgs& args) {
   report.gc = !args.no_gc;
   report.symbolize = !args.no_source_maps;
   report.map_dirs = args.map_dirs;
+  // The target names its scripts; they (and their maps) are read only under these folders.
+  report.roots = args.source_map_paths.empty() ? std::vector<std::string>{"."} : args.source_map_paths;
   report.interval_bytes = interval;
   report.top = static_cast<size_t>(args.top);
   report.headline = fmt::format("Profiled {}{} through the DevTools protocol", options.target_name,
@@ -217,9 +220,13 @@ void RegisterAttach(Commands& commands) {
                      "Print only this table: inuse_space, alloc_space, inuse_objects or alloc_objects");
   attach->add_flag("--no-source-maps", args->no_source_maps,
                    "Keep the generated names and positions (by default the source maps of the scripts the target "
-                   "reports are applied: sourceMappingURL comment, inline map or SCRIPT.map)");
-  attach->add_option("--source-map-dir", args->map_dirs,
-                     "Also look for maps in DIR (for scripts the target names by module name, e.g. workerd's)")
+                   "reports are applied: sourceMappingURL comment, inline map or SCRIPT.map, under --source-map-path)");
+  attach->add_option("--source-map-path", args->source_map_paths,
+                     "Read the scripts the target names, and their maps, only under DIR (repeatable) "
+                     "[default: the current folder]")
+      ->allow_extra_args(false);
+  attach->add_option("--maps", args->map_dirs,
+                     "Also look for maps in DIR: DIR/<script>.map (for scripts named by module name, e.g. workerd's)")
       ->allow_extra_args(false);
   attach->add_option("--timeout", args->timeout, "How long to wait for each answer of the target")
       ->check(DurationValidator())

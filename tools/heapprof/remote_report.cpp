@@ -41,6 +41,7 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
   if (report.symbolize) {  // original names and .ts lines for bundled or compiled scripts
     SourceMapSearch search;
     search.map_dirs = report.map_dirs;
+    search.roots = report.roots;
     FileSourceMapProvider maps(search);
     for (const std::string& w : Symbolize(profile, maps).warnings) {
       fmt::print(stderr, "heapprof {}: warning: {}\n", report.command, w);

@@ -18,6 +18,7 @@ struct RemoteReport {
   bool gc = true;
   bool symbolize = true;
   std::vector<std::string> map_dirs;  // extra folders of source maps
+  std::vector<std::string> roots;     // folders whose trees scripts and maps may be read from
   uint64_t interval_bytes = 0;
   size_t top = 10;
   std::string headline;      // "Profiled X (runtime) through the DevTools protocol"

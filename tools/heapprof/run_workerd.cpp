@@ -311,6 +311,9 @@ int RunInWorkerd(const RunArgs& args) {
   report.types = types.value();
   report.gc = !args.no_gc;
   report.symbolize = !args.no_source_maps;
+  const fs::path worker_dir = fs::path(args.worker).parent_path();
+  report.roots = {worker_dir.empty() ? std::string(".") : worker_dir.string()};
+  report.roots.insert(report.roots.end(), args.source_map_paths.begin(), args.source_map_paths.end());
   report.interval_bytes = interval;
   report.top = static_cast<size_t>(std::max(args.top, 0));
   report.headline = fmt::format("Profiled {} in {}: {} requests in {:.2f} s", options.target_name, options.runtime,
