@@ -16,6 +16,7 @@
 #include "heapprof/remote/http_client.h"
 #include "heapprof/remote/remote_profiler.h"
 #include "heapprof/remote/workerd.h"
+#include "heapprof/estimate.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/worker_runtime.h"
@@ -179,7 +180,15 @@ int RunInWorkerd(const RunArgs& args) {
   if (Result<std::vector<int>> indexes = TableIndexes(args.sample_index); !indexes.ok()) {
     return UsageError("run", indexes.status().message());
   }
-  uint64_t interval = ParseSize(args.interval).value();
+  // auto: as the embedded host chooses it for the platform's 128 MB limit, which workerd's isolates share.
+  uint64_t interval = 0;
+  if (args.interval == "auto") {
+    interval = static_cast<uint64_t>(AutoInterval(uint64_t{128} << 20));
+  } else {
+    Result<uint64_t> parsed = ParseSize(args.interval);
+    if (!parsed.ok()) return UsageError("run", "--interval: " + parsed.status().message() + " (or auto)");
+    interval = parsed.value();
+  }
   if (interval == 0 || interval > (1ull << 30)) return UsageError("run", "--interval must be between 1 byte and 1 GiB");
   uint64_t warmup_requests = kDefaultWarmupRequests;
   int64_t warmup_ns = 0;
