@@ -17,8 +17,9 @@ function hoardEverything() {
   for (;;) hoard.push({ pad: new Array(64).fill(hoard.length) });
 }
 export default {
-  async fetch(request) {
+  async fetch(request, env) {
     const path = new URL(request.url).pathname;
+    if (path === '/env') return new Response(String(env.GREETING));
     if (path === '/loop') for (;;) {}
     if (path === '/hoard') hoardEverything();
     if (path === '/echo') return new Response(await request.text(), { status: 201, headers: { 'x-echo': 'yes' } });
@@ -27,7 +28,8 @@ export default {
 };
 JS
 mkdir -p captures
-start_serve serve faulty.js --replicas 2 --request-timeout 2s --queue 2 --heap-limit 32 --on-heap-limit captures
+echo '{"GREETING": "hello from env"}' >env.json
+start_serve serve faulty.js --env-json env.json --replicas 2 --request-timeout 2s --queue 2 --heap-limit 32 --on-heap-limit captures
 trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
 
 # Status, headers and body come back from the worker.
@@ -35,6 +37,9 @@ curl -s -D echo.h -o echo.body --data 'hello worker' "$base/echo"
 expect_in echo.h "HTTP/1.1 201"
 expect_in echo.h "x-echo: yes"
 [ "$(cat echo.body)" = "hello worker" ] || fail "the body came back as '$(cat echo.body)'"
+
+# Bindings reach env as in heapprof run.
+[ "$(curl -s "$base/env")" = "hello from env" ] || fail "env.GREETING did not reach the worker"
 
 # --- a stuck request and a full queue on replica 0; replica 1 serves meanwhile.
 curl -s -o loop.body -w '%{http_code}' "$base/@0/loop" >loop.code &

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/bindings.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/live_service.h"
@@ -39,6 +40,9 @@ struct ServeArgs {
   std::vector<std::string> source_map_paths;
   std::string on_heap_limit;
   bool continuous = false;
+  std::string config;
+  std::string env_json;
+  std::vector<std::string> kv_data;
   std::string output_dir = ".";
   std::vector<std::string> v8_flags;
 };
@@ -83,6 +87,11 @@ int Serve(const ServeArgs& args) {
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
+
+  // The worker's env, as heapprof run gives it: wrangler config, .dev.vars, --env-json, --kv-data.
+  Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
+  if (!bindings.ok()) return Fail("serve", bindings.status());
+  options.pool.worker_options.bindings = std::move(bindings->bindings);
 
   if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("serve", s);
 
@@ -192,6 +201,14 @@ void RegisterServe(Commands& commands) {
                   "--output-dir");
   serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
       ->capture_default_str();
+  serve->add_option("--config", args->config,
+                    "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside "
+                    "it adds secrets) [default: the one beside the worker, if any]");
+  serve->add_option("--env-json", args->env_json, "A JSON object whose members become env vars (after the config)");
+  serve->add_option("--kv-data", args->kv_data,
+                    "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
+                    "(repeatable)")
+      ->allow_extra_args(false);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);
   serve->add_flag("--allow-inlining", args->allow_inlining,
