@@ -152,7 +152,7 @@ TEST_CASE("IntervalForSamples picks a power of two within bounds") {
   CHECK(IntervalForSamples(10, 100, 1024, 512 * 1024) == 1024);
 }
 
-TEST_CASE("--interval auto gives a function with 5 % of the heap limit ~100 samples") {
+TEST_CASE("interval auto (run --interval auto) gives a function with 5 % of the heap limit ~100 samples") {
   CHECK(AutoInterval(128u << 20) == 64 * 1024);  // 6.4 MiB / 100 = 65.5 KB -> 64 KiB
   CHECK(AutoInterval(256u << 20) == 128 * 1024);
   CHECK(AutoInterval(8u << 20) == 4 * 1024);
