@@ -111,7 +111,7 @@ Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series,
       // Lines are innermost first: the outermost (caller) comes first in a root -> leaf walk.
       for (auto line = location.lines.rbegin(); line != location.lines.rend(); ++line) {
         uint32_t fn = 0;
-        if (Status s = resolve(*line, &fn); !s.ok()) return s;
+        HEAPPROF_RETURN_IF_ERROR(resolve(*line, &fn));
         node = Child(node, fn);
       }
     }

@@ -89,14 +89,13 @@ void TestChanges(const Profile& base, int base_index, const Profile& next, int n
 }  // namespace
 
 Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const DiffOptions& options) {
-  Result<Resolved> r = ResolveBoth(base, next, options.sample_type);
-  if (!r.ok()) return r.status();
+  HEAPPROF_ASSIGN_OR_RETURN(Resolved r, ResolveBoth(base, next, options.sample_type));
 
   ProfileDiff diff;
-  diff.sample_type = r->type;
-  diff.unit = r->unit;
-  diff.base_total = base.Total(r->base_index);
-  diff.new_total = next.Total(r->new_index);
+  diff.sample_type = r.type;
+  diff.unit = r.unit;
+  diff.base_total = base.Total(r.base_index);
+  diff.new_total = next.Total(r.new_index);
   diff.sort_by_cum = options.sort_by_cum;
 
   // Functions match across profiles by what a reader sees: name, file, line.
@@ -111,13 +110,13 @@ Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const
     return it->second;
   };
   const bool cum = options.sort_by_cum;
-  for (const FunctionTotal& t : FunctionTotals(base, r->base_index)) {
+  for (const FunctionTotal& t : FunctionTotals(base, r.base_index)) {
     FunctionDelta& d = entry(t);
     d.base_flat = t.flat;
     d.base_cum = t.cum;
     d.base_sampling = cum ? t.cum_sampling : t.flat_sampling;
   }
-  for (const FunctionTotal& t : FunctionTotals(next, r->new_index)) {
+  for (const FunctionTotal& t : FunctionTotals(next, r.new_index)) {
     FunctionDelta& d = entry(t);
     d.new_flat = t.flat;
     d.new_cum = t.cum;
@@ -125,7 +124,7 @@ Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const
   }
   diff.functions.reserve(merged.size());
   for (auto& [key, d] : merged) diff.functions.push_back(std::move(d));
-  TestChanges(base, r->base_index, next, r->new_index, options.confidence, diff);
+  TestChanges(base, r.base_index, next, r.new_index, options.confidence, diff);
   std::stable_sort(diff.functions.begin(), diff.functions.end(), [cum](const FunctionDelta& a, const FunctionDelta& b) {
     int64_t a1 = cum ? a.cum_delta() : a.flat_delta(), b1 = cum ? b.cum_delta() : b.flat_delta();
     if (a1 != b1) return a1 > b1;
@@ -220,15 +219,14 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
 
 Result<std::string> RenderDiffFlamegraphHtml(const Profile& base, const Profile& next, const DiffOptions& options,
                                              const std::string& title) {
-  Result<Resolved> r = ResolveBoth(base, next, options.sample_type);
-  if (!r.ok()) return r.status();
+  HEAPPROF_ASSIGN_OR_RETURN(Resolved r, ResolveBoth(base, next, options.sample_type));
   internal::CallTreeBuilder builder(2, 1);
-  if (Status s = builder.AddProfile(base, 0, {r->base_index}); !s.ok()) return Error(s.code(), "base profile: " + s.message());
-  if (Status s = builder.AddProfile(next, 1, {r->new_index}); !s.ok()) return Error(s.code(), "new profile: " + s.message());
+  if (Status s = builder.AddProfile(base, 0, {r.base_index}); !s.ok()) return Error(s.code(), "base profile: " + s.message());
+  if (Status s = builder.AddProfile(next, 1, {r.new_index}); !s.ok()) return Error(s.code(), "new profile: " + s.message());
 
   internal::PageInfo info;
-  info.title = title.empty() ? fmt::format("heapprof diff: {}", r->type) : title;
-  info.sample_types = {{r->type, r->unit}};
+  info.title = title.empty() ? fmt::format("heapprof diff: {}", r.type) : title;
+  info.sample_types = {{r.type, r.unit}};
   info.diff = true;
   for (const std::string& line : internal::ProfileDetails(base)) info.details.push_back("base " + line);
   for (const std::string& line : internal::ProfileDetails(next)) info.details.push_back("new " + line);

@@ -164,12 +164,11 @@ std::string HtmlEscape(std::string_view text) {
 }  // namespace internal
 
 Result<std::string> RenderFlamegraphHtml(const Profile& profile, const FlamegraphOptions& options) {
-  if (Status s = ValidateProfile(profile); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(ValidateProfile(profile));
   if (profile.samples.empty()) {
     return Error(ErrorCode::kInvalidArgument, "profile has no samples (empty profile): nothing to draw");
   }
-  Result<int> initial = ResolveSampleIndex(profile, options.sample_type);
-  if (!initial.ok()) return initial.status();
+  HEAPPROF_ASSIGN_OR_RETURN(int initial, ResolveSampleIndex(profile, options.sample_type));
 
   internal::PageInfo info;
   info.title = options.title.empty() ? "heapprof flamegraph" : options.title;
@@ -179,11 +178,11 @@ Result<std::string> RenderFlamegraphHtml(const Profile& profile, const Flamegrap
     info.sample_types.push_back({std::string(profile.str(profile.sample_types[i].type)),
                                  std::string(profile.str(profile.sample_types[i].unit))});
   }
-  info.initial_type = static_cast<size_t>(*initial);
+  info.initial_type = static_cast<size_t>(initial);
   info.details = internal::ProfileDetails(profile);
 
   internal::CallTreeBuilder builder(1, indexes.size());
-  if (Status s = builder.AddProfile(profile, 0, indexes); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(builder.AddProfile(profile, 0, indexes));
   return internal::RenderFlamegraphPage(builder.Take(), info);
 }
 

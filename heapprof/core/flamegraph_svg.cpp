@@ -99,18 +99,17 @@ std::string Percent(int64_t part, int64_t whole) {
 }  // namespace
 
 Result<std::string> RenderFlamegraphSvg(const Profile& profile, const FlamegraphSvgOptions& options) {
-  if (Status s = ValidateProfile(profile); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(ValidateProfile(profile));
   if (profile.samples.empty()) {
     return Error(ErrorCode::kInvalidArgument, "profile has no samples (empty profile): nothing to draw");
   }
   if (options.width < 200) return Error(ErrorCode::kInvalidArgument, "SVG width must be at least 200 pixels");
-  Result<int> index = ResolveSampleIndex(profile, options.sample_type);
-  if (!index.ok()) return index.status();
-  const std::string type(profile.str(profile.sample_types[*index].type));
-  const std::string unit(profile.str(profile.sample_types[*index].unit));
+  HEAPPROF_ASSIGN_OR_RETURN(int index, ResolveSampleIndex(profile, options.sample_type));
+  const std::string type(profile.str(profile.sample_types[index].type));
+  const std::string unit(profile.str(profile.sample_types[index].unit));
 
   internal::CallTreeBuilder builder(1, 1);
-  if (Status s = builder.AddProfile(profile, 0, {*index}); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(builder.AddProfile(profile, 0, {index}));
   internal::CallTree tree = builder.Take();
   std::vector<int64_t> total = tree.Totals(0);
   const std::vector<int64_t>& self = tree.self[0];

@@ -34,9 +34,8 @@ std::string FrameText(const Profile& p, const Line& line, bool with_filenames) {
 }  // namespace
 
 Result<std::string> EncodeFolded(const Profile& profile, const FoldedOptions& options) {
-  if (Status valid = ValidateProfile(profile); !valid.ok()) return valid;
-  Result<int> index = ResolveSampleIndex(profile, options.sample_type);
-  if (!index.ok()) return index.status();
+  HEAPPROF_RETURN_IF_ERROR(ValidateProfile(profile));
+  HEAPPROF_ASSIGN_OR_RETURN(int index, ResolveSampleIndex(profile, options.sample_type));
 
   // Frame text per location, computed once; a location with inlined lines
   // contributes one frame per line, outermost first.
@@ -52,7 +51,7 @@ Result<std::string> EncodeFolded(const Profile& profile, const FoldedOptions& op
 
   std::map<std::string, int64_t> stacks;
   for (const Sample& s : profile.samples) {
-    int64_t value = s.values[*index];
+    int64_t value = s.values[index];
     if (value == 0) continue;
     std::string key;
     for (auto it = s.locations.rbegin(); it != s.locations.rend(); ++it) {  // root first

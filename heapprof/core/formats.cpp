@@ -56,9 +56,8 @@ Result<Profile> DecodeProfile(std::string_view bytes) {
   std::string inflated;
   std::string_view content = bytes;
   if (IsGzip(bytes)) {
-    Result<std::string> raw = GzipDecompress(bytes);
-    if (!raw.ok()) return raw.status();
-    inflated = std::move(raw).value();
+    HEAPPROF_ASSIGN_OR_RETURN(std::string raw, GzipDecompress(bytes));
+    inflated = std::move(raw);
     content = inflated;
   }
   if (LooksLikeJson(content)) return DecodeHeapProfile(content);
@@ -66,9 +65,8 @@ Result<Profile> DecodeProfile(std::string_view bytes) {
 }
 
 Result<Profile> ReadProfileFile(const std::string& path) {
-  Result<std::string> bytes = ReadFileBytes(path);
-  if (!bytes.ok()) return bytes.status();
-  Result<Profile> profile = DecodeProfile(*bytes);
+  HEAPPROF_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
+  Result<Profile> profile = DecodeProfile(bytes);
   if (!profile.ok()) return Error(profile.status().code(), fmt::format("{}: {}", path, profile.status().message()));
   return profile;
 }
@@ -84,9 +82,8 @@ Result<std::string> EncodeProfile(const Profile& profile, ProfileFormat format, 
 
 Status WriteProfileFile(const std::string& path, const Profile& profile, ProfileFormat format,
                         const EncodeOptions& options) {
-  Result<std::string> bytes = EncodeProfile(profile, format, options);
-  if (!bytes.ok()) return bytes.status();
-  return WriteFileAtomic(path, *bytes);
+  HEAPPROF_ASSIGN_OR_RETURN(std::string bytes, EncodeProfile(profile, format, options));
+  return WriteFileAtomic(path, bytes);
 }
 
 }  // namespace heapprof

@@ -97,8 +97,8 @@ class TreeReader {
     if (!root.is_object()) return Invalid("the top level is not a JSON object");
     auto head = root.find("head");
     if (head == root.end() || !head->is_object()) return Invalid("missing the \"head\" node tree");
-    if (Status s = ReadTree(*head); !s.ok()) return s;
-    if (Status s = ReadSamples(root); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(ReadTree(*head));
+    HEAPPROF_RETURN_IF_ERROR(ReadSamples(root));
     return CheckStackFrames();
   }
 
@@ -132,9 +132,8 @@ class TreeReader {
       info.parent = parent;
       info.self = self;
       if (parent >= 0) {  // the head is V8's "(root)": not a frame
-        Result<Frame> frame = ReadCallFrame(*node, id);
-        if (!frame.ok()) return frame.status();
-        info.frame = std::move(frame).value();
+        HEAPPROF_ASSIGN_OR_RETURN(Frame frame, ReadCallFrame(*node, id));
+        info.frame = std::move(frame);
       }
       nodes_.push_back(std::move(info));
 
@@ -356,19 +355,18 @@ Result<Json> ParseJson(std::string_view json) {
 }  // namespace
 
 Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileExportOptions& options) {
-  if (Status valid = ValidateProfile(profile); !valid.ok()) return valid;
-  Result<int> index = ResolveSampleIndex(profile, options.sample_type);
-  if (!index.ok()) return index.status();
+  HEAPPROF_RETURN_IF_ERROR(ValidateProfile(profile));
+  HEAPPROF_ASSIGN_OR_RETURN(int index, ResolveSampleIndex(profile, options.sample_type));
 
   std::vector<TreeNode> nodes(1);  // [0] is the root
   Json samples = Json::array();
   for (const Sample& s : profile.samples) {
-    int64_t value = s.values[*index];
+    int64_t value = s.values[index];
     if (value == 0) continue;
     if (value < 0) {
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("sample type {} has negative values, which .heapprofile cannot hold",
-                               profile.str(profile.sample_types[*index].type)));
+                               profile.str(profile.sample_types[index].type)));
     }
     int node = 0;
     for (auto loc = s.locations.rbegin(); loc != s.locations.rend(); ++loc) {  // root first
@@ -446,10 +444,9 @@ Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileE
 }
 
 Result<Profile> DecodeHeapProfile(std::string_view json) {
-  Result<Json> root = ParseJson(json);
-  if (!root.ok()) return root.status();
+  HEAPPROF_ASSIGN_OR_RETURN(Json root, ParseJson(json));
   TreeReader tree;
-  if (Status s = tree.Read(root.value()); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(tree.Read(root));
   Profile profile = ProfileEmitter(tree).Run();
   if (Status s = CheckValueTotals(profile); !s.ok()) return Invalid(s.message());
   return profile;
@@ -458,7 +455,7 @@ Result<Profile> DecodeHeapProfile(std::string_view json) {
 Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const SampledWindow& window,
                                             StackTable& table) {
   TreeReader tree;
-  if (Status s = tree.Read(profile); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(tree.Read(profile));
   const std::vector<TreeReader::Node>& nodes = tree.nodes();
   std::vector<StackId> stacks(nodes.size(), StackId{0});
   for (size_t n = 1; n < nodes.size(); ++n) {  // parents come before their children
@@ -478,9 +475,8 @@ Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const
 }
 
 Result<RawSnapshot> DecodeSamplingProfile(std::string_view json, const SampledWindow& window) {
-  Result<Json> root = ParseJson(json);
-  if (!root.ok()) return root.status();
-  const Json* profile = &root.value();
+  HEAPPROF_ASSIGN_OR_RETURN(Json root, ParseJson(json));
+  const Json* profile = &root;
   if (auto it = profile->find("profile"); profile->is_object() && it != profile->end()) profile = &*it;
   StackTable table;
   Result<RawSnapshot> snapshot = SamplingProfileSnapshot(*profile, window, table);

@@ -221,9 +221,8 @@ Result<Profile> DecodePprof(std::string_view bytes) {
   std::string inflated;
   bool gzipped = IsGzip(bytes);
   if (gzipped) {
-    Result<std::string> raw = GzipDecompress(bytes);
-    if (!raw.ok()) return raw.status();
-    inflated = std::move(raw).value();
+    HEAPPROF_ASSIGN_OR_RETURN(std::string raw, GzipDecompress(bytes));
+    inflated = std::move(raw);
     if (inflated.empty()) return Corrupt("gzip data decompresses to 0 bytes; a pprof profile is never empty");
     bytes = inflated;
   }
@@ -253,15 +252,14 @@ Result<Profile> DecodePprof(std::string_view bytes) {
   }
   Result<Profile> profile = Converter(*msg).Run();
   if (profile.ok()) {
-    if (Status s = CheckValueTotals(*profile); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(CheckValueTotals(*profile));
   }
   return profile;
 }
 
 Result<Profile> ReadPprofFile(const std::string& path) {
-  Result<std::string> bytes = ReadFileBytes(path);
-  if (!bytes.ok()) return bytes.status();
-  Result<Profile> profile = DecodePprof(*bytes);
+  HEAPPROF_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
+  Result<Profile> profile = DecodePprof(bytes);
   if (!profile.ok()) return Error(profile.status().code(), fmt::format("{}: {}", path, profile.status().message()));
   return profile;
 }

@@ -195,9 +195,8 @@ Result<std::string> EncodePprof(const Profile& profile) {
 Result<std::string> EncodePprofGzip(const Profile& profile) { return EncodePprofGzip(profile, kPprofGzipLevel); }
 
 Result<std::string> EncodePprofGzip(const Profile& profile, int gzip_level) {
-  Result<std::string> raw = EncodePprof(profile);
-  if (!raw.ok()) return raw.status();
-  return GzipCompress(*raw, gzip_level);
+  HEAPPROF_ASSIGN_OR_RETURN(std::string raw, EncodePprof(profile));
+  return GzipCompress(raw, gzip_level);
 }
 
 Status WritePprofFile(const std::string& path, const Profile& profile) {
@@ -205,9 +204,8 @@ Status WritePprofFile(const std::string& path, const Profile& profile) {
 }
 
 Status WritePprofFile(const std::string& path, const Profile& profile, int gzip_level) {
-  Result<std::string> bytes = EncodePprofGzip(profile, gzip_level);
-  if (!bytes.ok()) return bytes.status();
-  return WriteFileAtomic(path, *bytes);
+  HEAPPROF_ASSIGN_OR_RETURN(std::string bytes, EncodePprofGzip(profile, gzip_level));
+  return WriteFileAtomic(path, bytes);
 }
 
 }  // namespace heapprof

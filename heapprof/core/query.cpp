@@ -75,12 +75,10 @@ Result<FrameMatcher> FrameMatcher::Compile(const FrameFilter& filter) {
   auto impl = std::make_shared<Impl>();
   impl->filter = filter;
   if (filter.syntax == PatternSyntax::kRegex) {
-    auto fn = CompileRegex(filter.function, "function");
-    if (!fn.ok()) return fn.status();
-    auto script = CompileRegex(filter.script, "script");
-    if (!script.ok()) return script.status();
-    impl->function_re = std::move(fn.value());
-    impl->script_re = std::move(script.value());
+    HEAPPROF_ASSIGN_OR_RETURN(auto fn, CompileRegex(filter.function, "function"));
+    HEAPPROF_ASSIGN_OR_RETURN(auto script, CompileRegex(filter.script, "script"));
+    impl->function_re = std::move(fn);
+    impl->script_re = std::move(script);
   }
   return FrameMatcher(std::move(impl));
 }
@@ -130,9 +128,8 @@ MatchTotals TotalForFrames(const Profile& profile, const FrameMatcher& matcher, 
 }
 
 Result<MatchTotals> TotalForFrames(const Profile& profile, const FrameFilter& filter, int sample_index) {
-  auto matcher = FrameMatcher::Compile(filter);
-  if (!matcher.ok()) return matcher.status();
-  return TotalForFrames(profile, matcher.value(), sample_index);
+  HEAPPROF_ASSIGN_OR_RETURN(auto matcher, FrameMatcher::Compile(filter));
+  return TotalForFrames(profile, matcher, sample_index);
 }
 
 std::vector<StackTotal> TopStacks(const Profile& profile, int sample_index, size_t n, const FrameMatcher* through) {
@@ -178,9 +175,8 @@ std::string FormatStacks(const Profile& profile, const std::vector<StackTotal>& 
 Result<int64_t> RetainedBy(const Profile& profile, const FrameFilter& filter) {
   int index = profile.FindSampleType("inuse_space");
   if (index < 0) return Error(ErrorCode::kInvalidArgument, "the profile has no inuse_space sample type");
-  auto totals = TotalForFrames(profile, filter, index);
-  if (!totals.ok()) return totals.status();
-  return totals->cum;
+  HEAPPROF_ASSIGN_OR_RETURN(auto totals, TotalForFrames(profile, filter, index));
+  return totals.cum;
 }
 
 }  // namespace heapprof

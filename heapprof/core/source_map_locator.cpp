@@ -192,9 +192,8 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
     if (!base.empty()) candidates.push_back((std::filesystem::path(dir) / (std::string(base) + ".map")).string());
     for (const std::string& c : candidates) {
       if (!IsFile(c) || !InTrees(c, trees)) continue;  // a link out of the folder is not followed
-      Result<LocatedMap> m = ReadMapFile(c, script_name);
-      if (!m.ok()) return m.status();
-      return Found(std::move(m).value());
+      HEAPPROF_ASSIGN_OR_RETURN(LocatedMap m, ReadMapFile(c, script_name));
+      return Found(std::move(m));
     }
   }
 
@@ -219,15 +218,13 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
                                "from (the worker's folder, --source-map-path, --maps); not read",
                                script_name));
     }
-    Result<LocatedMap> m = ReadMapFile(path, script_name);
-    if (!m.ok()) return m.status();
-    return Found(std::move(m).value());
+    HEAPPROF_ASSIGN_OR_RETURN(LocatedMap m, ReadMapFile(path, script_name));
+    return Found(std::move(m));
   }
 
   if (search.beside_script && script_readable && IsFile(script + ".map") && InTrees(script + ".map", trees)) {
-    Result<LocatedMap> m = ReadMapFile(script + ".map", script_name);
-    if (!m.ok()) return m.status();
-    return Found(std::move(m).value());
+    HEAPPROF_ASSIGN_OR_RETURN(LocatedMap m, ReadMapFile(script + ".map", script_name));
+    return Found(std::move(m));
   }
   return Found();
 }

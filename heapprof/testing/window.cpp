@@ -28,10 +28,9 @@ Result<Profile> ProfileWindow(Isolate& isolate, const std::function<void()>& bod
   if (isolate.get() == nullptr) return Error(ErrorCode::kFailedPrecondition, "the isolate has been moved from");
   v8::Isolate::Scope isolate_scope(isolate.get());
   v8::HandleScope handle_scope(isolate.get());
-  auto session = Session::Start(isolate.get(), options);
-  if (!session.ok()) return session.status();
+  HEAPPROF_ASSIGN_OR_RETURN(auto session, Session::Start(isolate.get(), options));
   body();
-  return std::move(session.value()).StopAndBuild();
+  return std::move(session).StopAndBuild();
 }
 
 Result<Profile> ProfileScript(Isolate& isolate, std::string_view source, std::string_view resource_name,

@@ -94,9 +94,8 @@ Result<WindowProfile> Encode(const std::string& target, RawSnapshot raw) {
   WindowProfile out;
   out.target = target;
   out.profile = BuildProfile(raw);
-  Result<std::string> gz = EncodePprofGzip(out.profile);
-  if (!gz.ok()) return gz.status();
-  out.pprof_gzip = std::move(gz.value());
+  HEAPPROF_ASSIGN_OR_RETURN(std::string gz, EncodePprofGzip(out.profile));
+  out.pprof_gzip = std::move(gz);
   return out;
 }
 
@@ -312,9 +311,8 @@ class Controller::Impl {
       if (!t.alive) return Error(ErrorCode::kNotFound, "target " + t.name + " was unregistered");
     }
     if (t.owner == Owner::kBackground) t.session.reset();
-    Result<Session> s = Session::Start(t.isolate, options);
-    if (!s.ok()) return s.status();
-    t.session.emplace(std::move(s.value()));
+    HEAPPROF_ASSIGN_OR_RETURN(Session s, Session::Start(t.isolate, options));
+    t.session.emplace(std::move(s));
     t.owner = Owner::kRequest;
     return Status::Ok();
   }
@@ -601,10 +599,9 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
     return Error(ErrorCode::kInvalidArgument, "a continuous window needs a positive length");
   }
   if (!sink) return Error(ErrorCode::kInvalidArgument, "a continuous run needs a sink");
-  Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target);
-  if (!target.ok()) return target.status();
+  HEAPPROF_ASSIGN_OR_RETURN(std::shared_ptr<Target> target, impl_->Reserve(request.target));
   auto run = std::make_shared<WindowRun>();
-  run->target = target.value();
+  run->target = target;
   run->request = request;
   run->cuts = impl_->Cuts();
   run->target_cuts = TargetCuts(*run->target);

@@ -59,7 +59,7 @@ Isolate::~Isolate() {
 }
 
 Result<Isolate> Isolate::Create(const IsolateOptions& options) {
-  if (Status s = InitializeV8(); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(InitializeV8());
   if (options.heap_limit_bytes < 4u * 1024 * 1024) {
     return Error(ErrorCode::kInvalidArgument, "heap limit must be at least 4 MiB");
   }

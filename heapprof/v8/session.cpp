@@ -136,9 +136,8 @@ Result<RawSnapshot> Session::Stop() && {
 }
 
 Result<Profile> Session::StopAndBuild() && {
-  Result<RawSnapshot> raw = std::move(*this).Stop();
-  if (!raw.ok()) return raw.status();
-  return BuildProfile(raw.value());
+  HEAPPROF_ASSIGN_OR_RETURN(RawSnapshot raw, std::move(*this).Stop());
+  return BuildProfile(raw);
 }
 
 }  // namespace heapprof

@@ -97,9 +97,8 @@ Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> con
 }  // namespace
 
 Status WorkerRuntime::LoadFile(const std::string& path) {
-  Result<std::string> source = ReadFileBytes(path);
-  if (!source.ok()) return source.status();
-  return Load(source.value(), Canonical(path));
+  HEAPPROF_ASSIGN_OR_RETURN(std::string source, ReadFileBytes(path));
+  return Load(source, Canonical(path));
 }
 
 Status WorkerRuntime::Load(std::string_view source, const std::string& filename) {
@@ -128,7 +127,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
     }
     v8::Local<v8::Value> ignored;
     if (!script->Run(context).ToLocal(&ignored)) return internal::ScriptFailure(state, script_try, what);
-    if (Status s = internal::RunUntil(state, [] { return true; }, what.c_str()); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [] { return true; }, what.c_str()));
     return FindScriptHandler(state, context, filename);
   }
   state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
@@ -157,7 +156,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
         !script->Run(context).ToLocal(&ignored)) {
       return internal::ScriptFailure(state, try_catch, what);
     }
-    if (Status s = internal::RunUntil(state, [] { return true; }, what.c_str()); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [] { return true; }, what.c_str()));
     return FindScriptHandler(state, context, filename);
   }
 
@@ -166,7 +165,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   auto settled = [&] {
     return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
   };
-  if (Status s = internal::RunUntil(state, settled, what.c_str()); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
   if (module->GetStatus() == v8::Module::kErrored) {
     return Error(ErrorCode::kScriptError,
                  what + ": " + internal::DescribeValue(isolate, context, module->GetException()));

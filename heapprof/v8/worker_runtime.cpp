@@ -171,7 +171,7 @@ Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::V
            .ToLocal(&read)) {
     return internal::ScriptFailure(state, try_catch, what);
   }
-  if (Status s = internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()));
   v8::Local<v8::Promise> promise = read.As<v8::Promise>();
   if (promise->State() == v8::Promise::kRejected) {
     return Error(ErrorCode::kScriptError,
@@ -204,10 +204,9 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   isolate_options.name = options.name;
   isolate_options.heap_limit_bytes = options.heap_limit_bytes;
   isolate_options.on_near_heap_limit = options.on_near_heap_limit;
-  Result<Isolate> isolate = Isolate::Create(isolate_options);
-  if (!isolate.ok()) return isolate.status();
+  HEAPPROF_ASSIGN_OR_RETURN(Isolate isolate, Isolate::Create(isolate_options));
 
-  auto state = std::make_unique<State>(std::move(isolate).value());
+  auto state = std::make_unique<State>(std::move(isolate));
   state->console = options.console ? options.console : StderrConsole(options.name);
   v8::Isolate* v8_isolate = state->v8();
   state->watchdog = std::make_unique<internal::Watchdog>(v8_isolate, options.request_timeout);
@@ -338,7 +337,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
     }
     return true;
   };
-  if (Status s = internal::RunUntil(state, settled, what.c_str()); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
 
   auto rejection = [&](v8::Local<v8::Value> value) -> v8::Local<v8::Value> {
     if (value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kRejected) {

@@ -68,18 +68,16 @@ struct Shares {
 // frames an inlined culprit's allocations are charged to.
 Result<Shares> MeasureShares(const fs::path& file, const std::string& culprit, const std::string& sample_type,
                              const std::set<std::string>* callers) {
-  Result<Profile> p = ReadPprofFile(file.string());
-  if (!p.ok()) return p.status();
-  Result<int> index = ResolveSampleIndex(p.value(), sample_type);
-  if (!index.ok()) return index.status();
-  const Profile& prof = p.value();
-  double total = static_cast<double>(prof.Total(index.value()));
+  HEAPPROF_ASSIGN_OR_RETURN(Profile p, ReadPprofFile(file.string()));
+  HEAPPROF_ASSIGN_OR_RETURN(int index, ResolveSampleIndex(p, sample_type));
+  const Profile& prof = p;
+  double total = static_cast<double>(prof.Total(index));
   if (total <= 0) return Error(ErrorCode::kDataLoss, "empty profile");
   Shares out;
   for (const Sample& sample : prof.samples) {
     for (size_t i = 0; i < sample.locations.size(); ++i) {
       if (prof.FunctionName(sample.locations[i]) != culprit) continue;
-      out.culprit += sample.values[index.value()];
+      out.culprit += sample.values[index];
       for (size_t j = i + 1; j < sample.locations.size(); ++j) {
         out.callers_seen.emplace(prof.FunctionName(sample.locations[j]));
       }
@@ -89,7 +87,7 @@ Result<Shares> MeasureShares(const fs::path& file, const std::string& culprit, c
   const std::set<std::string>& names = callers ? *callers : out.callers_seen;
   for (const Sample& sample : prof.samples) {
     if (!sample.locations.empty() && names.count(std::string(prof.FunctionName(sample.locations.front())))) {
-      out.callers_bytes += sample.values[index.value()];
+      out.callers_bytes += sample.values[index];
     }
   }
   out.culprit_bytes = out.culprit;

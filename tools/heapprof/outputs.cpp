@@ -73,7 +73,7 @@ Status CheckOutputs(const std::vector<std::string>& inputs, const std::vector<st
       return Refuse(output, fs::exists(dir, ec) ? dir.string() + " is not a directory"
                                                 : "no such directory " + dir.string());
     }
-    if (Status s = ProbeFolder(output, dir); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(ProbeFolder(output, dir));
   }
   return Status::Ok();
 }
