@@ -33,4 +33,12 @@ struct Isolate::State {
   v8::Local<v8::Context> Context() const { return context.Get(isolate); }
 };
 
+namespace internal {
+// The State of an Isolate, for heapprof's own V8-facing code (not API).
+class IsolateAccess {
+ public:
+  static Isolate::State* Of(const Isolate& isolate) { return isolate.state_.get(); }
+};
+}  // namespace internal
+
 }  // namespace heapprof

@@ -72,7 +72,7 @@ v8::MaybeLocal<v8::Value> MakeEnv(v8::Local<v8::Context> context, WorkerRuntime:
 
 }  // namespace
 
-v8::Local<v8::Context> WorkerRuntime::State::Context() const { return isolate.state()->Context(); }
+v8::Local<v8::Context> WorkerRuntime::State::Context() const { return internal::IsolateAccess::Of(isolate)->Context(); }
 
 v8::Local<v8::Value> WorkerRuntime::State::Internal(const char* name) const {
   v8::Local<v8::Context> context = Context();

@@ -17,6 +17,9 @@ class Isolate;
 }  // namespace v8
 
 namespace heapprof {
+namespace internal {
+class IsolateAccess;
+}  // namespace internal
 
 struct V8InitOptions {
   // V8 command-line flags applied before V8 starts (e.g. "--no-turbo-inlining").
@@ -70,9 +73,9 @@ class Isolate {
 
   // Internal state (context, callbacks); opaque to users.
   struct State;
-  State* state() const { return state_.get(); }
 
  private:
+  friend class internal::IsolateAccess;  // heapprof's V8-facing code reaches State through it
   explicit Isolate(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
