@@ -2,7 +2,9 @@
 # heapprof serve under a real load generator (wrk) on loopback, three rows,
 # each a ratio against a baseline measured in the same run:
 #   - requests/s and p99 latency with a profiling window open vs none;
-#   - heapprof serve vs workerd serving the same worker (requests/s).
+#   - heapprof serve vs workerd serving the same worker (requests/s);
+#   - workerd with a `heapprof attach` window open (DevTools protocol,
+#     include-collected sampling) vs none, beside the embedded host's ratio.
 # The phases alternate (none, window, workerd, none, window, workerd...) and
 # each row takes the median of its rounds, so drift on a busy machine hits
 # both sides alike.
@@ -60,7 +62,7 @@ wait_http "$url"
 
 wd_url=""
 if [ -n "$workerd" ] && [ -x "$workerd" ]; then
-  wd_port="$(free_port)"
+  wd_port="$(free_port)" wd_inspector="$(free_port)"
   cp "$worker" "$tmp/worker.js"
   cat >"$tmp/config.capnp" <<CAPNP
 using Workerd = import "/workerd/workerd.capnp";
@@ -73,7 +75,8 @@ const worker :Workerd.Worker = (
   compatibilityDate = "2024-09-23",
 );
 CAPNP
-  "$workerd" serve "$tmp/config.capnp" >"$tmp/workerd.out" 2>&1 &
+  # The inspector is on in every workerd phase, so only the window differs.
+  "$workerd" serve "$tmp/config.capnp" --inspector-addr="127.0.0.1:$wd_inspector" >"$tmp/workerd.out" 2>&1 &
   pids+=($!)
   wd_url="http://127.0.0.1:$wd_port/api/users/42"
   wait_http "$wd_url"
@@ -84,7 +87,7 @@ fi
 # Warm both up, then alternate the phases.
 wrk -t2 -c"$connections" -d1s "$url" >/dev/null
 [ -n "$wd_url" ] && wrk -t2 -c"$connections" -d1s "$wd_url" >/dev/null
-: >"$tmp/none" ; : >"$tmp/window" ; : >"$tmp/workerd"
+: >"$tmp/none" ; : >"$tmp/window" ; : >"$tmp/workerd" ; : >"$tmp/workerd_window"
 for round in $(seq 1 "$rounds"); do
   load "$url" >>"$tmp/none"
   # A window covering the whole phase (it ends a little after wrk does).
@@ -94,7 +97,16 @@ for round in $(seq 1 "$rounds"); do
   load "$url" >>"$tmp/window"
   wait "$window"
   [ -s "$tmp/window.pb.gz" ] || { echo "the window of round $round delivered no profile" >&2; exit 1; }
-  [ -n "$wd_url" ] && load "$wd_url" >>"$tmp/workerd"
+  if [ -n "$wd_url" ]; then
+    load "$wd_url" >>"$tmp/workerd"
+    # One include-collected window (what --sample-types alloc samples) over the whole phase.
+    "$heapprof" attach "127.0.0.1:$wd_inspector" --sample-types alloc --duration "$((seconds + 2))s" \
+      --top 0 --no-source-maps -o "$tmp/workerd_window.pb.gz" >"$tmp/attach.out" 2>&1 &
+    attach=$!
+    sleep 0.5
+    load "$wd_url" >>"$tmp/workerd_window"
+    wait "$attach" || { echo "heapprof attach failed in round $round:" >&2; cat "$tmp/attach.out" >&2; exit 1; }
+  fi
 done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
@@ -103,6 +115,7 @@ none_p99="$(cut -d' ' -f2 "$tmp/none" | median)"
 window_rps="$(cut -d' ' -f1 "$tmp/window" | median)"
 window_p99="$(cut -d' ' -f2 "$tmp/window" | median)"
 wd_rps="$(cut -d' ' -f1 "$tmp/workerd" | median)"
+wd_window_rps="$(cut -d' ' -f1 "$tmp/workerd_window" | median)"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 rps_ratio="$(ratio "$window_rps" "$none_rps")"
 p99_ratio="$(ratio "$window_p99" "$none_p99")"
@@ -113,10 +126,13 @@ printf '  heapprof serve, window open: %8d req/s  p99 %8.2f ms   (requests/s x%s
 wd_ratio=""
 if [ -n "$wd_url" ]; then
   wd_ratio="$(ratio "$none_rps" "$wd_rps")"
+  wd_window_ratio="$(ratio "$wd_window_rps" "$wd_rps")"
   printf '  workerd:                     %8d req/s               (heapprof serve / workerd: x%s)\n' "$wd_rps" "$wd_ratio"
+  printf '  workerd, attach window open: %8d req/s               (requests/s x%s; heapprof serve: x%s)\n' \
+    "$wd_window_rps" "$wd_window_ratio" "$rps_ratio"
 fi
 if [ -n "$json" ]; then
-  printf '{"worker": "%s", "seconds": %d, "rounds": %d, "connections": %d, "none_rps": %s, "none_p99_ms": %s, "window_rps": %s, "window_p99_ms": %s, "window_rps_ratio": %s, "window_p99_ratio": %s, "workerd_rps": %s, "serve_vs_workerd_rps_ratio": %s}\n' \
+  printf '{"worker": "%s", "seconds": %d, "rounds": %d, "connections": %d, "none_rps": %s, "none_p99_ms": %s, "window_rps": %s, "window_p99_ms": %s, "window_rps_ratio": %s, "window_p99_ratio": %s, "workerd_rps": %s, "serve_vs_workerd_rps_ratio": %s, "workerd_window_rps": %s, "workerd_window_rps_ratio": %s}\n' \
     "$(basename "$worker")" "$seconds" "$rounds" "$connections" "$none_rps" "$none_p99" "$window_rps" "$window_p99" \
-    "$rps_ratio" "$p99_ratio" "${wd_rps:-null}" "${wd_ratio:-null}" >"$json"
+    "$rps_ratio" "$p99_ratio" "${wd_rps:-null}" "${wd_ratio:-null}" "${wd_window_rps:-null}" "${wd_window_ratio:-null}" >"$json"
 fi

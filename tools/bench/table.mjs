@@ -134,6 +134,11 @@ if (sv) {
     row('   serve vs workerd, same worker: requests/s', `ratio ${f(sv.serve_vs_workerd_rps_ratio, 3)}`,
         `workerd ${f(sv.workerd_rps, 0)} req/s`, 'reported', null);
   }
+  if (sv.workerd_window_rps_ratio != null) {  // #17: a DevTools window on real workerd
+    row('   workerd: requests/s, attach window open vs none', `ratio ${f(sv.workerd_window_rps_ratio, 3)}`,
+        `${f(sv.workerd_rps, 0)} req/s with no window; embedded serve ratio ${f(sv.window_rps_ratio, 3)}`,
+        'reported', null);
+  }
 }
 
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
