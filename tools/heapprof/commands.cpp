@@ -69,4 +69,15 @@ CLI::Validator DurationValidator() {
       "DURATION");
 }
 
+void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data) {
+  app->add_option("--config", config,
+                  "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside it "
+                  "adds secrets) [default: the one beside the worker, if any]");
+  app->add_option("--env-json", env_json, "A JSON object whose members become env vars (after the config)");
+  app->add_option("--kv-data", kv_data,
+                  "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
+                  "(repeatable)")
+      ->allow_extra_args(false);
+}
+
 }  // namespace heapprof::cli

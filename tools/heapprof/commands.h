@@ -59,6 +59,10 @@ int UsageError(const std::string& command, const std::string& message);
 // (heapprof/formats.h tells them apart by content).
 inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON";
 
+// The worker's env flags, the same for every command that runs a worker (run, serve):
+// --config, --env-json, --kv-data (loaded by LoadBindings).
+void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data);
+
 // CLI11 checks for values parsed later with heapprof/units.h, so a bad value
 // is a usage error reported while parsing.
 CLI::Validator SizeValidator();

@@ -135,14 +135,7 @@ void RegisterRun(Commands& commands) {
   run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--body", args->body, "The body of --url's request");
-  run->add_option("--config", args->config,
-                  "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside it "
-                  "adds secrets) [default: the one beside the worker, if any]");
-  run->add_option("--env-json", args->env_json, "A JSON object whose members become env vars (after the config)");
-  run->add_option("--kv-data", args->kv_data,
-                  "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
-                  "(repeatable)")
-      ->allow_extra_args(false);
+  AddBindingOptions(run, args->config, args->env_json, args->kv_data);
   run->add_option("--max-failures", args->max_failures,
                   "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
                   "or answer 5xx")

@@ -201,14 +201,7 @@ void RegisterServe(Commands& commands) {
                   "--output-dir");
   serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
       ->capture_default_str();
-  serve->add_option("--config", args->config,
-                    "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside "
-                    "it adds secrets) [default: the one beside the worker, if any]");
-  serve->add_option("--env-json", args->env_json, "A JSON object whose members become env vars (after the config)");
-  serve->add_option("--kv-data", args->kv_data,
-                    "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
-                    "(repeatable)")
-      ->allow_extra_args(false);
+  AddBindingOptions(serve, args->config, args->env_json, args->kv_data);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);
   serve->add_flag("--allow-inlining", args->allow_inlining,
