@@ -105,6 +105,23 @@ if [ -x "$workerd_pkg/bin/workerd" ] && [ ! -e "$deps/workerd/bin/workerd" ]; th
   ln -sf ../node_modules/@cloudflare/workerd-linux-64/bin/workerd "$deps/workerd/bin/workerd"
 fi
 
+# The worker runtime's Web API libraries (web-streams-polyfill, ...), pinned by
+# heapprof/v8/js/package.json and its lock: installed into .deps/js-runtime and
+# bundled by esbuild into the embedded prelude at build time
+# (heapprof/v8/WorkerPrelude.cmake refuses to configure without them).
+js_runtime="$deps/js-runtime"
+js_runtime_src="$root/heapprof/v8/js"
+if command -v npm >/dev/null 2>&1 && [ -f "$js_runtime_src/package-lock.json" ] &&
+   ! cmp -s "$js_runtime_src/package-lock.json" "$js_runtime/installed-lock.json"; then
+  echo "bootstrap: npm ci (heapprof/v8/js) into .deps/js-runtime" >&2
+  rm -rf "$js_runtime"
+  mkdir -p "$js_runtime"
+  cp "$js_runtime_src/package.json" "$js_runtime_src/package-lock.json" "$js_runtime/"
+  (cd "$js_runtime" && npm ci --no-audit --no-fund --silent >/dev/null)
+  # Written last: a failed install is retried on the next run.
+  cp "$js_runtime_src/package-lock.json" "$js_runtime/installed-lock.json"
+fi
+
 # Test-only npm packages (pprof-format, an independent pprof decoder).
 if command -v npm >/dev/null 2>&1 && [ -f "$root/tests/js/package.json" ]; then
   if [ ! -d "$root/tests/js/node_modules" ] ||

@@ -1,16 +1,25 @@
 // The JavaScript half of the worker runtime: the web globals a worker
-// expects, from heapprof/v8/worker_prelude.js (embedded at build time).
+// expects, from heapprof/v8/worker_prelude.js and the maintained npm
+// libraries bundled from heapprof/v8/js/libraries.js (both embedded at build
+// time by WorkerPrelude.cmake).
 #pragma once
 
 namespace heapprof::internal {
 
-// A script whose completion value is a function(natives) that installs the
-// globals and returns the runtime's internals: { makeRequest, makeContext,
-// makeFetchEvent, readResponse, fetchListeners, runNextTimer }. `natives` is
-// MakeWorkerNatives()'s object.
+// A script whose completion value is an object of Web API classes from npm
+// packages (ReadableStream, WritableStream, TransformStream, ...), touching
+// no globals.
+extern const char kWorkerLibrariesSource[];
+
+// A script whose completion value is a function(natives, libraries) that
+// installs the globals and returns the runtime's internals: { makeRequest,
+// makeContext, makeFetchEvent, readResponse, fetchListeners, runNextTimer }.
+// `natives` is MakeWorkerNatives()'s object, `libraries` the value of
+// kWorkerLibrariesSource.
 extern const char kWorkerPreludeSource[];
 
-// The resource name the prelude's frames carry in stacks and profiles.
+// The resource names the runtime's frames carry in stacks and profiles.
 inline constexpr const char* kWorkerPreludeName = "heapprof:runtime";
+inline constexpr const char* kWorkerLibrariesName = "heapprof:runtime-libraries";
 
 }  // namespace heapprof::internal

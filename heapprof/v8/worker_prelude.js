@@ -3,14 +3,17 @@
 //
 // Where a real implementation exists in V8 or in a C library, these globals
 // call it through `natives` (UTF-8, structured clone, OpenSSL for crypto);
-// what is written here follows the WHATWG/W3C specs' algorithms. What is not
-// offered is absent (or refuses with a message), never faked.
-(function installWorkerGlobals(natives) {
+// where a maintained npm implementation exists (streams), it comes in as
+// `libraries` (heapprof/v8/js/libraries.js, bundled at build time); what is
+// written here follows the WHATWG/W3C specs' algorithms. What is not offered
+// is absent (or refuses with a message), never faked.
+(function installWorkerGlobals(natives, libraries) {
 'use strict';
 const {
   consoleWrite, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual,
 } = natives;
+const { ReadableStream, TransformStream } = libraries;
 
 class DOMException extends Error {
   #name;
@@ -51,6 +54,16 @@ class TextEncoder {
 }
 
 const utf8Labels = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+// How many bytes at the end of `bytes` start a UTF-8 sequence that is not complete yet.
+function incompleteTail(bytes) {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const b = bytes[bytes.length - back];
+    if ((b & 0xc0) === 0x80) continue;  // a continuation byte: look further back
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
 class TextDecoder {
   #fatal; #ignoreBOM;
   constructor(label = 'utf-8', options = {}) {
@@ -63,11 +76,27 @@ class TextDecoder {
   get encoding() { return 'utf-8'; }
   get fatal() { return this.#fatal; }
   get ignoreBOM() { return this.#ignoreBOM; }
-  decode(input = new Uint8Array(0)) {
+  #pending = null;  // the bytes of an incomplete UTF-8 sequence kept by decode(..., { stream: true })
+  #bomSeen = false;
+  decode(input = new Uint8Array(0), options = {}) {
     let bytes = viewBytes(input, 'TextDecoder.decode input');
-    if (!this.#ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    const stream = Boolean(options && options.stream);
+    if (this.#pending !== null) {
+      const joined = new Uint8Array(this.#pending.length + bytes.length);
+      joined.set(this.#pending);
+      joined.set(bytes, this.#pending.length);
+      bytes = joined;
+      this.#pending = null;
+    }
+    if (stream) {
+      const keep = incompleteTail(bytes);
+      if (keep > 0) { this.#pending = bytes.slice(bytes.length - keep); bytes = bytes.subarray(0, bytes.length - keep); }
+    }
+    if (!this.#ignoreBOM && !this.#bomSeen && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       bytes = bytes.subarray(3);
     }
+    if (bytes.length > 0) this.#bomSeen = stream;
+    else if (!stream) this.#bomSeen = false;
     const text = utf8Decode(bytes);
     // Valid UTF-8 round-trips byte for byte; anything else had a replacement.
     if (this.#fatal && text.includes('\ufffd')) {
@@ -384,8 +413,94 @@ class Headers {
   }
 }
 
-// A body is held as a string or as bytes (a private Uint8Array copy); it is
-// read back as what was put in: bytes stay bytes.
+// ---- streams (web-streams-polyfill) and bodies ----
+
+// Whether reading from the stream has begun: the Streams standard's
+// [[disturbed]] slot, which web-streams-polyfill keeps as `_disturbed`
+// (pinned in heapprof/v8/js/package.json; worker_web_api_test checks it).
+const isDisturbed = stream => stream._disturbed === true;
+
+// A byte stream of one chunk (a copy: a byte stream's enqueue takes its buffer over).
+function bytesStream(bytes) {
+  return new ReadableStream({
+    type: 'bytes',
+    start(controller) {
+      if (bytes.length > 0) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  });
+}
+
+// Every chunk of a stream as one Uint8Array (chunks must be Uint8Arrays, as
+// for a Response's body on the platform).
+async function readAllBytes(stream) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!(value instanceof Uint8Array)) {
+      const what = value === null ? 'null' : typeof value === 'object' ? Object.prototype.toString.call(value) : typeof value;
+      const error = new TypeError('a body stream must produce Uint8Array chunks, not ' + what);
+      reader.cancel(error).catch(() => {});
+      throw error;
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) { all.set(c, at); at += c.length; }
+  return all;
+}
+
+class TextEncoderStream {
+  #transform;
+  constructor() {
+    let pending = '';  // a high surrogate whose pair may come in the next chunk
+    this.#transform = new TransformStream({
+      transform(chunk, controller) {
+        let text = pending + String(chunk);
+        pending = '';
+        const last = text.charCodeAt(text.length - 1);
+        if (last >= 0xd800 && last <= 0xdbff) { pending = text.slice(-1); text = text.slice(0, -1); }
+        if (text.length > 0) controller.enqueue(utf8Encode(text));
+      },
+      flush(controller) { if (pending !== '') controller.enqueue(utf8Encode('\ufffd')); },
+    });
+  }
+  get encoding() { return 'utf-8'; }
+  get readable() { return this.#transform.readable; }
+  get writable() { return this.#transform.writable; }
+}
+class TextDecoderStream {
+  #decoder; #transform;
+  constructor(label = 'utf-8', options = {}) {
+    const decoder = new TextDecoder(label, options);
+    this.#decoder = decoder;
+    this.#transform = new TransformStream({
+      transform(chunk, controller) {
+        const text = decoder.decode(viewBytes(chunk, 'a TextDecoderStream chunk'), { stream: true });
+        if (text !== '') controller.enqueue(text);
+      },
+      flush(controller) {
+        const text = decoder.decode();
+        if (text !== '') controller.enqueue(text);
+      },
+    });
+  }
+  get encoding() { return this.#decoder.encoding; }
+  get fatal() { return this.#decoder.fatal; }
+  get ignoreBOM() { return this.#decoder.ignoreBOM; }
+  get readable() { return this.#transform.readable; }
+  get writable() { return this.#transform.writable; }
+}
+
+// A body is held as what was given: a string, bytes (a private Uint8Array
+// copy) or a ReadableStream. A string or bytes becomes a stream only when
+// `.body` is asked for, so the common path allocates no stream.
 function extractBody(body) {
   if (body == null) return { value: null, type: null };
   if (typeof body === 'string') return { value: body, type: 'text/plain;charset=UTF-8' };
@@ -393,8 +508,9 @@ function extractBody(body) {
   if (bytes !== null) return { value: bytes, type: null };
   if (body instanceof URLSearchParams) return { value: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
   if (body instanceof Blob) return { value: Blob.bytesOf(body), type: body.type || null };
-  if (typeof body === 'object' && typeof body.getReader === 'function') {
-    throw new TypeError('heapprof\'s runtime has no streams yet: give the body as a string, bytes, Blob or URLSearchParams');
+  if (body instanceof ReadableStream) {
+    if (body.locked || isDisturbed(body)) throw new TypeError('the body stream is locked or was already read from');
+    return { value: body, type: null };
   }
   return { value: String(body), type: 'text/plain;charset=UTF-8' };
 }
@@ -402,24 +518,35 @@ const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value ===
 const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
 
 class Body {
-  #body;
+  #body;  // null, a string, a Uint8Array or a ReadableStream
   #used = false;
   constructor(body, headers) {
     const extracted = extractBody(body);
     this.#body = extracted.value;
     if (extracted.type !== null && !headers.has('content-type')) headers.set('content-type', extracted.type);
   }
-  get bodyUsed() { return this.#used; }
-  #take() {
-    if (this.#used) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
-    this.#used = true;
+  get body() {
+    if (this.#body === null) return null;
+    if (!(this.#body instanceof ReadableStream)) {
+      this.#body = this.#used ? usedStream() : bytesStream(bodyBytes(this.#body));
+    }
     return this.#body;
   }
-  async text() { return bodyText(this.#take()); }
-  async arrayBuffer() { return toArrayBuffer(bodyBytes(this.#take())); }
-  async bytes() { return bodyBytes(this.#take()).slice(); }
+  get bodyUsed() { return this.#used || (this.#body instanceof ReadableStream && isDisturbed(this.#body)); }
+  // The body's content (string, Uint8Array or null), marking it used.
+  async #take() {
+    if (this.bodyUsed) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
+    const body = this.#body;
+    this.#used = true;
+    if (!(body instanceof ReadableStream)) return body;
+    if (body.locked) throw new TypeError('the body stream is locked to a reader');
+    return readAllBytes(body);
+  }
+  async text() { return bodyText(await this.#take()); }
+  async arrayBuffer() { return toArrayBuffer(bodyBytes(await this.#take())); }
+  async bytes() { return bodyBytes(await this.#take()).slice(); }
   async json() { return JSON.parse(await this.text()); }
-  async blob() { return new Blob([bodyBytes(this.#take())], { type: this.headers.get('content-type') || '' }); }
+  async blob() { return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' }); }
   async formData() {
     const type = this.headers.get('content-type') || '';
     if (!type.startsWith('application/x-www-form-urlencoded')) {
@@ -429,13 +556,28 @@ class Body {
     for (const [name, value] of new URLSearchParams(await this.text())) form.append(name, value);
     return form;
   }
-  // For the runtime: the body as given (string, Uint8Array or null), without marking it used.
-  static peek(body) { return body.#body; }
-  // The body for a clone (bytes are immutable once stored, so sharing is safe).
-  static forClone(body) {
-    if (body.#used) throw new TypeError('Body has already been used. It can only be used once.');
-    return body.#body;
+  // For the runtime: the body's bytes or text (null when none), or a promise
+  // of its bytes when it is a stream (read to its end).
+  static content(body) {
+    if (!(body.#body instanceof ReadableStream)) return body.#body;
+    if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
+    return readAllBytes(body.#body);
   }
+  // The body for a clone: strings and bytes are immutable once stored, so
+  // they are shared; a stream is teed, one branch for each.
+  static forClone(body) {
+    if (body.bodyUsed) throw new TypeError('Body has already been used. It can only be used once.');
+    if (!(body.#body instanceof ReadableStream)) return body.#body;
+    const [mine, theirs] = body.#body.tee();
+    body.#body = mine;
+    return theirs;
+  }
+}
+// The `.body` of a body already consumed by text() & co.: a stream that was read to its end.
+function usedStream() {
+  const stream = bytesStream(new Uint8Array(0));
+  stream.getReader().read();
+  return stream;
 }
 
 const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
@@ -552,6 +694,7 @@ class Blob {
   async text() { return utf8Decode(this.#bytes); }
   async arrayBuffer() { return toArrayBuffer(this.#bytes); }
   async bytes() { return this.#bytes.slice(); }
+  stream() { return bytesStream(this.#bytes); }
   slice(start = 0, end = this.size, type = '') {
     const norm = i => i < 0 ? Math.max(this.size + i, 0) : Math.min(i, this.size);
     return new Blob([this.#bytes.subarray(norm(start), Math.max(norm(start), norm(end)))], { type });
@@ -805,6 +948,7 @@ function addEventListener(type, listener) {
 
 Object.assign(globalThis, {
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
+  ...libraries, TextEncoderStream, TextDecoderStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
   Event, EventTarget, AbortController, AbortSignal, DOMException,
   console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
@@ -830,15 +974,19 @@ return {
     return new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
-  // what a handler returned, for the host.
-  async readResponse(response) {
+  // what a handler returned, for the host; a promise of it when the body is a
+  // stream (no promise on the common path).
+  readResponse(response) {
     if (!(response instanceof Response)) {
       throw new TypeError('the fetch handler returned ' +
         (response === null ? 'null' : typeof response === 'object' ? 'an object that is not a Response' : typeof response) +
         ' instead of a Response');
     }
-    const body = Body.peek(response);
-    return [response.status, response.statusText, Headers.flatten(response.headers), body === null ? '' : body];
+    const parts = [response.status, response.statusText, Headers.flatten(response.headers), ''];
+    const body = Body.content(response);
+    if (body instanceof Promise) return body.then(bytes => { parts[3] = bytes; return parts; });
+    if (body !== null) parts[3] = body;
+    return parts;
   },
   // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
   makeContext() {

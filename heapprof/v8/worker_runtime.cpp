@@ -171,13 +171,16 @@ Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::V
            .ToLocal(&read)) {
     return internal::ScriptFailure(state, try_catch, what);
   }
-  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()));
-  v8::Local<v8::Promise> promise = read.As<v8::Promise>();
-  if (promise->State() == v8::Promise::kRejected) {
-    return Error(ErrorCode::kScriptError,
-                 what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+  if (read->IsPromise()) {  // a stream body, read to its end
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()));
+    v8::Local<v8::Promise> promise = read.As<v8::Promise>();
+    if (promise->State() == v8::Promise::kRejected) {
+      return Error(ErrorCode::kScriptError,
+                   what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+    }
+    read = promise->Result();
   }
-  v8::Local<v8::Array> parts = promise->Result().As<v8::Array>();
+  v8::Local<v8::Array> parts = read.As<v8::Array>();
   auto part = [&](uint32_t i) { return parts->Get(context, i).ToLocalChecked(); };
   WorkerResponse out;
   v8::Local<v8::Value> status = part(0);
@@ -216,20 +219,26 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   WorkerScope scope(state.get());
   v8::Local<v8::Context> context = scope.context();
   v8::TryCatch try_catch(v8_isolate);
-  v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, internal::kWorkerPreludeName));
-  v8::Local<v8::Script> script;
+  // The libraries bundle first (its value is handed to the prelude), then the prelude.
+  auto run_script = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
+    v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, name));
+    v8::Local<v8::Script> script;
+    return v8::Script::Compile(context, NewString(v8_isolate, source), &origin).ToLocal(&script) &&
+           script->Run(context).ToLocal(out);
+  };
+  v8::Local<v8::Value> libraries;
   v8::Local<v8::Value> installer;
   v8::Local<v8::Object> natives;
   v8::Local<v8::Value> internals;
-  if (!v8::Script::Compile(context, NewString(v8_isolate, internal::kWorkerPreludeSource), &origin)
-           .ToLocal(&script) ||
-      !script->Run(context).ToLocal(&installer) || !installer->IsFunction() ||
-      !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
+  if (!run_script(internal::kWorkerLibrariesName, internal::kWorkerLibrariesSource, &libraries) ||
+      !libraries->IsObject() ||
+      !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
+      !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
                                            internal::DescribeException(v8_isolate, context, try_catch));
   }
-  v8::Local<v8::Value> args[] = {natives};
-  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 1, args).ToLocal(&internals) ||
+  v8::Local<v8::Value> args[] = {natives, libraries};
+  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 2, args).ToLocal(&internals) ||
       !internals->IsObject()) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
                                            internal::DescribeException(v8_isolate, context, try_catch));

@@ -63,6 +63,16 @@ expect_exit 1 occasional-strict -- "$heapprof" run occasional.js -n 300 --max-fa
 expect_in occasional-strict.err "15 % of 300 requests failed (30 rejected, 15 answered 5xx), above the limit of 10 %"
 rm -f strict.pb.gz
 
+# An error inside a response's body stream fails that request, counted; the run goes on.
+printf 'let n = 0;
+export default { fetch() { const broken = ++n %% 10 === 0; return new Response(new ReadableStream({ pull(c) { if (broken) throw new Error("upstream reset"); c.enqueue(new TextEncoder().encode("ok")); c.close(); } })); } };
+' >stream-errors.js
+expect_exit 0 stream-errors -- "$heapprof" run stream-errors.js -n 300 -o stream-errors.pb.gz
+expect_in stream-errors.out "Requests: 300; responses by status: 200 x270; failed: 30 (10 %)"
+expect_in stream-errors.out "x30 (first at request #10): Error: upstream reset"
+expect_in stream-errors.out "stream-errors.js:2:"
+rm -f stream-errors.pb.gz
+
 # A request that loops forever is terminated at --request-timeout and counted; the run goes on.
 printf 'let n = 0;
 export default { fetch() { if (++n %% 4 === 0) for (;;) {} return new Response("x"); } };

@@ -209,3 +209,105 @@ TEST_CASE("web api: env carries vars and in-memory KV namespaces") {
   REQUIRE(second.ok());
   CHECK_THAT(second->body, Catch::Contains(R"("visits":"2")"));
 }
+
+TEST_CASE("web api: streams from web-streams-polyfill: a TransformStream and a pull() source give the right bytes") {
+  auto runtime = WorkerRuntime::Create();
+  REQUIRE(runtime.ok());
+  REQUIRE(runtime->Load(R"(
+    const upper = () => new TransformStream({ transform(text, controller) { controller.enqueue(text.toUpperCase()); } });
+    export default { async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === '/upper') {
+        // The request's body as a stream, through text decoding, a transform and encoding.
+        return new Response(request.body.pipeThrough(new TextDecoderStream()).pipeThrough(upper())
+                                        .pipeThrough(new TextEncoderStream()));
+      }
+      if (path === '/pull') {
+        let i = 0;
+        const counted = new ReadableStream({
+          pull(controller) {
+            if (i === 3) controller.close();
+            else controller.enqueue(new TextEncoder().encode('chunk ' + i++ + ';'));
+          },
+        }, { highWaterMark: 0 });
+        return new Response(counted, { headers: { 'content-type': 'text/plain' } });
+      }
+      if (path === '/bad-chunk') return new Response(new ReadableStream({ start(c) { c.enqueue('not bytes'); c.close(); } }));
+      if (path === '/errors') {
+        return new Response(new ReadableStream({ pull(c) { throw new RangeError('the upstream broke'); } }));
+      }
+      return new Response('plain');
+    } };
+  )", "streams.js").ok());
+  WorkerRequest post;
+  post.method = "POST";
+  post.url = "https://example.com/upper";
+  post.body = "h\xc3\xa9llo, streams";
+  auto upper = runtime->Dispatch(post);
+  INFO(upper.status().message());
+  REQUIRE(upper.ok());
+  CHECK(upper->body == "H\xc3\x89LLO, STREAMS");
+
+  WorkerRequest get;
+  get.url = "https://example.com/pull";
+  auto pulled = runtime->Dispatch(get);
+  REQUIRE(pulled.ok());
+  CHECK(pulled->body == "chunk 0;chunk 1;chunk 2;");
+  CHECK(pulled->headers == std::vector<std::pair<std::string, std::string>>{{"content-type", "text/plain"}});
+
+  // An error inside a stream fails that request with the stream's error; the runtime serves on.
+  get.url = "https://example.com/errors";
+  auto broken = runtime->Dispatch(get);
+  REQUIRE(!broken.ok());
+  CHECK(broken.status().code() == ErrorCode::kScriptError);
+  CHECK_THAT(broken.status().message(), Catch::Contains("RangeError: the upstream broke"));
+  get.url = "https://example.com/bad-chunk";
+  auto bad = runtime->Dispatch(get);
+  REQUIRE(!bad.ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains("a body stream must produce Uint8Array chunks, not string"));
+  get.url = "https://example.com/";
+  auto after = runtime->Dispatch(get);
+  REQUIRE(after.ok());
+  CHECK(after->body == "plain");
+}
+
+TEST_CASE("web api: bodies are lazily created streams with bodyUsed, tee for clone, and streaming text decoding") {
+  std::string out = Evaluate(R"(
+    const r = new Response('abc');
+    const stream = r.body;
+    const same = r.body === stream;
+    const usedBefore = r.bodyUsed;
+    const reader = stream.getReader();
+    const first = await reader.read();
+    const usedAfterRead = r.bodyUsed;
+    let again = '';
+    try { await r.text(); } catch (e) { again = e.name; }
+
+    const t = new Response('xyz');
+    const textOnce = await t.text();
+    const afterText = [t.bodyUsed, t.body.locked];
+
+    const teed = new Response(new ReadableStream({ start(c) { c.enqueue(new Uint8Array([104, 105])); c.close(); } }));
+    const twin = teed.clone();
+    const both = [await teed.text(), await twin.text()];
+
+    let locked = '';
+    const held = new ReadableStream({});
+    held.getReader();
+    try { new Response(held); } catch (e) { locked = e.name; }
+
+    const decoder = new TextDecoder();
+    const euro = [0xe2, 0x82, 0xac];
+    const pieces = [decoder.decode(new Uint8Array(euro.slice(0, 1)), { stream: true }),
+                    decoder.decode(new Uint8Array(euro.slice(1)), { stream: true }), decoder.decode()];
+    const blobText = await new Response(new Blob(['from a blob']).stream()).text();
+    const empty = [new Response(null).body, request.body, (await new Response('').arrayBuffer()).byteLength];
+    const globals = [typeof WritableStream, typeof ByteLengthQueuingStrategy, typeof ReadableStreamDefaultReader];
+    return Response.json({ same, usedBefore, first: [...first.value], usedAfterRead, again, textOnce, afterText, both,
+                           locked, pieces, blobText, empty, globals, byob: typeof new Response('q').body.getReader({ mode: 'byob' }).read });
+  )");
+  CHECK(out == R"({"same":true,"usedBefore":false,"first":[97,98,99],"usedAfterRead":true,"again":"TypeError",)"
+               R"("textOnce":"xyz","afterText":[true,true],"both":["hi","hi"],"locked":"TypeError",)"
+               R"("pieces":["",")" "\xe2\x82\xac" R"(",""],"blobText":"from a blob","empty":[null,null,0],)"
+               R"("globals":["function","function","function"],"byob":"function"})");
+}

@@ -31,7 +31,7 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
     std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
     for (size_t i = 0; i < std::min(options.rows, totals.size()); ++i) {
       builtins = builtins || totals[i].filename.empty();
-      runtime_frames = runtime_frames || totals[i].filename == "heapprof:runtime";
+      runtime_frames = runtime_frames || totals[i].filename.rfind("heapprof:runtime", 0) == 0;
     }
   }
   // One line per kind of unfamiliar row, so a first reader can tell them apart.
@@ -41,7 +41,7 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
                "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
   }
   if (runtime_frames) {
-    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL).\n");
+    fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL, streams).\n");
   }
 }
 

@@ -9,16 +9,22 @@
 //   `addEventListener('fetch', event => event.respondWith(...))`, or defines a
 //   global `function fetch(request, env, ctx)`.
 // Globals offered (heapprof/v8/worker_prelude.js): console (to a sink),
-// Headers (sorted iteration, getSetCookie), Request and Response (string and
-// byte bodies, clone, json, redirect, request.cf), URL, URLSearchParams, Blob,
-// File, FormData, TextEncoder/TextDecoder (V8's UTF-8), atob/btoa,
-// structuredClone (V8's serializer), crypto (getRandomValues, randomUUID,
-// subtle digest and HMAC import/sign/verify, through OpenSSL), Event,
-// EventTarget, AbortController/AbortSignal, caches (in memory, per isolate),
+// Headers (sorted iteration, getSetCookie), Request and Response (string,
+// byte and stream bodies, `.body` as a ReadableStream created on first use,
+// bodyUsed, clone by tee, json, redirect, request.cf), URL, URLSearchParams,
+// Blob, File, FormData, TextEncoder/TextDecoder (V8's UTF-8, streaming
+// decode), TextEncoderStream/TextDecoderStream, the WHATWG streams
+// (ReadableStream, WritableStream, TransformStream, readers, controllers and
+// queuing strategies, from the npm package web-streams-polyfill bundled at
+// build time: heapprof/v8/js), atob/btoa, structuredClone (V8's serializer),
+// crypto (getRandomValues, randomUUID, subtle digest and HMAC
+// import/sign/verify, through OpenSSL), Event, EventTarget,
+// AbortController/AbortSignal, caches (in memory, per isolate),
 // performance.now, queueMicrotask, setTimeout/setInterval on virtual time
-// (timers fire in order once microtasks are drained, without waiting). There
-// is no network (fetch() rejects with a message), no I/O, no dynamic import,
-// and no streams yet (Response.body is absent).
+// (timers fire in order once microtasks are drained, without waiting). A
+// Response whose body is a stream is read to its end by the host; an error in
+// that stream fails the request. There is no network (fetch() rejects with a
+// message), no I/O, no dynamic import, and no CompressionStream.
 #pragma once
 
 #include <chrono>
