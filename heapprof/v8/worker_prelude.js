@@ -971,7 +971,11 @@ return {
     const headers = new Headers();
     for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
     const cf = cfFor(headers.get('cf-ipcountry'));
-    return new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
+    const typed = body === '' || headers.has('content-type');
+    const request = new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
+    // A body that arrives over HTTP has the type its sender gave it, or none.
+    if (!typed) request.headers.delete('content-type');
+    return request;
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
   // what a handler returned, for the host; a promise of it when the body is a

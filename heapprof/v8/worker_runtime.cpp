@@ -5,7 +5,10 @@
 
 #include <v8.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <string_view>
 
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
@@ -160,6 +163,25 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 
 namespace {
 
+bool HasHeader(const WorkerRequest& request, std::string_view name) {
+  for (const auto& header : request.headers) {
+    if (header.first.size() == name.size() &&
+        std::equal(name.begin(), name.end(), header.first.begin(),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "example.com:8787" of "https://example.com:8787/path?q".
+std::string_view UrlHost(std::string_view url) {
+  size_t start = url.find("://");
+  start = start == std::string_view::npos ? 0 : start + 3;
+  size_t end = url.find_first_of("/?#", start);
+  return url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+
 // The status, headers and body of what a handler returned (a Response, else an error).
 Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response,
                                     const std::string& what) {
@@ -283,12 +305,19 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   // Headers as a flat [name, value, ...] array; names are internalized, so the
   // runtime's own per-request allocations stay small next to the worker's.
   std::vector<v8::Local<v8::Value>> header_items;
-  header_items.reserve(request.headers.size() * 2);
-  for (const auto& [name, value] : request.headers) {
+  header_items.reserve(request.headers.size() * 2 + 4);
+  auto add_header = [&](std::string_view name, std::string_view value) {
     header_items.push_back(v8::String::NewFromUtf8(isolate, name.data(), v8::NewStringType::kInternalized,
                                                    static_cast<int>(name.size()))
                                .ToLocalChecked());
     header_items.push_back(NewString(isolate, value));
+  };
+  for (const auto& [name, value] : request.headers) add_header(name, value);
+  // What every request that arrives over HTTP carries (workerd hands both to
+  // the worker): Host, and the length of a body.
+  if (!HasHeader(request, "host")) add_header("host", UrlHost(request.url));
+  if (!request.body.empty() && !HasHeader(request, "content-length") && !HasHeader(request, "transfer-encoding")) {
+    add_header("content-length", std::to_string(request.body.size()));
   }
   v8::Local<v8::Array> headers = v8::Array::New(isolate, header_items.data(), header_items.size());
   v8::Local<v8::Value> method = v8::String::NewFromUtf8(isolate, request.method.data(), v8::NewStringType::kInternalized,
