@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "heapprof/file_io.h"
@@ -101,7 +103,44 @@ WorkerRequest FromHarEntry(const json& entry) {
   return r;
 }
 
+// RFC 4648 base64 with padding.
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string ResponseRecord(uint64_t index, const WorkerRequest& request, const Result<WorkerResponse>& response) {
+  json line = {{"index", index}, {"method", request.method}, {"url", request.url}};
+  if (!response.ok()) {
+    line["error"] = response.status().message();
+    return line.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  line["status"] = response->status;
+  json headers = json::array();
+  for (const auto& [name, value] : response->headers) headers.push_back({name, value});
+  line["headers"] = std::move(headers);
+  line["body"] = response->body;
+  try {
+    return line.dump();
+  } catch (const json::type_error&) {  // not UTF-8 (a header value could be Latin-1 too)
+    line.erase("body");
+    line["body_base64"] = Base64(response->body);
+    return line.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
 
 Result<std::vector<WorkerRequest>> ParseRequests(std::string_view text, std::string_view name) {
   std::vector<WorkerRequest> requests;

@@ -3,6 +3,7 @@
 // every malformed input is an error naming the file and line, never a crash.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +27,12 @@ Result<std::vector<WorkerRequest>> ReadRequestsFile(const std::string& path);
 // One request from --method, --url, --header "Name: value" (repeatable) and --body.
 Result<WorkerRequest> MakeRequestFromFlags(const std::string& method, const std::string& url,
                                            const std::vector<std::string>& headers, const std::string& body);
+
+// One line of `heapprof run --responses-out` (no newline): what the worker
+// answered the index-th request, {"index", "method", "url", "status",
+// "headers": [[name, value], ...] in Headers iteration order, "body"} with
+// "body_base64" instead of "body" when the body is not UTF-8; or, for a
+// request that threw, rejected or timed out, {"index", "method", "url", "error"}.
+std::string ResponseRecord(uint64_t index, const WorkerRequest& request, const Result<WorkerResponse>& response);
 
 }  // namespace heapprof

@@ -36,4 +36,42 @@ expect_exit 1 bad-kv -- "$heapprof" run env.js --kv-data USERS -o bad.pb.gz
 expect_in bad-kv.err "--kv-data USERS: expected BINDING=FILE"
 [ -e bad.pb.gz ] && fail "a refused run wrote bad.pb.gz"
 
+# --responses-out: every response in order, what the worker saw (Host, the
+# body's length, no invented content-type), bytes as base64, errors as errors.
+cat >echo.js <<'JS'
+export default { async fetch(request) {
+  const url = new URL(request.url);
+  if (url.pathname === '/throw') throw new Error('no such thing');
+  if (url.pathname === '/bytes') return new Response(new Uint8Array([0, 255, 1]), { headers: { 'x-kind': 'bytes' } });
+  const seen = [...request.headers].filter(([name]) => name !== 'cf-ray');
+  return Response.json({ method: request.method, seen, body: await request.text() }, { status: 201 });
+} };
+JS
+cat >echo.jsonl <<'JSONL'
+{"method": "POST", "url": "https://api.example.com/a?x=1", "body": "héllo"}
+{"url": "http://localhost:8787/bytes", "headers": {"Host": "override.example"}}
+{"url": "https://api.example.com/throw"}
+JSONL
+expect_exit 0 responses -- "$heapprof" run echo.js --requests-file echo.jsonl -n 3 --warmup 0 --max-failures 100% \
+  --top 0 -o echo.pb.gz --responses-out responses.jsonl
+node - responses.jsonl <<'JS' || fail "responses-out: $(cat responses.jsonl)"
+const lines = require('fs').readFileSync(process.argv[2], 'utf8').trim().split('\n').map(JSON.parse);
+const assert = require('assert');
+assert.strictEqual(lines.length, 3);
+assert.deepStrictEqual(lines.map(l => l.index), [0, 1, 2]);
+assert.strictEqual(lines[0].status, 201);
+assert.deepStrictEqual(lines[0].headers, [['content-type', 'application/json']]);
+assert.deepStrictEqual(JSON.parse(lines[0].body),
+  { method: 'POST', seen: [['content-length', '6'], ['host', 'api.example.com']], body: 'héllo' });
+assert.strictEqual(lines[1].body_base64, 'AP8B');
+assert.deepStrictEqual(lines[1].headers, [['x-kind', 'bytes']]);
+assert.match(lines[2].error, /Error: no such thing/);
+assert.strictEqual(lines[2].status, undefined);
+JS
+expect_exit 2 responses-replicas -- "$heapprof" run echo.js --replicas 2 --responses-out r.jsonl -o r.pb.gz
+expect_in responses-replicas.err "--responses-out records the responses of one isolate in order; drop --replicas"
+expect_exit 2 responses-workerd -- "$heapprof" run echo.js --runtime workerd --responses-out r.jsonl
+expect_in responses-workerd.err "--responses-out does not work with --runtime workerd"
+[ -e r.jsonl ] && fail "a refused run wrote r.jsonl"
+
 finish

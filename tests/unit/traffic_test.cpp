@@ -72,3 +72,30 @@ TEST_CASE("traffic: one request from flags") {
         "--header \"no-colon\": expected \"Name: value\"");
   CHECK_FALSE(MakeRequestFromFlags("GET", "example.com", {}, "").ok());
 }
+
+TEST_CASE("traffic: a --responses-out line holds status, headers and body, base64 when not UTF-8, or the error") {
+  WorkerRequest request;
+  request.method = "POST";
+  request.url = "https://example.com/api";
+  WorkerResponse response;
+  response.status = 201;
+  response.headers = {{"content-type", "application/json"}, {"set-cookie", "a=1"}, {"set-cookie", "b=2"}};
+  response.body = "{\"ok\":true,\"name\":\"Zo\xc3\xab\"}";
+  CHECK(ResponseRecord(3, request, response) ==
+        "{\"body\":\"{\\\"ok\\\":true,\\\"name\\\":\\\"Zo\xc3\xab\\\"}\",\"headers\":[[\"content-type\",\"application/json\"],"
+        "[\"set-cookie\",\"a=1\"],[\"set-cookie\",\"b=2\"]],\"index\":3,\"method\":\"POST\",\"status\":201,"
+        "\"url\":\"https://example.com/api\"}");
+  response.headers.clear();
+  response.body = std::string("\x89PNG\r\n\x1a\n\x00", 9);
+  CHECK(ResponseRecord(0, request, response) ==
+        "{\"body_base64\":\"iVBORw0KGgoA\",\"headers\":[],\"index\":0,\"method\":\"POST\",\"status\":201,"
+        "\"url\":\"https://example.com/api\"}");
+  response.body = "ab";  // padding
+  CHECK(ResponseRecord(0, request, response).find("\"body\":\"ab\"") != std::string::npos);
+  response.body = "\xff\xfe\xfd\xfc";
+  CHECK(ResponseRecord(0, request, response).find("\"body_base64\":\"//79/A==\"") != std::string::npos);
+  Result<WorkerResponse> failed = Error(ErrorCode::kScriptError, "POST https://example.com/api: Error: boom");
+  CHECK(ResponseRecord(7, request, failed) ==
+        "{\"error\":\"POST https://example.com/api: Error: boom\",\"index\":7,\"method\":\"POST\","
+        "\"url\":\"https://example.com/api\"}");
+}

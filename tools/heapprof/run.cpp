@@ -8,6 +8,7 @@
 #include <string>
 
 #include "heapprof/bindings.h"
+#include "heapprof/file_io.h"
 #include "heapprof/traffic.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
@@ -40,7 +41,7 @@ int RunCommand(const RunArgs& args) {
   // Unwritable outputs, and an output that is one of the inputs, are found before the run.
   std::vector<std::string> inputs = {args.worker};
   if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
-  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit}); !s.ok()) {
+  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out}); !s.ok()) {
     return Fail("run", s);
   }
   if (!args.requests_file.empty()) {
@@ -60,7 +61,13 @@ int RunCommand(const RunArgs& args) {
 
   Result<EngineOutcome> outcome = RunEngine(plan);
   if (!outcome.ok()) return Fail("run", outcome.status());
-  return ReportRun(plan, outcome.value());
+  int code = ReportRun(plan, outcome.value());
+  if (!plan.responses_out.empty()) {
+    if (Status s = WriteFileAtomic(plan.responses_out, outcome->replicas.front().responses); !s.ok()) {
+      return std::max(code, Fail("run", s));
+    }
+  }
+  return code;
 }
 
 }  // namespace
@@ -130,6 +137,10 @@ void RegisterRun(Commands& commands) {
   run->add_option("--requests-file", args->requests_file,
                   "Replay these requests in order, cycling: JSON lines ({\"method\", \"url\", \"headers\", "
                   "\"body\"}) or a HAR file [default: heapprof's synthetic stream]");
+  run->add_option("--responses-out", args->responses_out,
+                  "Also write every response the worker served, in order, as JSON lines: {\"index\", \"method\", "
+                  "\"url\", \"status\", \"headers\", \"body\" (or \"body_base64\")}, or \"error\" for a request "
+                  "that threw, rejected or timed out (kept in memory until the run ends)");
   run->add_option("--url", args->url, "Send this one request, repeated (with --method, --header, --body)");
   run->add_option("--method", args->method, "The method of --url's request")->capture_default_str();
   run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")

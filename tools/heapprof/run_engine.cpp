@@ -17,6 +17,7 @@
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 #include "heapprof/symbolizer.h"
+#include "heapprof/traffic.h"
 #include "heapprof/units.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
@@ -212,6 +213,10 @@ void Serve(Run& run, Replica& r) {
       const WorkerRequest request =
           plan.traffic.empty() ? SyntheticRequest(served) : plan.traffic[served % plan.traffic.size()];
       Result<WorkerResponse> response = runtime.Dispatch(request);
+      if (!plan.responses_out.empty() && (response.ok() || InterruptWatcher::received() == 0)) {
+        out.responses += ResponseRecord(served, request, response);
+        out.responses += '\n';
+      }
       if (!response.ok()) {
         if (InterruptWatcher::received() != 0) break;  // terminated mid-request: not counted
         std::optional<RequestFailure> kind = ClassifyFailure(response.status());

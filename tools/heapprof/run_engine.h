@@ -35,6 +35,7 @@ struct ReplicaOutcome {
   int continuous_written = 0;
   int continuous_failed = 0;
   RequestOutcomes requests;               // statuses, failed requests and their errors
+  std::string responses;                  // with --responses-out: one JSON line per request, in order
   Status failure;                         // loading or serving failed (a script error, the heap limit)
   bool heap_limit = false;                // the failure is the heap limit
 };

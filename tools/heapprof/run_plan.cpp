@@ -212,6 +212,10 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.source_maps.roots.insert(plan.source_maps.roots.end(), args.source_map_paths.begin(),
                                 args.source_map_paths.end());
   plan.flamegraph = args.flamegraph;
+  if (!args.responses_out.empty() && args.replicas != 1) {
+    return Bad("--responses-out records the responses of one isolate in order; drop --replicas");
+  }
+  plan.responses_out = args.responses_out;
   plan.on_heap_limit = args.on_heap_limit;
   plan.output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
 

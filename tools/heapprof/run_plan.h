@@ -46,6 +46,7 @@ struct RunArgs {
   std::string continuous;
   std::string on_heap_limit;
   std::string requests_file;
+  std::string responses_out;
   std::string url;
   std::string method = "GET";
   std::vector<std::string> headers;
@@ -86,6 +87,7 @@ struct Plan {
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
+  std::string responses_out;           // --responses-out: every response as a JSON line ("" = none)
   WorkerBindings bindings;              // env: wrangler config, .dev.vars, --env-json, --kv-data
   std::vector<std::string> binding_files;  // the files they came from
   double max_failures = 0.5;           // share of failed requests above which the run exits 1

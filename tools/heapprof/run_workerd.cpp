@@ -58,6 +58,10 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   // The user's traffic and failure policy are the embedded runtime's for now.
   if (!args.requests_file.empty()) return refuse("--requests-file", "workerd is driven with the synthetic requests");
   if (!args.url.empty()) return refuse("--url", "workerd is driven with the synthetic requests");
+  if (!args.responses_out.empty()) {
+    return refuse("--responses-out", "workerd is driven with the synthetic requests (tests/conformance records "
+                                     "workerd's responses to a requests file)");
+  }
   if (args.max_failures != "50%") return refuse("--max-failures", "a workerd run fails when most requests fail");
   if (args.request_timeout != "30s") return refuse("--request-timeout", "workerd enforces its own limits");
   return Status::Ok();
