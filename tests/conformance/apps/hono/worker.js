@@ -1,0 +1,89 @@
+// A Hono API with the cors, etag and jwt middlewares: JSON CRUD, queries,
+// form bodies, cookies, redirects, bytes, 404/401/500 and CORS preflights.
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { etag } from 'hono/etag';
+import { jwt } from 'hono/jwt';
+import { setCookie, getCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+
+const app = new Hono();
+app.use('/api/*', cors({
+  origin: ['https://app.example.com', 'https://admin.example.com'],
+  allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+  allowHeaders: ['Content-Type', 'Authorization'],
+  exposeHeaders: ['X-Total-Count'],
+  maxAge: 600,
+  credentials: true,
+}));
+app.use('/static/*', etag());
+app.use('/admin/*', jwt({ secret: 'conformance-secret', alg: 'HS256' }));
+
+const items = new Map([
+  [1, { id: 1, name: 'Teapot', price: 18.5, tags: ['kitchen'] }],
+  [2, { id: 2, name: 'Kettle', price: 32, tags: ['kitchen', 'electric'] }],
+]);
+let nextId = 3;
+
+app.get('/', c => c.text('hono conformance app'));
+app.get('/api/items', c => {
+  c.header('X-Total-Count', String(items.size));
+  return c.json([...items.values()]);
+});
+app.get('/api/items/:id{[0-9]+}', c => {
+  const item = items.get(Number(c.req.param('id')));
+  return item ? c.json(item) : c.json({ error: 'no such item' }, 404);
+});
+app.post('/api/items', async c => {
+  let body;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new HTTPException(400, { message: 'the body is not JSON' });
+  }
+  if (typeof body.name !== 'string' || typeof body.price !== 'number') {
+    return c.json({ error: 'name (string) and price (number) are required', got: body }, 422);
+  }
+  const item = { id: nextId++, name: body.name, price: body.price, tags: body.tags ?? [] };
+  items.set(item.id, item);
+  return c.json(item, 201, { Location: `/api/items/${item.id}` });
+});
+app.put('/api/items/:id{[0-9]+}', async c => {
+  const id = Number(c.req.param('id'));
+  if (!items.has(id)) return c.json({ error: 'no such item' }, 404);
+  const item = { ...items.get(id), ...(await c.req.json()), id };
+  items.set(id, item);
+  return c.json(item);
+});
+app.delete('/api/items/:id{[0-9]+}', c => {
+  return items.delete(Number(c.req.param('id'))) ? c.body(null, 204) : c.json({ error: 'no such item' }, 404);
+});
+app.get('/api/search', c => c.json({
+  q: c.req.query('q') ?? null,
+  tags: c.req.queries('tag') ?? [],
+  page: Number(c.req.query('page') ?? '1'),
+  found: [...items.values()].filter(i => i.name.toLowerCase().includes((c.req.query('q') ?? '').toLowerCase())).map(i => i.id),
+}));
+app.post('/form', async c => c.json(await c.req.parseBody()));
+app.get('/static/app.css', c => c.body('body { margin: 0; font: 16px/1.4 sans-serif; }\n', 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+app.get('/static/logo.bin', c => c.body(new Uint8Array([0, 1, 2, 127, 128, 254, 255]), 200, { 'Content-Type': 'application/octet-stream' }));
+app.get('/admin/me', c => c.json({ payload: c.get('jwtPayload') }));
+app.get('/login', c => {
+  setCookie(c, 'session', 'abc123', { path: '/', httpOnly: true, secure: true, sameSite: 'Strict', maxAge: 3600 });
+  setCookie(c, 'theme', 'dark');
+  return c.redirect('/welcome', 302);
+});
+app.get('/welcome', c => c.text(`welcome back, session ${getCookie(c, 'session') ?? 'none'}, theme ${getCookie(c, 'theme') ?? 'light'}`));
+app.get('/old', c => c.redirect('https://example.com/new?from=old', 301));
+app.get('/whoami', c => c.json({ host: c.req.header('host') ?? null, ua: c.req.header('User-Agent') ?? null, url: c.req.url }));
+app.get('/unicode', c => c.text('Grüße, 世界 — ✓'));
+app.get('/boom', () => { throw new Error('the database is down'); });
+app.all('/teapot', () => { throw new HTTPException(418, { message: "I'm a teapot" }); });
+
+app.notFound(c => c.json({ error: 'no route', method: c.req.method, path: c.req.path }, 404));
+app.onError((err, c) => {
+  if (err instanceof HTTPException) return err.getResponse();
+  return c.json({ error: err.message }, 500);
+});
+
+export default app;

@@ -1,0 +1,190 @@
+// Puts heapprof's and workerd's responses to the same requests side by side
+// (the JSON lines of `heapprof run --responses-out` and of
+// workerd_responses.mjs), prints a table app by app and the first
+// differences of each app, and exits 1 when any difference is not in the
+// allow-list below.
+//
+//   node compare.mjs [--show N] NAME=HEAPPROF.jsonl,WORKERD.jsonl ...   (N: differences shown per app, 5)
+import fs from 'node:fs';
+
+// How the two records are read before they are compared: what HTTP itself
+// makes equal (not differences, just two spellings of one response).
+const http = {
+  // Response headers written by workerd's HTTP server, not by the worker:
+  // heapprof records the worker's Response itself, before any wire.
+  serverHeaders: new Set([
+    'connection',         // hop-by-hop: the server's keep-alive choice for this connection
+    'transfer-encoding',  // framing of a body whose length the server did not know up front
+  ]),
+  // content-length is framing too: ignored when the worker did not set it
+  // (heapprof has none) and the server's value is the body's length.
+  contentLengthIsFraming: true,
+  // A response to HEAD carries no body on the wire (RFC 9110 9.3.2); the
+  // worker's Response may have one, which heapprof records.
+  headBodyOnWire: true,
+  // A header the worker appended twice goes on the wire as two field lines
+  // (workerd) or as one comma-joined value (Headers iteration, heapprof):
+  // the same field (RFC 9110 5.3). Set-Cookie is never joined.
+  joinRepeatedFields: true,
+  // A handler that throws: heapprof records the error, workerd's server
+  // answers 500 "Internal Server Error" with no header of the worker's.
+  uncaughtIsInternalServerError: true,
+};
+
+// What may differ, and why. Keep this list tiny: each entry hides a real
+// difference between the runtimes that heapprof cannot remove.
+const allowList = [
+  {
+    // The messages of V8's own exceptions change between V8 versions, and the
+    // embedded runtime runs Debian's libnode (V8 10.2) while workerd ships a
+    // current V8: JSON.parse's "Unexpected token b in JSON at position 1" is
+    // "Expected property name or '}' in JSON at position 1 (line 1 column 2)"
+    // there. A worker that puts err.message in its response shows it.
+    why: "V8's JSON.parse error message (V8 10.2 vs workerd's V8)",
+    normalizeBody: text => text
+      .replace(/Unexpected token .{1,2} in JSON at position \d+/g, '<JSON.parse error>')
+      .replace(/(Unexpected end of JSON input|Expected [^"\\]*? in JSON at position \d+( \(line \d+ column \d+\))?|Unexpected token '.', "[^"\\]*"(\.\.\.)? is not valid JSON)/g, '<JSON.parse error>'),
+  },
+];
+
+function usage(message) {
+  console.error(`compare.mjs: ${message}`);
+  process.exit(2);
+}
+
+function readLines(file) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    usage(`cannot read ${file}: ${error.message}`);
+  }
+  return text.split('\n').filter(l => l.trim() !== '').map((l, i) => {
+    try {
+      return JSON.parse(l);
+    } catch {
+      usage(`${file}:${i + 1}: not JSON`);
+    }
+  });
+}
+
+const allowedUses = new Map();  // allow-list reason -> responses it let through
+const bodyBytes = r => (r.body_base64 !== undefined ? Buffer.from(r.body_base64, 'base64') : Buffer.from(r.body ?? '', 'utf8'));
+const shown = (value, max = 120) => {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > max ? text.slice(0, max) + '…' : text;
+};
+const bodyShown = r => (r.body_base64 !== undefined ? `base64:${r.body_base64}` : r.body ?? '');
+
+// Header name -> values in order (a name may repeat: set-cookie).
+function headerMap(pairs) {
+  const map = new Map();
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    if (!map.has(key)) map.set(key, []);
+    map.get(key).push(value);
+  }
+  if (http.joinRepeatedFields) {
+    for (const [name, values] of map) if (name !== 'set-cookie' && values.length > 1) map.set(name, [values.join(', ')]);
+  }
+  return map;
+}
+
+const isUncaughtAnswer = w => w.status === 500 && bodyBytes(w).toString() === 'Internal Server Error' &&
+  w.headers.every(([name]) => http.serverHeaders.has(name) || name === 'content-length');
+
+// The differences of one request: [{field, heapprof, workerd}], empty when identical.
+function differences(h, w) {
+  if (h.error !== undefined || w.error !== undefined) {
+    if (h.error !== undefined && w.error !== undefined) return [];
+    if (http.uncaughtIsInternalServerError && h.error !== undefined && isUncaughtAnswer(w)) return [];
+    return [{
+      field: 'outcome',
+      heapprof: h.error !== undefined ? `error: ${h.error}` : `status ${h.status}`,
+      workerd: w.error !== undefined ? `error: ${w.error}` : `status ${w.status}`,
+    }];
+  }
+  const out = [];
+  if (h.status !== w.status) out.push({ field: 'status', heapprof: h.status, workerd: w.status });
+  const hb = bodyBytes(h), wb = bodyBytes(w);
+  const hh = headerMap(h.headers), wh = headerMap(w.headers);
+  for (const name of http.serverHeaders) if (!hh.has(name)) wh.delete(name);
+  if (http.contentLengthIsFraming && !hh.has('content-length') && wh.has('content-length')) {
+    const expected = h.method === 'HEAD' ? null : String(wb.length);
+    if (expected === null || wh.get('content-length').join() === expected) wh.delete('content-length');
+  }
+  for (const name of [...new Set([...hh.keys(), ...wh.keys()])].sort()) {
+    const a = (hh.get(name) ?? []).join('\n'), b = (wh.get(name) ?? []).join('\n');
+    if (a !== b) out.push({ field: `header ${name}`, heapprof: hh.has(name) ? a : '(absent)', workerd: wh.has(name) ? b : '(absent)' });
+  }
+  const headOnWire = http.headBodyOnWire && h.method === 'HEAD' && wb.length === 0;
+  if (!headOnWire && !hb.equals(wb)) {
+    const allowedBy = allowList.find(a => a.normalizeBody && a.normalizeBody(hb.toString()) === a.normalizeBody(wb.toString()));
+    if (allowedBy) allowedUses.set(allowedBy.why, (allowedUses.get(allowedBy.why) ?? 0) + 1);
+    else out.push({ field: 'body', heapprof: bodyShown(h), workerd: bodyShown(w) });
+  }
+  return out;
+}
+
+let show = 5;
+const args = process.argv.slice(2);
+if (args[0] === '--show') {
+  show = Number(args[1]);
+  if (!(show >= 0)) usage('--show takes a number');
+  args.splice(0, 2);
+}
+const apps = args.map(arg => {
+  const m = /^([^=]+)=([^,]+),([^,]+)$/.exec(arg);
+  if (!m) usage(`expected NAME=HEAPPROF.jsonl,WORKERD.jsonl, got ${arg}`);
+  return { name: m[1], heapprof: readLines(m[2]), workerd: readLines(m[3]) };
+});
+if (apps.length === 0) usage('no apps to compare');
+
+const rows = [];
+const details = [];
+let differing = 0;
+for (const app of apps) {
+  const n = Math.max(app.heapprof.length, app.workerd.length);
+  let same = 0, diff = 0;
+  const explained = [];
+  for (let i = 0; i < n; i++) {
+    const h = app.heapprof[i], w = app.workerd[i];
+    let found;
+    if (!h || !w) {
+      found = [{ field: 'response', heapprof: h ? `status ${h.status}` : '(none recorded)', workerd: w ? `status ${w.status}` : '(none recorded)' }];
+    } else if (h.method !== w.method || h.url !== w.url) {
+      found = [{ field: 'request', heapprof: `${h.method} ${h.url}`, workerd: `${w.method} ${w.url}` }];
+    } else {
+      found = differences(h, w);
+    }
+    if (found.length === 0) {
+      same++;
+      continue;
+    }
+    diff++;
+    if (explained.length < show) {
+      const r = h ?? w;
+      explained.push(`  ${app.name} #${i} ${r.method} ${r.url}\n` +
+        found.map(d => `      ${d.field}: heapprof ${shown(d.heapprof)}, workerd ${shown(d.workerd)}`).join('\n'));
+    }
+  }
+  if (diff > explained.length) explained.push(`  ${app.name}: ${diff - explained.length} more differing request(s)`);
+  rows.push([app.name, n, same, diff]);
+  details.push(...explained);
+  differing += diff;
+}
+
+const header = ['app', 'requests', 'identical', 'differing'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map(r => String(r[i]).length)));
+const line = cells => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+console.log(line(header));
+for (const r of rows) console.log(line(r));
+const total = rows.reduce((t, r) => [t[0], t[1] + r[1], t[2] + r[2], t[3] + r[3]], ['total', 0, 0, 0]);
+console.log(line(total));
+for (const [why, count] of allowedUses) console.log(`allowed: ${count} response(s) differ only by ${why}`);
+if (differing > 0) {
+  console.log('\nDifferences (heapprof run vs workerd, after the allow-list in compare.mjs):');
+  console.log(details.join('\n'));
+  process.exit(1);
+}
+console.log('\nEvery response identical (status, headers, body), apart from what compare.mjs allows and why.');

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The differential conformance suite: real framework apps from npm
+# (apps/<app>/worker.js, bundled by esbuild) answer the same requests
+# (apps/<app>/requests.jsonl) under `heapprof run` and under workerd, and every
+# response's status, headers and body must be identical, apart from the few
+# differences compare.mjs allows (and says why). Prints a table app by app.
+#   tests/conformance/run.sh [HEAPPROF [WORK_DIR]]   (default: build/heapprof, a temporary folder)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="$(cd "$here/../.." && pwd)"
+heapprof="${1:-$src/build/heapprof}"
+work="${2:-}"
+workerd="${HEAPPROF_WORKERD:-$src/.deps/workerd/bin/workerd}"
+js="$src/tests/js/node_modules"
+[ -x "$heapprof" ] || { echo "run.sh: no heapprof at $heapprof (tools/build.sh builds it)" >&2; exit 2; }
+[ -x "$workerd" ] || { echo "run.sh: no workerd at $workerd (tools/bootstrap.sh installs it)" >&2; exit 2; }
+[ -x "$js/.bin/esbuild" ] || { echo "run.sh: no esbuild in tests/js (tools/bootstrap.sh installs it)" >&2; exit 2; }
+if [ -z "$work" ]; then
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+rm -rf "$work" && mkdir -p "$work"
+
+apps=()
+for dir in "$here"/apps/*/; do apps+=("$(basename "$dir")"); done
+driver_args=()
+compare_args=()
+for app in "${apps[@]}"; do
+  requests="$here/apps/$app/requests.jsonl"
+  bundle="$work/$app/worker.js"
+  NODE_PATH="$js" "$js/.bin/esbuild" "$here/apps/$app/worker.js" --bundle --format=esm --conditions=worker,browser \
+    --sourcemap --log-level=warning --outfile="$bundle"
+  # Exactly one pass over the requests file, every request recorded; 5xx
+  # answers are part of what is compared, so they do not fail the run.
+  n="$(grep -c . "$requests")"
+  if ! "$heapprof" run "$bundle" --requests-file "$requests" --requests "$n" --warmup 0 --max-failures 100% \
+       --top 0 -o "$work/$app/profile.pb.gz" --responses-out "$work/$app/heapprof.jsonl" \
+       >"$work/$app/heapprof.out" 2>&1; then
+    echo "run.sh: heapprof run failed for $app:" >&2
+    cat "$work/$app/heapprof.out" >&2
+    exit 1
+  fi
+  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl")
+  compare_args+=("$app=$work/$app/heapprof.jsonl,$work/$app/workerd.jsonl")
+done
+node "$here/workerd_responses.mjs" --workerd "$workerd" --dir "$work/workerd" "${driver_args[@]}"
+node "$here/compare.mjs" "${compare_args[@]}"

@@ -1,0 +1,156 @@
+// The workerd half of the conformance suite: serves every app's bundle in one
+// workerd process (one socket each) and sends each app's requests file in
+// order, recording every response as the JSON lines `heapprof run
+// --responses-out` writes ({"index", "method", "url", "status", "headers",
+// "body" or "body_base64"}), so compare.mjs can put the two side by side.
+//
+//   node workerd_responses.mjs --workerd BIN --dir WORK NAME=BUNDLE.js,REQUESTS.jsonl,OUT.jsonl ...
+//
+// Requests go over plain HTTP/1.1 with node:http, not fetch(): fetch adds
+// headers of its own (accept, accept-language, sec-fetch-mode, user-agent,
+// accept-encoding) that the embedded runtime never sees, and cannot put the
+// request's own URL on the request line. The sockets use workerd's proxy
+// style, so the worker's request.url is the URL of the requests file
+// (https://... included), exactly as heapprof hands it to the worker.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+
+function usage(message) {
+  console.error(`workerd_responses.mjs: ${message}`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+let workerd = '', dir = '', compatibilityDate = '2024-09-23';
+const apps = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--workerd') workerd = args[++i];
+  else if (args[i] === '--dir') dir = args[++i];
+  else if (args[i] === '--compatibility-date') compatibilityDate = args[++i];
+  else {
+    const m = /^([A-Za-z0-9_-]+)=([^,]+),([^,]+),([^,]+)$/.exec(args[i]);
+    if (!m) usage(`expected NAME=BUNDLE,REQUESTS,OUT, got ${args[i]}`);
+    apps.push({ name: m[1], bundle: path.resolve(m[2]), requests: m[3], out: m[4] });
+  }
+}
+if (!workerd || !dir || apps.length === 0) usage('need --workerd BIN --dir WORK and at least one app');
+
+// A free loopback port (closed again before workerd binds it).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const quote = s => JSON.stringify(s);  // a Cap'n Proto text literal (names here have no odd characters)
+fs.mkdirSync(dir, { recursive: true });
+for (const app of apps) {
+  app.port = await freePort();
+  // workerd embeds files from the config's folder: a copy there, named after the app.
+  app.module = `${app.name}.js`;
+  fs.copyFileSync(app.bundle, path.join(dir, app.module));
+}
+const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+${apps.map(a => `    (name = ${quote(a.name)}, worker = (
+      modules = [ (name = ${quote(a.module)}, esModule = embed ${quote(a.module)}) ],
+      compatibilityDate = ${quote(compatibilityDate)},
+    )),`).join('\n')}
+  ],
+  sockets = [
+${apps.map(a => `    (name = ${quote(a.name)}, address = "127.0.0.1:${a.port}", http = (style = proxy), service = ${quote(a.name)}),`).join('\n')}
+  ],
+);
+`;
+const configPath = path.join(dir, 'conformance.capnp');
+fs.writeFileSync(configPath, config);
+const log = fs.openSync(path.join(dir, 'workerd.log'), 'w');
+const child = spawn(workerd, ['serve', configPath], { stdio: ['ignore', log, log] });
+let exited = null;
+child.on('exit', code => { exited = code; });
+const stop = () => { if (exited === null) child.kill('SIGTERM'); };
+process.on('exit', stop);
+
+// One request, proxy style; resolves to the recorded response (or the transport error).
+function send(port, request) {
+  return new Promise(resolve => {
+    const url = new URL(request.url);
+    const headers = {};
+    for (const [name, value] of request.headers) headers[name] = value;
+    if (!Object.keys(headers).some(h => h.toLowerCase() === 'host')) headers.host = url.host;
+    const body = request.body === undefined ? null : Buffer.from(request.body, 'utf8');
+    const req = http.request({ host: '127.0.0.1', port, method: request.method, path: request.url, headers, agent: false },
+      res => {
+        const chunks = [];
+        res.on('data', c => chunks.push(c));
+        res.on('end', () => {
+          const pairs = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
+          resolve({ status: res.statusCode, headers: pairs, body: Buffer.concat(chunks) });
+        });
+      });
+    req.on('error', error => resolve({ error: error.message }));
+    req.end(body);
+  });
+}
+
+async function waitUntilServing(port) {
+  for (let i = 0; i < 400; i++) {
+    if (exited !== null) throw new Error(`workerd exited (${exited}):\n${fs.readFileSync(path.join(dir, 'workerd.log'), 'utf8')}`);
+    const ok = await new Promise(resolve => {
+      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise(r => setTimeout(r, 50));
+  }
+  throw new Error(`workerd did not open 127.0.0.1:${port} within 20 s`);
+}
+
+// The requests file, as heapprof reads it: one JSON object per line; headers an object or pairs.
+function readRequests(file) {
+  return fs.readFileSync(file, 'utf8').split('\n').filter(line => line.trim() !== '').map(line => {
+    const r = JSON.parse(line);
+    const headers = Array.isArray(r.headers) ? r.headers : Object.entries(r.headers || {});
+    return { method: (r.method || 'GET').toUpperCase(), url: r.url, headers, body: r.body };
+  });
+}
+
+// The body as text when it is UTF-8 (heapprof's rule), else base64.
+function bodyField(bytes) {
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text } : { body_base64: bytes.toString('base64') };
+}
+
+try {
+  for (const app of apps) {
+    await waitUntilServing(app.port);
+    const lines = [];
+    const requests = readRequests(app.requests);
+    for (let index = 0; index < requests.length; index++) {
+      const request = requests[index];
+      const got = await send(app.port, request);
+      const record = { index, method: request.method, url: request.url };
+      if (got.error) record.error = `transport: ${got.error}`;
+      else Object.assign(record, { status: got.status, headers: got.headers }, bodyField(got.body));
+      lines.push(JSON.stringify(record));
+    }
+    const tmp = `${app.out}.tmp-${process.pid}`;
+    fs.writeFileSync(tmp, lines.join('\n') + '\n');
+    fs.renameSync(tmp, app.out);
+  }
+} catch (error) {
+  console.error(`workerd_responses.mjs: ${error.message}`);
+  process.exitCode = 1;
+} finally {
+  stop();
+}
