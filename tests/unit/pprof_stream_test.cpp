@@ -106,6 +106,7 @@ Profile EdgeCaseProfile() {
   StringId utf8 = Add(p, "\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x94\xa5");  // valid UTF-8: proto3 checks it
   StringId empty = Add(p, "");
   StringId long_name = Add(p, std::string(300, 'x'));  // a two-byte length prefix
+  StringId huge = Add(p, std::string(20000, 'y'));     // a three-byte one
   p.functions.push_back(Function{FunctionId{1}, nul, utf8, long_name, 0});
   p.functions.push_back(Function{FunctionId{2}, empty, StringId{0}, StringId{0}, -7});
   p.functions.push_back(Function{FunctionId{3}, long_name, nul, utf8, std::numeric_limits<int64_t>::min()});
@@ -119,7 +120,7 @@ Profile EdgeCaseProfile() {
                              {Label{bytes, StringId{0}, -300, bytes}, Label{utf8, nul, 0, StringId{0}},
                               Label{StringId{0}, StringId{0}, 0, StringId{0}}}});
   p.samples.push_back(Sample{{LocationId{1}, LocationId{1}}, {127, 128, 16383}, {Label{count, StringId{0}, 16384, count}}});
-  p.comments = {utf8, empty, nul, StringId{0}};
+  p.comments = {utf8, empty, nul, StringId{0}, huge};
   return p;
 }
 
@@ -182,4 +183,11 @@ TEST_CASE("the streaming writer refuses an invalid profile") {
   Result<std::string> out = EncodePprof(p);
   REQUIRE_FALSE(out.ok());
   CHECK_THAT(out.status().message(), Catch::Contains("location 99"));
+
+  // Found while writing: the samples are checked as they go out.
+  Profile late = RandomProfile(4, 100, 500);
+  late.samples.back().labels.push_back(Label{StringId{12345}, StringId{0}, 1, StringId{0}});
+  out = EncodePprof(late);
+  REQUIRE_FALSE(out.ok());
+  CHECK_THAT(out.status().message(), Catch::Contains("sample 499 label") && Catch::Contains("string index 12345"));
 }

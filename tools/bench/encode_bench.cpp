@@ -96,6 +96,17 @@ void BM_Serialize(benchmark::State& state) {
   SetCounters(state, p, bytes);
 }
 
+// The model's invariant checks alone (part of BM_Serialize, which runs them
+// sample by sample as it writes).
+void BM_Validate(benchmark::State& state) {
+  const Profile& p = SyntheticProfile(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    Status valid = ValidateProfile(p);
+    if (!valid.ok()) state.SkipWithError(valid.message().c_str());
+  }
+  SetCounters(state, p, 0);
+}
+
 // What WritePprofFile does before writing: serialize + gzip (libdeflate at kPprofGzipLevel).
 void BM_EncodeGzip(benchmark::State& state) {
   const Profile& p = SyntheticProfile(static_cast<int>(state.range(0)));
@@ -121,6 +132,7 @@ void BM_Decode(benchmark::State& state) {
   SetCounters(state, p, gz.size());
 }
 
+BENCHMARK(BM_Validate)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Serialize)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeGzip)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Decode)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
