@@ -94,7 +94,90 @@ Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> con
                       "module, or call addEventListener('fetch', ...) or define function fetch() in a script");
 }
 
+Status Instantiate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Module> module,
+                   const v8::TryCatch& try_catch, const std::string& what) {
+  g_loading = state;
+  bool instantiated = module->InstantiateModule(context, ResolveImport).FromMaybe(false);
+  g_loading = nullptr;
+  return instantiated ? Status::Ok() : internal::ScriptFailure(state, try_catch, what);
+}
+
+// Runs an instantiated module's top level, microtasks and timers until it settles.
+Status Evaluate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Module> module,
+                const v8::TryCatch& try_catch, const std::string& what) {
+  v8::Isolate* isolate = state->v8();
+  v8::Local<v8::Value> evaluation;
+  if (!module->Evaluate(context).ToLocal(&evaluation)) return internal::ScriptFailure(state, try_catch, what);
+  auto settled = [&] {
+    return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
+  };
+  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
+  if (module->GetStatus() == v8::Module::kErrored) {
+    return Error(ErrorCode::kScriptError,
+                 what + ": " + internal::DescribeValue(isolate, context, module->GetException()));
+  }
+  if (evaluation->IsPromise() && evaluation.As<v8::Promise>()->State() == v8::Promise::kRejected) {
+    return Error(ErrorCode::kScriptError,
+                 what + ": " + internal::DescribeValue(isolate, context, evaluation.As<v8::Promise>()->Result()));
+  }
+  return Status::Ok();
+}
+
+// The default export of an evaluated module and its fetch method; `shape` says
+// what the export should look like, for the error.
+Status DefaultFetch(v8::Local<v8::Context> context, v8::Local<v8::Module> module, const std::string& filename,
+                    const std::string& shape, v8::Local<v8::Value>* receiver, v8::Local<v8::Function>* fetch) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::Object> ns = module->GetModuleNamespace().As<v8::Object>();
+  v8::Local<v8::Value> handler;
+  if (!ns->Get(context, NewString(isolate, "default")).ToLocal(&handler) || handler->IsUndefined()) {
+    return Error(ErrorCode::kScriptError, filename + " has no default export: it must `export default " + shape + "`");
+  }
+  v8::Local<v8::Value> method;
+  if (!handler->IsObject() ||
+      !handler.As<v8::Object>()->Get(context, NewString(isolate, "fetch")).ToLocal(&method) ||
+      !method->IsFunction()) {
+    return Error(ErrorCode::kScriptError, filename + ": the default export has no fetch method (" + shape + ")");
+  }
+  *receiver = handler;
+  *fetch = method.As<v8::Function>();
+  return Status::Ok();
+}
+
 }  // namespace
+
+namespace internal {
+
+Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path) {
+  const std::string what = "loading the --fetch-handler module " + path;
+  Result<std::string> source = ReadFileBytes(path, {.regular_only = true});
+  if (!source.ok()) return Error(source.status().code(), "--fetch-handler: " + source.status().message());
+  v8::Isolate* isolate = state->v8();
+  WorkerScope scope(state);
+  internal::Watchdog::Scope deadline(*state->watchdog);
+  v8::Local<v8::Context> context = scope.context();
+  v8::TryCatch try_catch(isolate);
+  const std::string filename = Canonical(path);
+  v8::Local<v8::Module> module;
+  if (!CompileModule(isolate, source.value(), filename).ToLocal(&module)) return ScriptFailure(state, try_catch, what);
+  state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
+  HEAPPROF_RETURN_IF_ERROR(Instantiate(state, context, module, try_catch, what));
+  HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
+  v8::Local<v8::Value> receiver;
+  v8::Local<v8::Function> fetch;
+  HEAPPROF_RETURN_IF_ERROR(DefaultFetch(context, module, filename,
+                                        "{ async fetch(request) { ... return new Response(...); } }", &receiver,
+                                        &fetch));
+  v8::Local<v8::Value> args[] = {receiver, fetch, NewString(isolate, filename)};
+  v8::Local<v8::Value> ignored;
+  if (!state->Internal("setFetchHandler").As<v8::Function>()->Call(context, v8::Undefined(isolate), 3, args)
+           .ToLocal(&ignored)) {
+    return ScriptFailure(state, try_catch, what);
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
 
 Status WorkerRuntime::LoadFile(const std::string& path) {
   HEAPPROF_ASSIGN_OR_RETURN(std::string source, ReadFileBytes(path));
@@ -132,10 +215,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   }
   state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
 
-  g_loading = state;
-  bool instantiated = module->InstantiateModule(context, ResolveImport).FromMaybe(false);
-  g_loading = nullptr;
-  if (!instantiated) return internal::ScriptFailure(state, try_catch, what);
+  HEAPPROF_RETURN_IF_ERROR(Instantiate(state, context, module, try_catch, what));
 
   v8::Local<v8::Object> ns = module->GetModuleNamespace().As<v8::Object>();
   v8::Local<v8::Array> exports;
@@ -160,35 +240,13 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
     return FindScriptHandler(state, context, filename);
   }
 
-  v8::Local<v8::Value> evaluation;
-  if (!module->Evaluate(context).ToLocal(&evaluation)) return internal::ScriptFailure(state, try_catch, what);
-  auto settled = [&] {
-    return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
-  };
-  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
-  if (module->GetStatus() == v8::Module::kErrored) {
-    return Error(ErrorCode::kScriptError,
-                 what + ": " + internal::DescribeValue(isolate, context, module->GetException()));
-  }
-  if (evaluation->IsPromise() && evaluation.As<v8::Promise>()->State() == v8::Promise::kRejected) {
-    return Error(ErrorCode::kScriptError,
-                 what + ": " + internal::DescribeValue(isolate, context, evaluation.As<v8::Promise>()->Result()));
-  }
-
+  HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
   v8::Local<v8::Value> handler;
-  if (!ns->Get(context, NewString(isolate, "default")).ToLocal(&handler) || handler->IsUndefined()) {
-    return Error(ErrorCode::kScriptError,
-                 filename + " has no default export: a module worker must `export default { async fetch(request, "
-                            "env, ctx) { ... } }`");
-  }
-  v8::Local<v8::Value> fetch;
-  if (!handler->IsObject() ||
-      !handler.As<v8::Object>()->Get(context, NewString(isolate, "fetch")).ToLocal(&fetch) ||
-      !fetch->IsFunction()) {
-    return Error(ErrorCode::kScriptError, filename + ": the default export has no fetch(request, env, ctx) method");
-  }
+  v8::Local<v8::Function> fetch;
+  HEAPPROF_RETURN_IF_ERROR(DefaultFetch(context, module, filename, "{ async fetch(request, env, ctx) { ... } }",
+                                        &handler, &fetch));
   state->receiver.Reset(isolate, handler);
-  state->fetch.Reset(isolate, fetch.As<v8::Function>());
+  state->fetch.Reset(isolate, fetch);
   state->kind = WorkerKind::kModule;
   return Status::Ok();
 }

@@ -867,10 +867,21 @@ const queueMicrotask = callback => { Promise.resolve().then(callback); };
 
 // ---- subrequests and caches ----
 
-async function fetch(input) {
-  const url = input instanceof Request ? input.url : String(input);
-  throw new TypeError('fetch(' + JSON.stringify(url) + '): heapprof\'s runtime has no network; ' +
-    'the worker\'s subrequests are refused');
+// Subrequests go to the user's --fetch-handler module (setFetchHandler), if any.
+let subrequests = null;  // { receiver, fetch, filename }
+async function fetch(input, init) {
+  if (subrequests === null) {
+    const url = input instanceof Request ? input.url : String(input);
+    throw new TypeError('fetch(' + JSON.stringify(url) + '): heapprof\'s runtime has no network; ' +
+      'the worker\'s subrequests are refused (answer them with --fetch-handler FILE)');
+  }
+  const request = new Request(input, init);
+  const response = await subrequests.fetch.call(subrequests.receiver, request);
+  if (!(response instanceof Response)) {
+    throw new TypeError('fetch(' + JSON.stringify(request.url) + '): the --fetch-handler ' + subrequests.filename +
+      ' answered ' + (response === null ? 'null' : typeof response) + ' instead of a Response');
+  }
+  return response;
 }
 // The Cache API, in memory for this isolate: put() stores a copy, match()
 // returns a copy. Honest about what it is: nothing leaves the isolate.
@@ -957,6 +968,7 @@ Object.assign(globalThis, {
 
 return {
   subrequestFetch: fetch,
+  setFetchHandler(receiver, handler, filename) { subrequests = { receiver, fetch: handler, filename }; },
   // The env of fetch(request, env, ctx): vars given as JSON texts, KV
   // namespaces as [binding, [key, value, ...]] pairs.
   makeEnv(varNames, varJson, kvBindings, kvEntries) {

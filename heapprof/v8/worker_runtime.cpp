@@ -272,6 +272,9 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
                  "the worker's bindings could not be set up: " + internal::DescribeException(v8_isolate, context, try_catch));
   }
   state->env.Reset(v8_isolate, env.As<v8::Object>());
+  if (!options.fetch_handler.empty()) {
+    HEAPPROF_RETURN_IF_ERROR(internal::LoadFetchHandler(state.get(), options.fetch_handler));
+  }
   return WorkerRuntime(std::move(state));
 }
 

@@ -59,6 +59,10 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 // "message\n    at ..." for a thrown or rejected value.
 std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value);
 
+// Loads the module at `path` into the worker's isolate; its default export's
+// fetch(request) answers the worker's fetch() subrequests from then on.
+Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path);
+
 // "30 s" or "250 ms".
 std::string FormatLimit(std::chrono::milliseconds limit);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
@@ -78,6 +79,19 @@ void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json
                   "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
                   "(repeatable)")
       ->allow_extra_args(false);
+}
+
+void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler) {
+  app->add_option("--fetch-handler", fetch_handler,
+                  "A module whose default export's fetch(request) answers the worker's fetch() subrequests with a "
+                  "Response (it runs in the worker's isolate) [default: none: fetch() rejects, there is no network]");
+}
+
+Status CheckFetchHandler(const std::string& fetch_handler) {
+  if (fetch_handler.empty() || std::filesystem::is_regular_file(fetch_handler)) return Status::Ok();
+  return Error(ErrorCode::kNotFound, std::filesystem::exists(fetch_handler)
+                                         ? "--fetch-handler: " + fetch_handler + " is not a file"
+                                         : "--fetch-handler: no such file: " + fetch_handler);
 }
 
 }  // namespace heapprof::cli

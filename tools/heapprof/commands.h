@@ -62,6 +62,10 @@ inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompres
 // The worker's env flags, the same for every command that runs a worker (run, serve):
 // --config, --env-json, --kv-data (loaded by LoadBindings).
 void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data);
+// --fetch-handler FILE, the same in run and serve.
+void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler);
+// A clear error when --fetch-handler names no regular file (empty: fine).
+Status CheckFetchHandler(const std::string& fetch_handler);
 
 // CLI11 checks for values parsed later with heapprof/units.h, so a bad value
 // is a usage error reported while parsing.

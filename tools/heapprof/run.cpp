@@ -53,6 +53,8 @@ int RunCommand(const RunArgs& args) {
   if (!bindings.ok()) return Fail("run", bindings.status());
   plan.bindings = std::move(bindings->bindings);
   plan.binding_files = std::move(bindings->files);
+  if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("run", s);
+  plan.fetch_handler = args.fetch_handler;
 
   // Exact attribution: unless --allow-inlining, the optimizing tiers do not
   // inline, so a helper's allocations are not charged to its caller.
@@ -147,6 +149,7 @@ void RegisterRun(Commands& commands) {
       ->allow_extra_args(false);
   run->add_option("--body", args->body, "The body of --url's request");
   AddBindingOptions(run, args->config, args->env_json, args->kv_data);
+  AddFetchHandlerOption(run, args->fetch_handler);
   run->add_option("--max-failures", args->max_failures,
                   "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
                   "or answer 5xx")

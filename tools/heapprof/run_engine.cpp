@@ -112,6 +112,7 @@ void Serve(Run& run, Replica& r) {
   options.heap_limit_bytes = plan.heap_limit_bytes;
   options.request_timeout = plan.request_timeout;
   options.bindings = plan.bindings;
+  options.fetch_handler = plan.fetch_handler;
   options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
     if (level == "error") out.requests.AddConsoleError();
     bool plain = level == "log" || level == "info" || level == "debug";

@@ -54,6 +54,7 @@ struct RunArgs {
   std::string config;
   std::string env_json;
   std::vector<std::string> kv_data;
+  std::string fetch_handler;          // --fetch-handler: the module answering subrequests
   std::string max_failures = "50%";
   std::string request_timeout = "30s";
   std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
@@ -90,6 +91,7 @@ struct Plan {
   std::string responses_out;           // --responses-out: every response as a JSON line ("" = none)
   WorkerBindings bindings;              // env: wrangler config, .dev.vars, --env-json, --kv-data
   std::vector<std::string> binding_files;  // the files they came from
+  std::string fetch_handler;               // the module answering the worker's fetch() ("" = none)
   double max_failures = 0.5;           // share of failed requests above which the run exits 1
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none
 };

@@ -243,6 +243,9 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
     for (const std::string& f : plan.binding_files) files += (files.empty() ? "" : ", ") + f;
     fmt::print("\nBindings from {}: vars {}; KV {}\n", files, vars.empty() ? "none" : vars, kv.empty() ? "none" : kv);
   }
+  if (!plan.fetch_handler.empty()) {
+    fmt::print("\nSubrequests (fetch) answered by {} (--fetch-handler), in the worker's isolate\n", plan.fetch_handler);
+  }
   if (requests.requests() > 0) {
     FileSourceMapProvider maps;
     fmt::print("\n{}", FormatOutcomes(requests, plan.symbolize ? &maps : nullptr));

@@ -64,6 +64,9 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   }
   if (args.max_failures != "50%") return refuse("--max-failures", "a workerd run fails when most requests fail");
   if (args.request_timeout != "30s") return refuse("--request-timeout", "workerd enforces its own limits");
+  if (!args.fetch_handler.empty()) {
+    return refuse("--fetch-handler", "workerd makes the worker's subrequests itself, over its own network");
+  }
   return Status::Ok();
 }
 

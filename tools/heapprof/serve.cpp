@@ -42,6 +42,7 @@ struct ServeArgs {
   bool continuous = false;
   std::string config;
   std::string env_json;
+  std::string fetch_handler;
   std::vector<std::string> kv_data;
   std::string output_dir = ".";
   std::vector<std::string> v8_flags;
@@ -92,6 +93,8 @@ int Serve(const ServeArgs& args) {
   Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
   if (!bindings.ok()) return Fail("serve", bindings.status());
   options.pool.worker_options.bindings = std::move(bindings->bindings);
+  if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("serve", s);
+  options.pool.worker_options.fetch_handler = args.fetch_handler;
 
   if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("serve", s);
 
@@ -202,6 +205,7 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
       ->capture_default_str();
   AddBindingOptions(serve, args->config, args->env_json, args->kv_data);
+  AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);
   serve->add_flag("--allow-inlining", args->allow_inlining,

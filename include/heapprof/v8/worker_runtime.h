@@ -23,8 +23,9 @@
 // performance.now, queueMicrotask, setTimeout/setInterval on virtual time
 // (timers fire in order once microtasks are drained, without waiting). A
 // Response whose body is a stream is read to its end by the host; an error in
-// that stream fails the request. There is no network (fetch() rejects with a
-// message), no I/O, no dynamic import, and no CompressionStream.
+// that stream fails the request. There is no network: fetch() is answered by
+// WorkerOptions::fetch_handler's module, or rejects with a message. No I/O,
+// no dynamic import, no CompressionStream.
 #pragma once
 
 #include <chrono>
@@ -68,6 +69,11 @@ struct WorkerOptions {
   std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};
   // The `env` of every request: vars (JSON values) and in-memory KV namespaces.
   WorkerBindings bindings;
+  // A module whose default export's fetch(request) answers the worker's
+  // fetch() subrequests (a Request in, a Response out), loaded into the
+  // worker's isolate (its allocations count there too). Empty: fetch() rejects,
+  // as there is no network.
+  std::string fetch_handler;
 };
 
 // How the loaded worker exposes its handler.
