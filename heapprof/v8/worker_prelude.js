@@ -744,8 +744,19 @@ const formDecode = s => {
   try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return unescape(s.replace(/\+/g, ' ')); }
 };
 const formEncode = s => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()~]/g, c => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+// The name-value pairs of an application/x-www-form-urlencoded string.
+function parseQuery(text) {
+  const list = [];
+  for (const part of text.replace(/^\?/, '').split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    list.push(eq < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, eq)), formDecode(part.slice(eq + 1))]);
+  }
+  return list;
+}
 class URLSearchParams {
   #list = [];
+  #onChange = null;  // the owning URL's query update, for url.searchParams
   constructor(init = '') {
     if (init instanceof URLSearchParams) {
       this.#list = init.#list.map(e => e.slice());
@@ -758,18 +769,17 @@ class URLSearchParams {
     } else if (typeof init === 'object' && init !== null) {
       for (const name of Object.keys(init)) this.#list.push([name, String(init[name])]);
     } else {
-      const parts = String(init).replace(/^\?/, '').split('&');
-      for (const part of parts) {
-        if (!part) continue;
-        const eq = part.indexOf('=');
-        this.#list.push(eq < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, eq)), formDecode(part.slice(eq + 1))]);
-      }
+      this.#list = parseQuery(String(init));
     }
   }
+  static onChange(params, callback) { params.#onChange = callback; }
+  static reset(params, query) { params.#list = parseQuery(query); }
+  #changed() { if (this.#onChange !== null) this.#onChange(this.toString()); }
   get size() { return this.#list.length; }
-  append(name, value) { this.#list.push([String(name), String(value)]); }
+  append(name, value) { this.#list.push([String(name), String(value)]); this.#changed(); }
   delete(name, value) {
     this.#list = this.#list.filter(([k, v]) => k !== String(name) || (value !== undefined && v !== String(value)));
+    this.#changed();
   }
   get(name) { const e = this.#list.find(([k]) => k === String(name)); return e ? e[1] : null; }
   getAll(name) { return this.#list.filter(([k]) => k === String(name)).map(([, v]) => v); }
@@ -779,8 +789,9 @@ class URLSearchParams {
     if (i < 0) { this.append(name, value); return; }
     this.#list[i] = [String(name), String(value)];
     this.#list = this.#list.filter(([k], j) => j <= i || k !== String(name));
+    this.#changed();
   }
-  sort() { this.#list.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0); }
+  sort() { this.#list.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0); this.#changed(); }
   forEach(callback, thisArg) { for (const [k, v] of this.#list) callback.call(thisArg, v, k, this); }
   *entries() { for (const [k, v] of this.#list) yield [k, v]; }
   *keys() { for (const [k] of this.#list) yield k; }
@@ -789,30 +800,157 @@ class URLSearchParams {
   toString() { return this.#list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
 }
 
-// Absolute http(s)-style URLs, or a path relative to a base. No IDNA, no
-// percent-normalisation: enough to route requests.
+// URLs with an authority (http, https, ws, wss, ftp, file and the like),
+// absolute or relative to a base (/path, ?query, #hash, a/b, ../c), with the
+// WHATWG URL standard's canonical forms for what these hold: lower-case scheme
+// and host, default ports dropped, dot segments resolved, the percent-encode
+// sets of path, query and fragment, and setters that canonicalize (as
+// URLPattern relies on). No IDNA, no IPv6 or opaque-path URLs.
+const defaultPorts = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21' };
+const urlPattern = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/(?:([^/?#@]*)@)?([^/?#:]*)(?::([0-9]*))?([^?#]*)(\?[^#]*)?(#.*)?$/;
+const percentEncoder = pattern => text => pattern.test(text) ? text.replace(pattern, c => encodeURIComponent(c)) : text;
+// The path, query and fragment percent-encode sets (ASCII part; non-ASCII is always encoded).
+const encodePath = percentEncoder(/[\u0000-\u0020"#<>?`{}\u007f-\uffff]/g);
+const encodeQuery = percentEncoder(/[\u0000-\u0020"#<>'\u007f-\uffff]/g);
+const encodeFragment = percentEncoder(/[\u0000-\u0020"<>`\u007f-\uffff]/g);
+const encodeUserinfo = percentEncoder(/[\u0000-\u0020"#<>?`{}/:;=@[\\\]^|\u007f-\uffff]/g);
+// Regular expressions of the hot paths are made once: a literal in a function makes a RegExp per call.
+const dotSegmentOrBackslash = /(^|\/)(\.|%2e){1,2}(\/|$)|\\/i;
+const outerSpaces = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+const tabOrNewline = /[\t\n\r]/;
+const tabsAndNewlines = /[\t\n\r]/g;
+function normalizePath(path) {
+  if (path === '') return '/';
+  if (!dotSegmentOrBackslash.test(path)) return encodePath(path);
+  const out = [];
+  const segments = path.replace(/\\/g, '/').split('/').slice(1);
+  segments.forEach((segment, i) => {
+    const last = i === segments.length - 1;
+    if (segment === '..' || segment.toLowerCase() === '%2e%2e') { out.pop(); if (last) out.push(''); }
+    else if (segment === '.' || segment.toLowerCase() === '%2e') { if (last) out.push(''); }
+    else out.push(segment);
+  });
+  return encodePath('/' + out.join('/'));
+}
+const normalizePort = (protocol, port) => port === '' || defaultPorts[protocol] === String(Number(port)) ? '' : String(Number(port));
+
 class URL {
+  // #search and #hash keep a lone '?' or '#' (an empty query or fragment shows in href only).
+  #protocol; #username = ''; #password = ''; #hostname; #port; #pathname; #search; #hash;
   #params = null;  // parsed on first use
   constructor(input, base) {
-    let text = String(input);
-    if (base !== undefined && text.startsWith('/')) text = new URL(base).origin + text;
-    const m = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(text);
-    if (!m) throw new TypeError('Invalid URL: ' + text);
-    this.protocol = m[1].toLowerCase();
-    this.host = m[2];
-    const colon = m[2].lastIndexOf(':');
-    this.hostname = colon < 0 ? m[2] : m[2].slice(0, colon);
-    this.port = colon < 0 ? '' : m[2].slice(colon + 1);
-    this.pathname = m[3] || '/';
-    this.search = m[4] && m[4] !== '?' ? m[4] : '';
-    this.hash = m[5] && m[5] !== '#' ? m[5] : '';
+    this.#parse(String(input), base === undefined ? null : base instanceof URL ? base : new URL(base));
+  }
+  #parse(text, base) {
+    if (text.charCodeAt(0) <= 0x20 || text.charCodeAt(text.length - 1) <= 0x20) {
+      text = text.replace(outerSpaces, '');
+    }
+    if (tabOrNewline.test(text)) text = text.replace(tabsAndNewlines, '');
+    const m = urlPattern.exec(text);
+    if (m !== null) {
+      const protocol = m[1].toLowerCase();
+      if (m[4] !== undefined && m[4] !== '' && Number(m[4]) > 65535) throw new TypeError('Invalid URL: ' + text);
+      if (m[3] === '' && protocol !== 'file:') throw new TypeError('Invalid URL: ' + text);
+      this.#protocol = protocol;
+      if (m[2] !== undefined) {
+        const colon = m[2].indexOf(':');
+        this.#username = encodeUserinfo(colon < 0 ? m[2] : m[2].slice(0, colon));
+        this.#password = colon < 0 ? '' : encodeUserinfo(m[2].slice(colon + 1));
+      }
+      this.#hostname = m[3].toLowerCase();
+      this.#port = m[4] === undefined ? '' : normalizePort(protocol, m[4]);
+      this.#pathname = normalizePath(m[5]);
+      this.#search = m[6] === undefined ? '' : encodeQuery(m[6]);
+      this.#hash = m[7] === undefined ? '' : encodeFragment(m[7]);
+      return;
+    }
+    if (base === null || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(text)) throw new TypeError('Invalid URL: ' + text);
+    this.#protocol = base.#protocol; this.#username = base.#username; this.#password = base.#password;
+    this.#hostname = base.#hostname; this.#port = base.#port;
+    if (text.startsWith('//')) { this.#parse(base.#protocol + text, null); return; }
+    const hashAt = text.indexOf('#');
+    const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
+    this.#hash = hashAt < 0 ? '' : encodeFragment(text.slice(hashAt));
+    const queryAt = beforeHash.indexOf('?');
+    const path = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
+    const query = queryAt < 0 ? null : beforeHash.slice(queryAt);
+    if (path === '') {
+      this.#pathname = base.#pathname;
+      this.#search = query === null ? base.#search : encodeQuery(query);
+      if (hashAt < 0 && query === null) this.#hash = '';
+      return;
+    }
+    const dir = base.#pathname.slice(0, base.#pathname.lastIndexOf('/') + 1);
+    this.#pathname = normalizePath(path.startsWith('/') || path.startsWith('\\') ? path : dir + path);
+    this.#search = query === null ? '' : encodeQuery(query);
+  }
+  static canParse(input, base) {
+    try { new URL(input, base); return true; } catch { return false; }
+  }
+  get protocol() { return this.#protocol; }
+  set protocol(value) {
+    const m = /^([a-zA-Z][a-zA-Z0-9+.-]*)/.exec(String(value));
+    if (m !== null) { this.#protocol = m[1].toLowerCase() + ':'; this.#port = normalizePort(this.#protocol, this.#port); }
+  }
+  get username() { return this.#username; }
+  set username(value) { this.#username = encodeUserinfo(String(value)); }
+  get password() { return this.#password; }
+  set password(value) { this.#password = encodeUserinfo(String(value)); }
+  get hostname() { return this.#hostname; }
+  set hostname(value) {
+    const host = String(value).split(/[:/?#\\]/)[0];
+    if (host !== '') this.#hostname = host.toLowerCase();
+  }
+  get port() { return this.#port; }
+  set port(value) {
+    const digits = /^[0-9]*/.exec(String(value))[0];
+    if (String(value) === '') this.#port = '';
+    else if (digits !== '' && Number(digits) <= 65535) this.#port = normalizePort(this.#protocol, digits);
+  }
+  get host() { return this.#port === '' ? this.#hostname : this.#hostname + ':' + this.#port; }
+  set host(value) {
+    const m = /^([^:/?#\\]*)(?::([0-9]*))?/.exec(String(value));
+    if (m[1] === '') return;
+    this.#hostname = m[1].toLowerCase();
+    if (m[2] !== undefined && m[2] !== '' && Number(m[2]) <= 65535) this.#port = normalizePort(this.#protocol, m[2]);
+  }
+  get pathname() { return this.#pathname; }
+  set pathname(value) {
+    const path = String(value);
+    this.#pathname = normalizePath(path.startsWith('/') || path.startsWith('\\') ? path : '/' + path);
+  }
+  get search() { return this.#search === '?' ? '' : this.#search; }
+  set search(value) {
+    const text = String(value);
+    this.#search = text === '' ? '' : encodeQuery(text.startsWith('?') ? text : '?' + text);
+    if (this.#params !== null) URLSearchParams.reset(this.#params, this.#search);
+  }
+  get hash() { return this.#hash === '#' ? '' : this.#hash; }
+  set hash(value) {
+    const text = String(value);
+    this.#hash = text === '' ? '' : encodeFragment(text.startsWith('#') ? text : '#' + text);
   }
   get searchParams() {
-    if (this.#params === null) this.#params = new URLSearchParams(this.search);
+    if (this.#params === null) {
+      this.#params = new URLSearchParams(this.#search);
+      // The URL's query follows its searchParams' changes.
+      URLSearchParams.onChange(this.#params, text => { this.#search = text === '' ? '' : '?' + text; });
+    }
     return this.#params;
   }
-  get origin() { return this.protocol + '//' + this.host; }
-  get href() { return this.origin + this.pathname + this.search + this.hash; }
+  get origin() { return this.#protocol === 'file:' ? 'null' : this.#protocol + '//' + this.host; }
+  get href() {
+    const userinfo = this.#username === '' && this.#password === '' ? ''
+      : this.#username + (this.#password === '' ? '' : ':' + this.#password) + '@';
+    return this.#protocol + '//' + userinfo + this.host + this.#pathname + this.#search + this.#hash;
+  }
+  set href(value) {
+    const parsed = new URL(value);
+    this.#protocol = parsed.#protocol; this.#username = parsed.#username; this.#password = parsed.#password;
+    this.#hostname = parsed.#hostname; this.#port = parsed.#port; this.#pathname = parsed.#pathname;
+    this.#hash = parsed.#hash;
+    this.search = parsed.#search;
+  }
   toString() { return this.href; }
   toJSON() { return this.href; }
 }

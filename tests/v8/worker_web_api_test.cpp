@@ -311,3 +311,20 @@ TEST_CASE("web api: bodies are lazily created streams with bodyUsed, tee for clo
                R"("pieces":["",")" "\xe2\x82\xac" R"(",""],"blobText":"from a blob","empty":[null,null,0],)"
                R"("globals":["function","function","function"],"byob":"function"})");
 }
+
+TEST_CASE("web api: URLPattern from urlpattern-polyfill matches routes with named and regex groups") {
+  std::string out = Evaluate(R"(
+    const user = new URLPattern({ pathname: '/users/:id' });
+    const order = new URLPattern({ pathname: '/orders/:id(\\d+)' });
+    const site = new URLPattern('https://*.example.com/static/*');
+    const m = user.exec('https://example.com/users/42?x=1');
+    return Response.json({
+      id: m.pathname.groups.id, search: m.search.input, test: user.test({ pathname: '/users/' }),
+      digits: [order.test('https://a.test/orders/17'), order.test('https://a.test/orders/x')],
+      site: site.exec('https://cdn.example.com/static/app.js').hostname.groups[0],
+      other: site.test('https://example.org/static/app.js'), pathname: order.pathname,
+    });
+  )");
+  CHECK(out == R"({"id":"42","search":"x=1","test":false,"digits":[true,false],"site":"cdn","other":false,)"
+               R"json("pathname":"/orders/:id(\\d+)"})json");
+}

@@ -12,3 +12,7 @@ export {
   WritableStreamDefaultController, TransformStream, TransformStreamDefaultController,
   ByteLengthQueuingStrategy, CountQueuingStrategy,
 } from 'web-streams-polyfill';
+
+// URLPattern, from the WICG polyfill's side-effect-free entry point (it
+// canonicalizes through the global URL).
+export { URLPattern } from 'urlpattern-polyfill/urlpattern';

@@ -11,7 +11,9 @@
 // Globals offered (heapprof/v8/worker_prelude.js): console (to a sink),
 // Headers (sorted iteration, getSetCookie), Request and Response (string,
 // byte and stream bodies, `.body` as a ReadableStream created on first use,
-// bodyUsed, clone by tee, json, redirect, request.cf), URL, URLSearchParams,
+// bodyUsed, clone by tee, json, redirect, request.cf), URL (the WHATWG
+// canonical forms and setters; no IDNA or IPv6), URLPattern (npm
+// urlpattern-polyfill), URLSearchParams,
 // Blob, File, FormData, TextEncoder/TextDecoder (V8's UTF-8, streaming
 // decode), TextEncoderStream/TextDecoderStream, the WHATWG streams
 // (ReadableStream, WritableStream, TransformStream, readers, controllers and

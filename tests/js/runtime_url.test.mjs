@@ -1,0 +1,68 @@
+// The worker runtime's URL (heapprof/v8/worker_prelude.js) against Node's
+// WHATWG URL, the reference: every component of absolute and relative URLs,
+// the setters URLPattern canonicalizes through, and searchParams updating
+// the URL. Runs the prelude in a fresh vm context with Node's primitives as
+// its natives.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+
+const prelude = readFileSync(new URL('../../heapprof/v8/worker_prelude.js', import.meta.url), 'utf8');
+const context = vm.createContext({});
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+vm.runInContext(prelude, context)({
+  consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
+  randomFill: a => a,
+}, {});
+const RuntimeURL = vm.runInContext('URL', context);
+const components = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname',
+  'search', 'hash'];
+
+test('parsing matches WHATWG URL', () => {
+  const cases = [
+    ['https://EXAMPLE.com:443/a/../b?x=1#f'], ['http://example.com:80/'], ['https://shop.example.com/api/users/12?include=items'],
+    ['https://a.test/x y/"q"?a b=c d#h i'], ['https://user:pa ss@a.test:8080/p'], ['/p/q?r', 'https://a.test/base/x'],
+    ['../up', 'https://a.test/a/b/c'], ['sub/file', 'https://a.test/a/b'], ['?only', 'https://a.test/a/b?x#y'],
+    ['#frag', 'https://a.test/a?q'], ['//other.test/z', 'https://a.test/'], ['https://a.test'],
+    ['https://a.test/./a/./b/..'], ['https://a.test/é?é#é'], ['  https://a.test/trim  '], ['https://a.test/%2e%2e/x'],
+    ['wss://a.test:443/'], ['https://a.test/a\\b'], ['http://a.test:8080/?'], ['https://a.test/#'],
+  ];
+  for (const [input, base] of cases) {
+    const want = new URL(input, base);
+    const got = new RuntimeURL(input, base);
+    for (const key of components) assert.equal(got[key], want[key], `${key} of new URL(${JSON.stringify(input)}, ${base})`);
+  }
+  for (const bad of ['nope', 'https://', 'https://a.test:99999/', 'relative/only']) {
+    assert.throws(() => new RuntimeURL(bad), e => e.name === 'TypeError', bad);  // the vm context's TypeError
+    assert.throws(() => new URL(bad), TypeError, bad);
+  }
+});
+
+test('setters canonicalize like WHATWG URL', () => {
+  const sets = [['search', 'x=1'], ['search', '?a b'], ['search', ''], ['hash', 'h'], ['pathname', 'a b/../c'],
+    ['port', '443'], ['port', '8080'], ['port', ''], ['hostname', 'EXAMPLE.org'], ['host', 'b.test:81'],
+    ['protocol', 'HTTP'], ['username', 'u@'], ['password', 'p:'], ['href', 'https://c.test/d?e#f']];
+  for (const [key, value] of sets) {
+    const want = new URL('https://example.com:8443/p?q#h');
+    const got = new RuntimeURL('https://example.com:8443/p?q#h');
+    want[key] = value;
+    got[key] = value;
+    for (const component of components) assert.equal(got[component], want[component], `${component} after ${key} = ${value}`);
+  }
+});
+
+test('searchParams changes update the URL', () => {
+  const want = new URL('https://a.test/?b=2&a=1');
+  const got = new RuntimeURL('https://a.test/?b=2&a=1');
+  for (const url of [want, got]) {
+    url.searchParams.set('c', 'x y');
+    url.searchParams.sort();
+    url.searchParams.append('d', '&');
+    url.searchParams.delete('a');
+  }
+  assert.equal(got.href, want.href);
+  got.search = '?z=9';
+  assert.equal(got.searchParams.get('z'), '9');
+});
