@@ -33,14 +33,18 @@ for app in "${apps[@]}"; do
   # Exactly one pass over the requests file, every request recorded; 5xx
   # answers are part of what is compared, so they do not fail the run.
   n="$(grep -c . "$requests")"
+  # An app's fetch-handler.js answers its subrequests in both runtimes.
+  handler="$here/apps/$app/fetch-handler.js"
+  handler_args=()
+  [ -f "$handler" ] && handler_args=(--fetch-handler "$handler")
   if ! "$heapprof" run "$bundle" --requests-file "$requests" --requests "$n" --warmup 0 --max-failures 100% \
-       --top 0 -o "$work/$app/profile.pb.gz" --responses-out "$work/$app/heapprof.jsonl" \
+       "${handler_args[@]}" --top 0 -o "$work/$app/profile.pb.gz" --responses-out "$work/$app/heapprof.jsonl" \
        >"$work/$app/heapprof.out" 2>&1; then
     echo "run.sh: heapprof run failed for $app:" >&2
     cat "$work/$app/heapprof.out" >&2
     exit 1
   fi
-  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl")
+  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl${handler_args[1]:+,$handler}")
   compare_args+=("$app=$work/$app/heapprof.jsonl,$work/$app/workerd.jsonl")
 done
 node "$here/workerd_responses.mjs" --workerd "$workerd" --dir "$work/workerd" "${driver_args[@]}"

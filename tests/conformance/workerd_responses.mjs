@@ -4,7 +4,10 @@
 // --responses-out` writes ({"index", "method", "url", "status", "headers",
 // "body" or "body_base64"}), so compare.mjs can put the two side by side.
 //
-//   node workerd_responses.mjs --workerd BIN --dir WORK NAME=BUNDLE.js,REQUESTS.jsonl,OUT.jsonl ...
+//   node workerd_responses.mjs --workerd BIN --dir WORK NAME=BUNDLE.js,REQUESTS.jsonl,OUT.jsonl[,HANDLER.js] ...
+// HANDLER.js (a module whose default export has fetch(request)) answers the
+// app's subrequests, as `heapprof run --fetch-handler` does: it runs as the
+// app's globalOutbound service.
 //
 // Requests go over plain HTTP/1.1 with node:http, not fetch(): fetch adds
 // headers of its own (accept, accept-language, sec-fetch-mode, user-agent,
@@ -31,9 +34,9 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--dir') dir = args[++i];
   else if (args[i] === '--compatibility-date') compatibilityDate = args[++i];
   else {
-    const m = /^([A-Za-z0-9_-]+)=([^,]+),([^,]+),([^,]+)$/.exec(args[i]);
-    if (!m) usage(`expected NAME=BUNDLE,REQUESTS,OUT, got ${args[i]}`);
-    apps.push({ name: m[1], bundle: path.resolve(m[2]), requests: m[3], out: m[4] });
+    const m = /^([A-Za-z0-9_-]+)=([^,]+),([^,]+),([^,]+)(?:,([^,]+))?$/.exec(args[i]);
+    if (!m) usage(`expected NAME=BUNDLE,REQUESTS,OUT[,HANDLER], got ${args[i]}`);
+    apps.push({ name: m[1], bundle: path.resolve(m[2]), requests: m[3], out: m[4], handler: m[5] && path.resolve(m[5]) });
   }
 }
 if (!workerd || !dir || apps.length === 0) usage('need --workerd BIN --dir WORK and at least one app');
@@ -57,14 +60,20 @@ for (const app of apps) {
   // workerd embeds files from the config's folder: a copy there, named after the app.
   app.module = `${app.name}.js`;
   fs.copyFileSync(app.bundle, path.join(dir, app.module));
+  if (app.handler) fs.copyFileSync(app.handler, path.join(dir, `${app.name}-subrequests.js`));
 }
 const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
 ${apps.map(a => `    (name = ${quote(a.name)}, worker = (
       modules = [ (name = ${quote(a.module)}, esModule = embed ${quote(a.module)}) ],
+      compatibilityDate = ${quote(compatibilityDate)},${a.handler ? `
+      globalOutbound = ${quote(`${a.name}-subrequests`)},` : ''}
+    )),${a.handler ? `
+    (name = ${quote(`${a.name}-subrequests`)}, worker = (
+      modules = [ (name = "handler.js", esModule = embed ${quote(`${a.name}-subrequests.js`)}) ],
       compatibilityDate = ${quote(compatibilityDate)},
-    )),`).join('\n')}
+    )),` : ''}`).join('\n')}
   ],
   sockets = [
 ${apps.map(a => `    (name = ${quote(a.name)}, address = "127.0.0.1:${a.port}", http = (style = proxy), service = ${quote(a.name)}),`).join('\n')}

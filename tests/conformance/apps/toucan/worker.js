@@ -1,24 +1,29 @@
 // toucan-js, Sentry's client for Workers, inside a small API: tags, user,
 // breadcrumbs, captured exceptions and messages, the request data
-// integration. Events leave through toucan's fetch transport; its `fetcher`
-// option is pointed at an in-memory sink here (heapprof's runtime has no
-// network, and the oracle must not need one), so the app answers with what
-// toucan would have sent: the envelope's deterministic fields (no event id,
-// timestamp or stack frames).
+// integration. Events leave through toucan's fetch transport as real
+// subrequests, answered by fetch-handler.js (heapprof run --fetch-handler;
+// workerd's globalOutbound service); toucan's `fetcher` option wraps fetch()
+// only to keep a copy of each envelope and the endpoint's answer, so the app
+// answers with what toucan sent: the envelope's deterministic fields (no
+// event id, timestamp or stack frames).
 import { Toucan } from 'toucan-js';
 
-let pending = null;  // resolves with the next envelope's body
-const sink = async (url, init) => {
+let pending = null;  // resolves with the next envelope and the endpoint's answer
+const fetcher = async (url, init) => {
   const body = typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body);
-  if (pending) { pending.resolve({ url: String(url), body }); pending = null; }
-  return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  const response = await fetch(url, init);
+  if (pending) {
+    pending.resolve({ url: String(url), body, status: response.status, answer: await response.clone().json() });
+    pending = null;
+  }
+  return response;
 };
 function nextEnvelope() {
   return new Promise(resolve => { pending = { resolve }; });
 }
 
 // The parts of a Sentry envelope that must not depend on the runtime's clock or randomness.
-function summarize({ url, body }) {
+function summarize({ url, body, status, answer }) {
   const lines = body.split('\n').filter(Boolean).map(line => JSON.parse(line));
   const [, itemHeader, event] = lines;
   const exception = event.exception?.values?.[0];
@@ -36,6 +41,7 @@ function summarize({ url, body }) {
     request: event.request ? { method: event.request.method, url: event.request.url, query: event.request.query_string ?? null } : null,
     sdk: event.sdk?.name ?? null,
     extra: event.extra ?? null,
+    endpointAnswer: { status, ...answer },
   };
 }
 
@@ -52,7 +58,7 @@ export default {
       release: 'shop@1.4.2',
       environment: 'conformance',
       requestDataOptions: { allowedHeaders: ['user-agent', 'x-request-id'], allowedSearchParams: /(.*)/ },
-      transportOptions: { fetcher: sink },
+      transportOptions: { fetcher },
     });
     const url = new URL(request.url);
     sentry.setTag('route', url.pathname);
