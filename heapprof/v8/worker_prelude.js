@@ -508,6 +508,7 @@ function extractBody(body) {
   if (bytes !== null) return { value: bytes, type: null };
   if (body instanceof URLSearchParams) return { value: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
   if (body instanceof Blob) return { value: Blob.bytesOf(body), type: body.type || null };
+  if (body instanceof FormData) return serializeMultipart(body);
   if (body instanceof ReadableStream) {
     if (body.locked || isDisturbed(body)) throw new TypeError('the body stream is locked or was already read from');
     return { value: body, type: null };
@@ -549,8 +550,14 @@ class Body {
   async blob() { return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' }); }
   async formData() {
     const type = this.headers.get('content-type') || '';
-    if (!type.startsWith('application/x-www-form-urlencoded')) {
-      throw new TypeError('heapprof\'s runtime parses application/x-www-form-urlencoded form bodies only, not ' + JSON.stringify(type));
+    const essence = type.split(';')[0].trim().toLowerCase();
+    if (essence === 'multipart/form-data') {
+      const boundary = multipartBoundary(type);
+      if (boundary === null) throw new TypeError('a multipart/form-data body needs a boundary in its content-type');
+      return parseMultipart(bodyBytes(await this.#take()), boundary);
+    }
+    if (essence !== 'application/x-www-form-urlencoded') {
+      throw new TypeError('formData() reads multipart/form-data or application/x-www-form-urlencoded bodies, not ' + JSON.stringify(type));
     }
     const form = new FormData();
     for (const [name, value] of new URLSearchParams(await this.text())) form.append(name, value);
@@ -737,6 +744,83 @@ class FormData {
   *values() { for (const [, v] of this.#entries) yield v; }
   forEach(callback, thisArg) { for (const [n, v] of this.#entries) callback.call(thisArg, v, n, this); }
   [Symbol.iterator]() { return this.entries(); }
+}
+
+// multipart/form-data (RFC 7578): formData() parses it, a FormData body is
+// serialized as it. Parts are found in a Latin-1 view of the bytes, so file
+// contents stay byte for byte; names and text values are UTF-8.
+function latin1(bytes) {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  return out;
+}
+function latin1Bytes(text) {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+function multipartBoundary(type) {
+  const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
+  return m ? (m[1] !== undefined ? m[1] : m[2]) : null;
+}
+// A Content-Disposition parameter (name or filename), decoded; null when absent.
+function dispositionParam(header, key) {
+  const m = new RegExp(';\\s*' + key + '=(?:"([^"]*)"|([^;\\s]*))', 'i').exec(header);
+  if (!m) return null;
+  const raw = m[1] !== undefined ? m[1] : m[2];
+  return utf8Decode(latin1Bytes(raw)).replace(/%22/g, '"').replace(/%0D/g, '\r').replace(/%0A/g, '\n');
+}
+function parseMultipart(bytes, boundary) {
+  const text = latin1(bytes);
+  const delimiter = '--' + boundary;
+  const malformed = what => new TypeError('the multipart/form-data body is malformed: ' + what);
+  const form = new FormData();
+  let at = text.indexOf(delimiter);
+  if (at < 0) throw malformed('no boundary delimiter');
+  for (;;) {
+    at += delimiter.length;
+    if (text.startsWith('--', at)) return form;
+    if (!text.startsWith('\r\n', at)) throw malformed('a delimiter is not followed by CRLF');
+    const headersEnd = text.indexOf('\r\n\r\n', at);
+    const next = headersEnd < 0 ? -1 : text.indexOf('\r\n' + delimiter, headersEnd + 4);
+    if (next < 0) throw malformed('a part does not end with a delimiter');
+    let name = null, filename = null, type = null;
+    for (const line of text.slice(at + 2, headersEnd).split('\r\n')) {
+      const colon = line.indexOf(':');
+      const key = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (key === 'content-disposition') {
+        name = dispositionParam(value, 'name');
+        filename = dispositionParam(value, 'filename');
+      } else if (key === 'content-type') {
+        type = value;
+      }
+    }
+    if (name === null) throw malformed('a part has no name');
+    const content = latin1Bytes(text.slice(headersEnd + 4, next));
+    if (filename === null) form.append(name, utf8Decode(content));
+    else form.append(name, new File([content], filename, { type: type === null ? 'text/plain' : type }));
+    at = next + 2;
+  }
+}
+function serializeMultipart(form) {
+  const boundary = '----heapprof-formdata-' + Array.from(randomFill(new Uint8Array(12)), b => b.toString(16).padStart(2, '0')).join('');
+  const escapeName = name => name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+  const chunks = [];
+  for (const [name, value] of form) {
+    const head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + escapeName(name) + '"';
+    if (typeof value === 'string') {
+      chunks.push(utf8Encode(head + '\r\n\r\n' + value.replace(/\r\n|\r|\n/g, '\r\n') + '\r\n'));
+    } else {
+      chunks.push(utf8Encode(head + '; filename="' + escapeName(value.name) + '"\r\nContent-Type: ' +
+        (value.type || 'application/octet-stream') + '\r\n\r\n'), Blob.bytesOf(value), utf8Encode('\r\n'));
+    }
+  }
+  chunks.push(utf8Encode('--' + boundary + '--\r\n'));
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.length; }
+  return { value: bytes, type: 'multipart/form-data; boundary=' + boundary };
 }
 
 // application/x-www-form-urlencoded parsing and serializing (the URL standard's).

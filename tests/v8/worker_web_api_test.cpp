@@ -328,3 +328,34 @@ TEST_CASE("web api: URLPattern from urlpattern-polyfill matches routes with name
   CHECK(out == R"({"id":"42","search":"x=1","test":false,"digits":[true,false],"site":"cdn","other":false,)"
                R"json("pathname":"/orders/:id(\\d+)"})json");
 }
+
+TEST_CASE("web api: multipart/form-data bodies parse (text and file parts) and a FormData body round-trips") {
+  std::string out = Evaluate(R"(
+    const raw = '--XyZ\r\nContent-Disposition: form-data; name="title"\r\n\r\nGr\u00c3\u00bc\u00c3\u009fe\r\n' +
+      '--XyZ\r\nContent-Disposition: form-data; name="doc"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n\x00\xff\r\x0a\r\n' +
+      '--XyZ\r\ncontent-disposition: form-data; name="q%22"\r\n\r\n\r\n--XyZ--\r\n';
+    const bytes = Uint8Array.from(raw, c => c.charCodeAt(0));
+    const parsed = await new Request('https://x.example/', { method: 'POST', body: bytes,
+      headers: { 'content-type': 'multipart/form-data; boundary="XyZ"' } }).formData();
+    const doc = parsed.get('doc');
+    const form = new FormData();
+    form.append('name', 'Zoë\nSmith');
+    form.append('upload', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), 'p.png');
+    const response = new Response(form);
+    const type = response.headers.get('content-type');
+    const back = await response.formData();
+    let missing = '';
+    try { await new Response('x', { headers: { 'content-type': 'multipart/form-data' } }).formData(); } catch (e) { missing = e.message; }
+    let broken = '';
+    try { await new Response('--b\r\nno end', { headers: { 'content-type': 'multipart/form-data; boundary=b' } }).formData(); } catch (e) { broken = e.message; }
+    return Response.json({
+      title: parsed.get('title'), doc: [doc.name, doc.type, hex(await doc.arrayBuffer())], quoted: parsed.get('q"'),
+      type: /^multipart\/form-data; boundary=-+heapprof-formdata-[0-9a-f]{24}$/.test(type),
+      name: back.get('name'), upload: [back.get('upload').name, back.get('upload').type, hex(await back.get('upload').arrayBuffer())],
+      missing, broken });
+  )");
+  CHECK(out == R"({"title":"Grüße","doc":["a.bin","application/octet-stream","00ff0d0a"],"quoted":"","type":true,)"
+               R"("name":"Zoë\r\nSmith","upload":["p.png","image/png","010203"],)"
+               R"("missing":"a multipart/form-data body needs a boundary in its content-type",)"
+               R"("broken":"the multipart/form-data body is malformed: a part does not end with a delimiter"})");
+}
