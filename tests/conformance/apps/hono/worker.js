@@ -6,6 +6,11 @@ import { etag } from 'hono/etag';
 import { jwt } from 'hono/jwt';
 import { setCookie, getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
+import { basicAuth } from 'hono/basic-auth';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { prettyJSON } from 'hono/pretty-json';
+import { csrf } from 'hono/csrf';
 
 const app = new Hono();
 app.use('/api/*', cors({
@@ -18,6 +23,11 @@ app.use('/api/*', cors({
 }));
 app.use('/static/*', etag());
 app.use('/admin/*', jwt({ secret: 'conformance-secret', alg: 'HS256' }));
+app.use('/ops/*', basicAuth({ username: 'ops', password: 'hunter2' }));
+app.use('/upload/*', bodyLimit({ maxSize: 64, onError: c => c.json({ error: 'too large' }, 413) }));
+app.use('/upload/*', csrf({ origin: 'https://app.example.com' }));
+app.use('/secure/*', secureHeaders());
+app.use('/pretty/*', prettyJSON());
 
 const items = new Map([
   [1, { id: 1, name: 'Teapot', price: 18.5, tags: ['kitchen'] }],
@@ -79,6 +89,16 @@ app.get('/whoami', c => c.json({ host: c.req.header('host') ?? null, ua: c.req.h
 app.get('/unicode', c => c.text('Grüße, 世界 — ✓'));
 app.get('/boom', () => { throw new Error('the database is down'); });
 app.all('/teapot', () => { throw new HTTPException(418, { message: "I'm a teapot" }); });
+
+app.get('/ops/status', c => c.json({ ok: true, user: 'ops' }));
+app.post('/upload/raw', async c => {
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  const blob = await c.req.blob();
+  return c.json({ length: bytes.length, first: bytes[0] ?? null, last: bytes[bytes.length - 1] ?? null, blobType: blob.type, blobSize: blob.size });
+});
+app.post('/upload/text', async c => c.text(`${(await c.req.text()).toUpperCase()} (${c.req.header('content-type') ?? 'no type'})`));
+app.get('/secure/page', c => c.html('<h1>secure</h1>'));
+app.get('/pretty/data', c => c.json({ nested: { list: [1, 2, 3], ok: true } }));
 
 app.notFound(c => c.json({ error: 'no route', method: c.req.method, path: c.req.path }, 404));
 app.onError((err, c) => {
