@@ -2,9 +2,13 @@
 // through V8's own conversion (TextEncoder, TextDecoder, byte bodies).
 #include "heapprof/v8/worker_natives.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "heapprof/v8/v8_util.h"
 #include "heapprof/v8/worker_crypto.h"
@@ -87,6 +91,59 @@ void StructuredClone(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (ok) info.GetReturnValue().Set(copy);
 }
 
+bool HasHeader(const WorkerRequest& request, std::string_view name) {
+  for (const auto& header : request.headers) {
+    if (header.first.size() == name.size() &&
+        std::equal(name.begin(), name.end(), header.first.begin(),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "example.com:8787" of "https://example.com:8787/path?q".
+std::string_view UrlHost(std::string_view url) {
+  size_t start = url.find("://");
+  start = start == std::string_view::npos ? 0 : start + 3;
+  size_t end = url.find_first_of("/?#", start);
+  return url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+
+// requestParts(): [method, url, [name, value, ...], body] of the request
+// being dispatched (see WorkerRuntime::State::pending_request). Called from
+// the prelude's makeRequest, so the profile charges these strings to it.
+// Method and header names are internalized: they repeat across requests.
+void RequestParts(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  const WorkerRequest* request = StateOf(info)->pending_request;
+  if (request == nullptr) {
+    ThrowTypeError(isolate, "no request is being dispatched");
+    return;
+  }
+  auto internalized = [isolate](const std::string& s) -> v8::Local<v8::Value> {
+    return v8::String::NewFromUtf8(isolate, s.data(), v8::NewStringType::kInternalized, static_cast<int>(s.size()))
+        .ToLocalChecked();
+  };
+  std::vector<v8::Local<v8::Value>> headers;
+  headers.reserve(request->headers.size() * 2 + 4);
+  auto add = [&](const std::string& name, std::string_view value) {
+    headers.push_back(internalized(name));
+    headers.push_back(NewString(isolate, value));
+  };
+  for (const auto& [name, value] : request->headers) add(name, value);
+  // What every request that arrives over HTTP carries (workerd hands both to
+  // the worker): Host, and the length of a body.
+  if (!HasHeader(*request, "host")) add("host", UrlHost(request->url));
+  if (!request->body.empty() && !HasHeader(*request, "content-length") && !HasHeader(*request, "transfer-encoding")) {
+    add("content-length", std::to_string(request->body.size()));
+  }
+  v8::Local<v8::Value> parts[] = {internalized(request->method), NewString(isolate, request->url),
+                                  v8::Array::New(isolate, headers.data(), headers.size()),
+                                  NewString(isolate, request->body)};
+  info.GetReturnValue().Set(v8::Array::New(isolate, parts, 4));
+}
+
 }  // namespace
 
 bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out) {
@@ -115,6 +172,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
   };
   const Entry entries[] = {
       {"consoleWrite", ConsoleWrite},
+      {"requestParts", RequestParts},
       {"utf8Encode", Utf8Encode},
       {"utf8Decode", Utf8Decode},
       {"structuredClone", StructuredClone},

@@ -10,7 +10,7 @@
 (function installWorkerGlobals(natives, libraries) {
 'use strict';
 const {
-  consoleWrite, utf8Encode, utf8Decode, structuredClone: nativeClone,
+  consoleWrite, requestParts, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual,
 } = natives;
 const { ReadableStream, TransformStream } = libraries;
@@ -1201,7 +1201,10 @@ return {
   },
   fetchListeners,
   runNextTimer,
-  makeRequest(method, url, flatHeaders, body) {
+  // The Request of the request the host is dispatching (natives.requestParts).
+  makeRequest() {
+    const parts = requestParts();
+    const method = parts[0], url = parts[1], flatHeaders = parts[2], body = parts[3];
     const headers = new Headers();
     for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
     const cf = cfFor(headers.get('cf-ipcountry'));

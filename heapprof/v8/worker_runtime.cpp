@@ -34,9 +34,12 @@ ConsoleSink StderrConsole(std::string name) {
   };
 }
 
+// The key is internalized: after the first call V8 finds it in its string
+// table instead of allocating it (per request, outside any JavaScript frame).
 v8::Local<v8::Value> Get(v8::Local<v8::Context> context, v8::Local<v8::Object> object, const char* key) {
   v8::Isolate* isolate = context->GetIsolate();
-  return object->Get(context, NewString(isolate, key)).FromMaybe(v8::Local<v8::Value>(v8::Undefined(isolate)));
+  v8::Local<v8::String> name = v8::String::NewFromUtf8(isolate, key, v8::NewStringType::kInternalized).ToLocalChecked();
+  return object->Get(context, name).FromMaybe(v8::Local<v8::Value>(v8::Undefined(isolate)));
 }
 
 bool IsPending(v8::Local<v8::Value> value) {
@@ -163,25 +166,6 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 
 namespace {
 
-bool HasHeader(const WorkerRequest& request, std::string_view name) {
-  for (const auto& header : request.headers) {
-    if (header.first.size() == name.size() &&
-        std::equal(name.begin(), name.end(), header.first.begin(),
-                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// "example.com:8787" of "https://example.com:8787/path?q".
-std::string_view UrlHost(std::string_view url) {
-  size_t start = url.find("://");
-  start = start == std::string_view::npos ? 0 : start + 3;
-  size_t end = url.find_first_of("/?#", start);
-  return url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-}
-
 // The status, headers and body of what a handler returned (a Response, else an error).
 Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response,
                                     const std::string& what) {
@@ -305,32 +289,16 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   const std::string what = request.method + " " + request.url;
   v8::TryCatch try_catch(isolate);
 
-  // Headers as a flat [name, value, ...] array; names are internalized, so the
-  // runtime's own per-request allocations stay small next to the worker's.
-  std::vector<v8::Local<v8::Value>> header_items;
-  header_items.reserve(request.headers.size() * 2 + 4);
-  auto add_header = [&](std::string_view name, std::string_view value) {
-    header_items.push_back(v8::String::NewFromUtf8(isolate, name.data(), v8::NewStringType::kInternalized,
-                                                   static_cast<int>(name.size()))
-                               .ToLocalChecked());
-    header_items.push_back(NewString(isolate, value));
-  };
-  for (const auto& [name, value] : request.headers) add_header(name, value);
-  // What every request that arrives over HTTP carries (workerd hands both to
-  // the worker): Host, and the length of a body.
-  if (!HasHeader(request, "host")) add_header("host", UrlHost(request.url));
-  if (!request.body.empty() && !HasHeader(request, "content-length") && !HasHeader(request, "transfer-encoding")) {
-    add_header("content-length", std::to_string(request.body.size()));
-  }
-  v8::Local<v8::Array> headers = v8::Array::New(isolate, header_items.data(), header_items.size());
-  v8::Local<v8::Value> method = v8::String::NewFromUtf8(isolate, request.method.data(), v8::NewStringType::kInternalized,
-                                                        static_cast<int>(request.method.size()))
-                                    .ToLocalChecked();
-  v8::Local<v8::Value> request_args[] = {method, NewString(isolate, request.url),
-                                         headers, NewString(isolate, request.body)};
+  // The prelude builds the Request, reading the request's strings through
+  // natives.requestParts() inside its own frame (see State::pending_request).
+  state->pending_request = &request;
+  struct ClearPending {
+    WorkerRuntime::State* state;
+    ~ClearPending() { state->pending_request = nullptr; }
+  } clear_pending{state};
   v8::Local<v8::Value> js_request;
   v8::Local<v8::Value> context_pair;
-  if (!state->Internal("makeRequest").As<v8::Function>()->Call(context, v8::Undefined(isolate), 4, request_args)
+  if (!state->Internal("makeRequest").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&js_request) ||
       !state->Internal("makeContext").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&context_pair)) {

@@ -28,6 +28,10 @@ struct WorkerRuntime::State {
   v8::Global<v8::Value> receiver;     // `this` for the handler (module default export)
   v8::Global<v8::Function> fetch;     // the module's or the script's fetch function
   std::vector<std::pair<std::string, v8::Global<v8::Module>>> modules;  // canonical path -> module
+  // The request Dispatch is turning into a JavaScript Request: the prelude's
+  // makeRequest() reads it through natives.requestParts(), so the strings are
+  // allocated under a runtime JavaScript frame, not a bare (V8 API) one.
+  const WorkerRequest* pending_request = nullptr;
 
   v8::Isolate* v8() const { return isolate.get(); }
   v8::Local<v8::Context> Context() const;

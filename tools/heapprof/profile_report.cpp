@@ -37,8 +37,8 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   // One line per kind of unfamiliar row, so a first reader can tell them apart.
   if (builtins) {
     fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
-               "their caller, or VM states: (V8 API) is work done from C++, such as the request objects the\n"
-               "runtime builds; (anonymous) without a file is where V8 resumes async functions.\n");
+               "their caller, or VM states: (V8 API) is work done from C++ outside any JavaScript frame;\n"
+               "(anonymous) without a file is where V8 resumes async functions.\n");
   }
   if (runtime_frames) {
     fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL, streams).\n");
