@@ -50,7 +50,19 @@ bool ReadUint(const v8::FunctionCallbackInfo<v8::Value>& info, int index, const 
   return true;
 }
 
-// start(interval, depth, gcBeforeSnapshot)
+// Calls the gc() kept in the state: a plain full GC that first finishes any
+// incremental marking. Runs inside stop(), so a context is entered; no user
+// JavaScript runs (gc is a V8 builtin).
+void RunFullGc(AddonState& state) {
+  v8::Isolate* isolate = state.isolate;
+  v8::HandleScope scope(isolate);
+  v8::TryCatch ignored(isolate);  // it does not throw; if it ever did, the snapshot is still taken
+  v8::MaybeLocal<v8::Value> result =
+      state.full_gc.Get(isolate)->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 0, nullptr);
+  (void)result;
+}
+
+// start(interval, depth, gcBeforeSnapshot, gc)
 void Start(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   AddonState& state = StateOf(info);
@@ -69,6 +81,11 @@ void Start(const v8::FunctionCallbackInfo<v8::Value>& info) {
   options.interval_bytes = interval;
   options.max_stack_depth = static_cast<int>(depth);
   if (info.Length() > 2 && !info[2]->IsUndefined()) options.gc_before_snapshot = info[2]->BooleanValue(isolate);
+  state.full_gc.Reset();
+  if (info.Length() > 3 && info[3]->IsFunction()) {
+    state.full_gc.Reset(isolate, info[3].As<v8::Function>());
+    options.full_gc = [&state] { RunFullGc(state); };
+  }
   options.isolate_name = "node";
   Result<Session> session = Session::Start(isolate, options);
   if (!session.ok()) {
@@ -141,6 +158,7 @@ void Cleanup(void* data) {
   }
   DisarmNearHeapLimit(*state);
   state->session.reset();
+  state->full_gc.Reset();
   delete state;
 }
 

@@ -15,6 +15,9 @@ struct AddonState {
   v8::Isolate* isolate = nullptr;
   std::optional<Session> session;
   SessionOptions options;
+  // The gc() index.js obtained (see there), called for the GC before the
+  // in-use snapshot; empty: the session falls back to a memory-pressure GC.
+  v8::Global<v8::Function> full_gc;
   // Near-heap-limit capture: where to write, whether it is armed, and
   // whether a capture is running (V8 may call back from a GC it starts).
   std::string near_limit_path;

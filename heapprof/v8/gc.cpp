@@ -17,10 +17,12 @@ bool InsideGcCallback() { return t_inside_gc_callback; }
 GcCallbackScope::GcCallbackScope() : previous_(t_inside_gc_callback) { t_inside_gc_callback = true; }
 GcCallbackScope::~GcCallbackScope() { t_inside_gc_callback = previous_; }
 
-void CollectGarbageForSnapshot(v8::Isolate* isolate) {
+void CollectGarbageForSnapshot(v8::Isolate* isolate, const std::function<void()>& full_gc) {
   if (InsideGcCallback()) return;  // a GC is already running on this thread
   if (g_full_gc_available.load()) {
     isolate->RequestGarbageCollectionForTesting(v8::Isolate::kFullGarbageCollection);
+  } else if (full_gc) {
+    full_gc();
   } else {
     // V8 was started by someone else (e.g. Node.js), so the testing API is off.
     // A critical memory-pressure notification on the isolate's thread runs a

@@ -3,6 +3,8 @@
 
 #include <v8.h>
 
+#include <functional>
+
 namespace heapprof::internal {
 
 // Name of the JS global V8 installs for --expose-gc-as; heapprof removes it.
@@ -10,9 +12,10 @@ inline constexpr char kGcGlobalName[] = "__heapprof_gc";
 
 // Set by InitializeV8 when it enabled V8's API for a single full GC.
 void SetFullGcAvailable(bool available);
-// One full GC when heapprof started V8 (it enables the API for it), else a
-// critical memory-pressure notification (a full GC, sometimes two).
-void CollectGarbageForSnapshot(v8::Isolate* isolate);
+// One full GC when heapprof started V8 (it enables the API for it), else
+// `full_gc` when the embedder gave one, else a critical memory-pressure
+// notification (a memory-reducing full GC, sometimes two).
+void CollectGarbageForSnapshot(v8::Isolate* isolate, const std::function<void()>& full_gc);
 // True while the current thread runs inside a V8 GC callback that heapprof
 // installed (e.g. near the heap limit), where starting another GC is illegal.
 bool InsideGcCallback();

@@ -46,7 +46,7 @@ class LedgerStrategy final : public Strategy {
       // first GC's prologue records every sample before any dies; no JS runs
       // between V8's back-to-back GCs here, so the later prologues are skipped.
       stopping_ = true;
-      CollectGarbageForSnapshot(isolate);
+      CollectGarbageForSnapshot(isolate, options_.full_gc);
     }
     std::vector<uint64_t> live_ids;
     Record(isolate, &live_ids);

@@ -245,3 +245,37 @@ test('gcBeforeSnapshot: false counts unreachable objects not yet collected as in
   assert.ok(withoutGc > 16 * MIB, `without the GC the dropped 32 MiB still count: ${withoutGc}`);
   assert.ok(withGc < 16 * MIB, `after the GC they do not: ${withGc}`);
 });
+
+test('the GC before the snapshot is a plain gc(), taken without changing the process\'s --expose-gc', () => {
+  // A child without the helpers (they switch --expose-gc on for this process).
+  // It records index.js's flag changes, drops 32 MiB that reached the old
+  // generation, and reports what its own and new contexts see afterwards.
+  const script = `
+    const v8 = require('node:v8');
+    const vm = require('node:vm');
+    const setFlags = [];
+    const original = v8.setFlagsFromString;
+    v8.setFlagsFromString = (f) => { setFlags.push(f); original(f); };
+    const heapprof = require(${JSON.stringify(path.resolve(__dirname, '../../heapprof/node'))});
+    function makeChunk(i) { return new Array(128).fill(i & 0xff); }
+    function retainMemory(mib) { const keep = []; for (let i = 0; i < mib * 1024; i++) keep.push(makeChunk(i)); return keep; }
+    heapprof.start({ interval: 32 * 1024 });
+    let dropped = retainMemory(32);
+    dropped = null;
+    const profile = heapprof.stop().toString('base64');
+    console.log(JSON.stringify({ setFlags, global: typeof globalThis.gc, context: vm.runInNewContext('typeof gc'), profile }));`;
+  for (const [flags, exposed, setFlags] of [[[], 'undefined', ['--expose-gc', '--no-expose-gc']],
+                                            [['--expose-gc'], 'function', []]]) {
+    const out = JSON.parse(execFileSync(process.execPath, [...flags, '-e', script],
+                                        { encoding: 'utf8', env: process.env, timeout: 120000 }));
+    const what = `node ${flags.join(' ')}`;
+    assert.deepEqual(out.setFlags, setFlags, `${what}: flags set by heapprof`);
+    assert.equal(out.global, exposed, `${what}: typeof gc in the main context`);
+    assert.equal(out.context, exposed, `${what}: typeof gc in a new context`);
+    const entry = h.byFunction(h.decode(Buffer.from(out.profile, 'base64'))).functions.get('retainMemory');
+    assert.ok(entry, `${what}: retainMemory in the profile`);
+    near(entry.alloc_space, 32 * MIB, 0.2, `${what}: retainMemory alloc_space`);
+    // The threshold of the test above (measured there: 33-38 MB without a GC, ~0 with).
+    assert.ok(entry.inuse_space < 16 * MIB, `${what}: the dropped 32 MiB are not in use: ${entry.inuse_space}`);
+  }
+});

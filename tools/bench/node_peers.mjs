@@ -135,6 +135,9 @@ for (const m of modes.slice(1)) {
               `  ${produce.toFixed(1).padStart(10)}  ${String(bytes).padStart(10)}`);
 }
 console.log('(heap-prof produce = its extra time after the workload, vs unprofiled; it writes at exit)');
+console.log('what in-use means: heapprof = after a full GC (plain gc(), exact: unreachable objects are not counted);');
+console.log('  heapprof-nogc and datadog = no GC (objects unreachable but not yet collected count as in use).');
+console.log('  Compare produce times like with like: heapprof-nogc vs datadog; heapprof adds the GC, which grows with the live heap.');
 const jsonOut = opt('--json', null);
 if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(report, null, 2) + '\n');
 fs.rmSync(work, { recursive: true, force: true });
