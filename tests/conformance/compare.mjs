@@ -10,8 +10,11 @@ import fs from 'node:fs';
 // How the two records are read before they are compared: what HTTP itself
 // makes equal (not differences, just two spellings of one response).
 const http = {
-  // Response headers written by workerd's HTTP server, not by the worker:
-  // heapprof records the worker's Response itself, before any wire.
+  // Hop-by-hop and framing headers belong to the connection, so workerd's
+  // HTTP server writes its own whatever the worker set (Hono's SSE helper sets
+  // connection: keep-alive, the server answers close to a client that asked
+  // for close); heapprof records the worker's Response itself, before any wire.
+  // Never compared.
   serverHeaders: new Set([
     'connection',         // hop-by-hop: the server's keep-alive choice for this connection
     'transfer-encoding',  // framing of a body whose length the server did not know up front
@@ -108,7 +111,10 @@ function differences(h, w) {
   if (h.status !== w.status) out.push({ field: 'status', heapprof: h.status, workerd: w.status });
   const hb = bodyBytes(h), wb = bodyBytes(w);
   const hh = headerMap(h.headers), wh = headerMap(w.headers);
-  for (const name of http.serverHeaders) if (!hh.has(name)) wh.delete(name);
+  for (const name of http.serverHeaders) {
+    hh.delete(name);
+    wh.delete(name);
+  }
   if (http.contentLengthIsFraming && !hh.has('content-length') && wh.has('content-length')) {
     const expected = h.method === 'HEAD' ? null : String(wb.length);
     if (expected === null || wh.get('content-length').join() === expected) wh.delete('content-length');

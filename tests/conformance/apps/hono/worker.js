@@ -11,6 +11,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { prettyJSON } from 'hono/pretty-json';
 import { csrf } from 'hono/csrf';
+import { stream, streamText, streamSSE } from 'hono/streaming';
 
 const app = new Hono();
 app.use('/api/*', cors({
@@ -99,6 +100,24 @@ app.post('/upload/raw', async c => {
 app.post('/upload/text', async c => c.text(`${(await c.req.text()).toUpperCase()} (${c.req.header('content-type') ?? 'no type'})`));
 app.get('/secure/page', c => c.html('<h1>secure</h1>'));
 app.get('/pretty/data', c => c.json({ nested: { list: [1, 2, 3], ok: true } }));
+app.get('/stream/text', c => streamText(c, async s => {
+  for (const word of ['one', 'two', 'three']) {
+    await s.writeln(word);
+    await s.sleep(1);
+  }
+}));
+app.get('/stream/bytes', c => stream(c, async s => {
+  await s.write(new Uint8Array([104, 105]));
+  await s.write(' there');
+}));
+app.get('/stream/sse', c => streamSSE(c, async s => {
+  for (let id = 1; id <= 2; id++) await s.writeSSE({ event: 'tick', id: String(id), data: JSON.stringify({ n: id }) });
+}));
+app.post('/echo', c => new Response(c.req.raw.body, { headers: { 'content-type': c.req.header('content-type') ?? 'application/octet-stream' } }));
+app.post('/echo/transform', c => {
+  const upper = new TransformStream({ transform(chunk, controller) { controller.enqueue(new TextEncoder().encode(new TextDecoder().decode(chunk).toUpperCase())); } });
+  return new Response(c.req.raw.body.pipeThrough(upper));
+});
 
 app.notFound(c => c.json({ error: 'no route', method: c.req.method, path: c.req.path }, 404));
 app.onError((err, c) => {
