@@ -338,19 +338,39 @@ class AbortController {
 // ---- Headers, bodies, Request, Response ----
 
 const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Header names seen before -> their lower-case form: names repeat from request
+// to request, so checking and lower-casing each again would allocate per header.
+const headerNames = new Map();
 function headerName(name) {
+  const known = headerNames.get(name);
+  if (known !== undefined) return known;
   const text = String(name);
   if (!tokenPattern.test(text)) throw new TypeError('Invalid header name: ' + JSON.stringify(text));
-  return text.toLowerCase();
+  const lower = text.toLowerCase();
+  if (typeof name === 'string' && headerNames.size < 4096) headerNames.set(name, lower);
+  return lower;
 }
-const headerValue = value => String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+const headerWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const isHeaderWhitespace = code => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+function headerValue(value) {
+  const text = String(value);
+  // Most values have nothing to trim: no regular expression, no new string.
+  if (text.length === 0 || (!isHeaderWhitespace(text.charCodeAt(0)) && !isHeaderWhitespace(text.charCodeAt(text.length - 1)))) {
+    return text;
+  }
+  return text.replace(headerWhitespace, '');
+}
 
 class Headers {
-  #map = null;  // lower-case name -> [values]; created on the first header: most responses have none
+  // [name, value, name, value, ...] in insertion order, names lower-case; null
+  // until the first header (most responses have none). A flat list is cheaper
+  // than a Map of arrays for the handful of headers a message has.
+  #list = null;
+  #sortedList = null;  // #list sorted and combined, until the next change
   constructor(init) {
     if (init == null) return;
     if (init instanceof Headers) {
-      if (init.#map !== null) for (const [name, values] of init.#map) for (const v of values) this.append(name, v);
+      if (init.#list !== null) this.#list = init.#list.slice();
     } else if (typeof init[Symbol.iterator] === 'function') {
       for (const pair of init) {
         const entry = Array.from(pair);
@@ -358,59 +378,98 @@ class Headers {
         this.append(entry[0], entry[1]);
       }
     } else if (typeof init === 'object') {
-      for (const name of Object.keys(init)) this.append(name, init[name]);
+      for (const name in init) if (Object.prototype.hasOwnProperty.call(init, name)) this.append(name, init[name]);
     } else {
       throw new TypeError('Headers init must be an object, an array of pairs or Headers');
     }
   }
   append(name, value) {
     const key = headerName(name);
-    if (this.#map === null) this.#map = new Map();
-    const list = this.#map.get(key);
-    if (list === undefined) this.#map.set(key, [headerValue(value)]);
-    else list.push(headerValue(value));
+    const v = headerValue(value);
+    this.#sortedList = null;
+    if (this.#list === null) this.#list = [key, v];
+    else this.#list.push(key, v);
   }
   set(name, value) {
-    if (this.#map === null) this.#map = new Map();
-    this.#map.set(headerName(name), [headerValue(value)]);
+    const key = headerName(name);
+    const v = headerValue(value);
+    const list = this.#list;
+    this.#sortedList = null;
+    if (list === null) { this.#list = [key, v]; return; }
+    let at = -1;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] !== key) continue;
+      if (at < 0) { at = i; list[i + 1] = v; } else { list.splice(i, 2); i -= 2; }
+    }
+    if (at < 0) list.push(key, v);
   }
   get(name) {
-    const list = this.#map === null ? undefined : this.#map.get(headerName(name));
-    return list === undefined ? null : list.join(', ');
+    const list = this.#list;
+    if (list === null) { headerName(name); return null; }
+    const key = headerName(name);
+    let found = null;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === key) found = found === null ? list[i + 1] : found + ', ' + list[i + 1];
+    }
+    return found;
   }
   getSetCookie() {
-    const list = this.#map === null ? undefined : this.#map.get('set-cookie');
-    return list === undefined ? [] : list.slice();
+    const cookies = [];
+    const list = this.#list;
+    if (list !== null) for (let i = 0; i < list.length; i += 2) if (list[i] === 'set-cookie') cookies.push(list[i + 1]);
+    return cookies;
   }
-  has(name) { return this.#map !== null && this.#map.has(headerName(name)); }
-  delete(name) { if (this.#map !== null) this.#map.delete(headerName(name)); }
-  // Sorted by name, values combined, Set-Cookie kept apart (Fetch's "sort and combine").
+  has(name) {
+    const key = headerName(name);
+    const list = this.#list;
+    if (list !== null) for (let i = 0; i < list.length; i += 2) if (list[i] === key) return true;
+    return false;
+  }
+  delete(name) {
+    const key = headerName(name);
+    const list = this.#list;
+    this.#sortedList = null;
+    if (list !== null) for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === key) list.splice(i, 2);
+  }
+  // [name, value, ...] sorted by name, values combined, Set-Cookie kept apart
+  // (Fetch's "sort and combine"); the list itself when it is already so.
+  static #sorted(list) {
+    let ordered = true;
+    for (let i = 2; i < list.length && ordered; i += 2) ordered = list[i - 2] < list[i] || (list[i] === 'set-cookie' && list[i - 2] === 'set-cookie');
+    if (ordered) return list;
+    const names = [];
+    for (let i = 0; i < list.length; i += 2) if (!names.includes(list[i])) names.push(list[i]);
+    names.sort();
+    const out = [];
+    for (const name of names) {
+      let combined = null;
+      for (let i = 0; i < list.length; i += 2) {
+        if (list[i] !== name) continue;
+        if (name === 'set-cookie') out.push(name, list[i + 1]);
+        else combined = combined === null ? list[i + 1] : combined + ', ' + list[i + 1];
+      }
+      if (combined !== null) out.push(name, combined);
+    }
+    return out;
+  }
+  #sortedCombined() {
+    if (this.#sortedList === null) this.#sortedList = this.#list === null ? [] : Headers.#sorted(this.#list);
+    return this.#sortedList;
+  }
+  // As the spec's iterator: by index into the current sorted list, so a change while iterating is seen.
   *entries() {
-    if (this.#map === null) return;
-    for (const name of [...this.#map.keys()].sort()) {
-      const values = this.#map.get(name);
-      if (values === undefined) continue;
-      if (name === 'set-cookie') for (const v of values) yield [name, v];
-      else yield [name, values.join(', ')];
+    for (let i = 0; ; i += 2) {
+      const sorted = this.#sortedCombined();
+      if (i >= sorted.length) return;
+      yield [sorted[i], sorted[i + 1]];
     }
   }
   *keys() { for (const [name] of this.entries()) yield name; }
   *values() { for (const [, value] of this.entries()) yield value; }
   forEach(callback, thisArg) { for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this); }
   [Symbol.iterator]() { return this.entries(); }
-  // For the runtime: [name, value, ...] in iteration order, allocating little
-  // (most responses have zero or one header).
-  static flatten(headers) {
-    const map = headers.#map;
-    if (map === null || map.size === 0) return [];
-    if (map.size === 1) {
-      const [name, values] = map.entries().next().value;
-      if (name !== 'set-cookie' || values.length === 1) return [name, values.join(', ')];
-    }
-    const flat = [];
-    for (const [name, value] of headers.entries()) flat.push(name, value);
-    return flat;
-  }
+  // For the runtime: [name, value, ...] in iteration order (read only).
+  static flatten(headers) { return headers.#sortedCombined(); }
 }
 
 // ---- streams (web-streams-polyfill) and bodies ----

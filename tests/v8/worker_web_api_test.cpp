@@ -359,3 +359,30 @@ TEST_CASE("web api: multipart/form-data bodies parse (text and file parts) and a
                R"("missing":"a multipart/form-data body needs a boundary in its content-type",)"
                R"("broken":"the multipart/form-data body is malformed: a part does not end with a delimiter"})");
 }
+
+TEST_CASE("web api: Headers set, delete, has and iteration keep Fetch's semantics") {
+  std::string out = Evaluate(R"(
+    const h = new Headers({ 'X-B': ' 1 ', 'x-a': '\t2' });
+    h.append('x-b', '3');
+    h.append('Set-Cookie', 'a=1');
+    h.append('x-b', '4');
+    const before = h.get('X-B');
+    h.set('x-b', '5');
+    const afterSet = [...h];
+    h.delete('X-A');
+    const seen = [];
+    for (const [name] of h) { seen.push(name); h.append('x-late', '1'); }
+    let emptyBad = '';
+    try { new Headers().get('bad name'); } catch (e) { emptyBad = e.name; }
+    const proto = Object.create({ inherited: 'no' });
+    proto.own = 'yes';
+    const copy = new Headers(h);
+    copy.set('x-b', 'copy');
+    return Response.json({ before, afterSet, has: [h.has('x-a'), h.has('X-B')], seen, emptyBad,
+                           fromProto: [...new Headers(proto)], original: h.get('x-b'), copy: copy.get('x-b'),
+                           cookies: h.getSetCookie(), late: h.get('x-late') });
+  )");
+  CHECK(out == R"({"before":"1, 3, 4","afterSet":[["set-cookie","a=1"],["x-a","2"],["x-b","5"]],)"
+               R"("has":[false,true],"seen":["set-cookie","x-b","x-late"],"emptyBad":"TypeError","fromProto":[["own","yes"]],)"
+               R"("original":"5","copy":"copy","cookies":["a=1"],"late":"1, 1, 1"})");
+}
