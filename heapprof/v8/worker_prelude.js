@@ -360,6 +360,8 @@ function headerValue(value) {
   }
   return text.replace(headerWhitespace, '');
 }
+// workerd's wording, so a worker that reports the error answers the same.
+const immutableHeaders = () => new TypeError('Can\'t modify immutable headers.');
 
 class Headers {
   // [name, value, name, value, ...] in insertion order, names lower-case; null
@@ -367,6 +369,7 @@ class Headers {
   // than a Map of arrays for the handful of headers a message has.
   #list = null;
   #sortedList = null;  // #list sorted and combined, until the next change
+  #immutable = false;  // Fetch's "immutable" guard: the received request's, Response.redirect()'s
   constructor(init) {
     if (init == null) return;
     if (init instanceof Headers) {
@@ -384,6 +387,7 @@ class Headers {
     }
   }
   append(name, value) {
+    if (this.#immutable) throw immutableHeaders();
     const key = headerName(name);
     const v = headerValue(value);
     this.#sortedList = null;
@@ -391,6 +395,7 @@ class Headers {
     else this.#list.push(key, v);
   }
   set(name, value) {
+    if (this.#immutable) throw immutableHeaders();
     const key = headerName(name);
     const v = headerValue(value);
     const list = this.#list;
@@ -426,11 +431,15 @@ class Headers {
     return false;
   }
   delete(name) {
+    if (this.#immutable) throw immutableHeaders();
     const key = headerName(name);
     const list = this.#list;
     this.#sortedList = null;
     if (list !== null) for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === key) list.splice(i, 2);
   }
+  // For the runtime: from now on append, set and delete throw, as they do in
+  // workerd on the headers of the request a worker receives.
+  static makeImmutable(headers) { headers.#immutable = true; }
   // [name, value, ...] sorted by name, values combined, Set-Cookie kept apart
   // (Fetch's "sort and combine"); the list itself when it is already so.
   static #sorted(list) {
@@ -736,7 +745,9 @@ class Response extends Body {
   }
   static redirect(url, status = 302) {
     if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError('Invalid redirect status: ' + status);
-    return new Response(null, { status, headers: { location: new URL(String(url)).href } });
+    const response = new Response(null, { status, headers: { location: new URL(String(url)).href } });
+    Headers.makeImmutable(response.headers);
+    return response;
   }
 }
 
@@ -1271,6 +1282,7 @@ return {
     const request = new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
     // A body that arrives over HTTP has the type its sender gave it, or none.
     if (!typed) request.headers.delete('content-type');
+    Headers.makeImmutable(request.headers);  // new Request(request) gives a mutable copy, as in workerd
     return request;
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of

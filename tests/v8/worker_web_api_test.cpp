@@ -386,3 +386,22 @@ TEST_CASE("web api: Headers set, delete, has and iteration keep Fetch's semantic
                R"("has":[false,true],"seen":["set-cookie","x-b","x-late"],"emptyBad":"TypeError","fromProto":[["own","yes"]],)"
                R"("original":"5","copy":"copy","cookies":["a=1"],"late":"1, 1, 1"})");
 }
+
+TEST_CASE("web api: the received request's headers and Response.redirect's are immutable, copies are not") {
+  std::string out = Evaluate(R"(
+    const attempt = f => { try { f(); return 'ok'; } catch (e) { return e.name + ': ' + e.message; } };
+    const copy = new Request(request);
+    return Response.json({
+      set: attempt(() => request.headers.set('x-a', '1')),
+      append: attempt(() => request.headers.append('x-a', '1')),
+      del: attempt(() => request.headers.delete('x-token')),
+      kept: request.headers.get('x-token'),
+      copy: attempt(() => copy.headers.set('x-a', '1')),
+      redirect: attempt(() => Response.redirect('https://example.com/next', 307).headers.set('x-a', '1')),
+      response: attempt(() => new Response('x').headers.set('x-a', '1')),
+    });
+  )");
+  CHECK(out == R"({"set":"TypeError: Can't modify immutable headers.","append":"TypeError: Can't modify immutable headers.",)"
+               R"("del":"TypeError: Can't modify immutable headers.","kept":"abc","copy":"ok",)"
+               R"("redirect":"TypeError: Can't modify immutable headers.","response":"ok"})");
+}
