@@ -118,6 +118,24 @@ app.post('/echo/transform', c => {
   const upper = new TransformStream({ transform(chunk, controller) { controller.enqueue(new TextEncoder().encode(new TextDecoder().decode(chunk).toUpperCase())); } });
   return new Response(c.req.raw.body.pipeThrough(upper));
 });
+// A worker may not change the request it received, nor a redirect: workerd throws.
+app.get('/tag-request', c => {
+  try {
+    c.req.raw.headers.set('x-tagged', '1');
+    return c.text('tagged');
+  } catch (e) {
+    return c.json({ error: `${e.name}: ${e.message}`, copy: new Request(c.req.raw).headers.has('x-tagged') }, 500);
+  }
+});
+app.get('/go', () => {
+  const response = Response.redirect('https://example.com/target', 307);
+  try {
+    response.headers.set('x-extra', '1');
+  } catch (e) {
+    return new Response(e.message, { status: 500 });
+  }
+  return response;
+});
 
 app.notFound(c => c.json({ error: 'no route', method: c.req.method, path: c.req.path }, 404));
 app.onError((err, c) => {
