@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "heapprof/bindings.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 
@@ -84,7 +85,7 @@ TEST_CASE("bindings: malformed files are errors naming the file") {
 
 TEST_CASE("bindings: LoadBindings finds wrangler.toml and .dev.vars beside the worker") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::path(HEAPPROF_BINARY_DIR) / "test-bindings";
+  fs::path dir = heapprof::testing::BinaryDir() / "test-bindings";
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "worker.js") << "export default {};\n";

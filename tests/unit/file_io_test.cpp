@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heapprof/file_io.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 
@@ -23,7 +24,7 @@ namespace {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = std::string(HEAPPROF_BINARY_DIR) + "/file_io_test.XXXXXX";
+    std::string pattern = (heapprof::testing::BinaryDir() / "file_io_test.XXXXXX").string();
     REQUIRE(::mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }

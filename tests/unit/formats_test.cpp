@@ -10,6 +10,7 @@
 #include "heapprof/pprof.h"
 #include "heapprof/profile_builder.h"
 #include "unit/test_profiles.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 using heapprof::testing::HandMadeSnapshot;
@@ -55,7 +56,7 @@ TEST_CASE("DecodeProfile recognises pprof and .heapprofile, gzipped or not") {
 
 TEST_CASE("WriteProfileFile and ReadProfileFile go through every format") {
   Profile p = BuildProfile(HandMadeSnapshot());
-  std::string base = std::string(HEAPPROF_BINARY_DIR) + "/formats_test." + std::to_string(::getpid());
+  std::string base = (heapprof::testing::BinaryDir() / "formats_test.").string() + std::to_string(::getpid());
   for (ProfileFormat f : {ProfileFormat::kPprof, ProfileFormat::kHeapProfile}) {
     std::string path = base + "." + std::string(FormatName(f));
     REQUIRE(WriteProfileFile(path, p, f, {"alloc_space", false}).ok());

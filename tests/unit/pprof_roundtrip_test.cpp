@@ -11,6 +11,7 @@
 #include "heapprof/profile_builder.h"
 #include "heapprof/proto/profile.pb.h"
 #include "unit/test_profiles.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 using heapprof::testing::HandMadeSnapshot;
@@ -72,7 +73,7 @@ void RequireSameProfile(const Profile& a, const Profile& b) {
 }
 
 std::string TempPath(const std::string& name) {
-  return std::string(HEAPPROF_BINARY_DIR) + "/" + name + "." + std::to_string(::getpid());
+  return (heapprof::testing::BinaryDir() / name).string() + "." + std::to_string(::getpid());
 }
 
 }  // namespace

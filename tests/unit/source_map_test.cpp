@@ -10,6 +10,7 @@
 #include "heapprof/source_map.h"
 #include "heapprof/source_map_locator.h"
 #include "sourcemap_test_data.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 using namespace heapprof::testing;
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(HEAPPROF_BINARY_DIR) / "test-tmp" / name;
+  fs::path dir = heapprof::testing::BinaryDir() / "test-tmp" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

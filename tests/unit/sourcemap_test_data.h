@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "heapprof/raw_snapshot.h"
+#include "unit/test_dirs.h"
 
 namespace heapprof::testing {
 
 // Where the fixture writes: BUILD/sourcemap/{tsc,esbuild,esbuild-inline}.
-inline std::filesystem::path GeneratedDir() { return std::filesystem::path(HEAPPROF_BINARY_DIR) / "sourcemap"; }
+inline std::filesystem::path GeneratedDir() { return BinaryDir() / "sourcemap"; }
 // A search that may read scripts and maps in one folder's tree, as `heapprof run` allows the worker's folder.
 inline heapprof::SourceMapSearch TreeOf(const std::filesystem::path& dir) {
   heapprof::SourceMapSearch search;
@@ -24,7 +25,7 @@ inline heapprof::SourceMapSearch TreeOf(const std::filesystem::path& dir) {
 }
 // The TypeScript sources the builds come from.
 inline std::filesystem::path TsSourceDir() {
-  return std::filesystem::path(HEAPPROF_SOURCE_DIR) / "tests" / "data" / "sourcemap" / "src";
+  return SourceDir() / "tests" / "data" / "sourcemap" / "src";
 }
 
 inline std::string ReadText(const std::filesystem::path& p) {

@@ -7,6 +7,7 @@
 #include "heapprof/profile_builder.h"
 #include "heapprof/symbolizer.h"
 #include "sourcemap_test_data.h"
+#include "unit/test_dirs.h"
 
 using namespace heapprof;
 using namespace heapprof::testing;
@@ -88,7 +89,7 @@ void CheckBuild(const std::string& build, bool renamed) {
 }
 
 fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(HEAPPROF_BINARY_DIR) / "test-tmp" / name;
+  fs::path dir = heapprof::testing::BinaryDir() / "test-tmp" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

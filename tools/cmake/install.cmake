@@ -7,8 +7,12 @@ include(CMakePackageConfigHelpers)
 set(HEAPPROF_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/heapprof")
 
 # Components: "devel" (headers, libraries, packages) and "cli" (the heapprof tool).
+# The headers of the installed libraries only: heapprof_http, heapprof_remote
+# and heapprof_serve serve the CLI and are not installed.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        COMPONENT devel FILES_MATCHING PATTERN "*.h")
+        COMPONENT devel FILES_MATCHING PATTERN "*.h"
+        PATTERN "remote" EXCLUDE PATTERN "http_server.h" EXCLUDE PATTERN "pprof_endpoints.h" EXCLUDE
+        PATTERN "live_service.h" EXCLUDE PATTERN "worker_pool.h" EXCLUDE PATTERN "pool_profile_source.h" EXCLUDE)
 
 # Consumers compile the public headers as C++20, as we do.
 target_compile_features(heapprof_core PUBLIC cxx_std_20)
