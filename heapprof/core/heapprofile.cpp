@@ -1,5 +1,6 @@
 // Chrome DevTools .heapprofile JSON <-> Profile. What the format cannot carry
 // is listed in include/heapprof/heapprofile.h and docs/formats.md.
+#include "heapprof/core/stack_table.h"
 #include "heapprof/heapprofile.h"
 #include "heapprof/core/heapprofile_tree.h"
 
@@ -453,7 +454,7 @@ Result<Profile> DecodeHeapProfile(std::string_view json) {
 }
 
 Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const SampledWindow& window,
-                                            StackTable& table) {
+                                            internal::StackTable& table) {
   TreeReader tree;
   HEAPPROF_RETURN_IF_ERROR(tree.Read(profile));
   const std::vector<TreeReader::Node>& nodes = tree.nodes();
@@ -478,7 +479,7 @@ Result<RawSnapshot> DecodeSamplingProfile(std::string_view json, const SampledWi
   HEAPPROF_ASSIGN_OR_RETURN(Json root, ParseJson(json));
   const Json* profile = &root;
   if (auto it = profile->find("profile"); profile->is_object() && it != profile->end()) profile = &*it;
-  StackTable table;
+  internal::StackTable table;
   Result<RawSnapshot> snapshot = SamplingProfileSnapshot(*profile, window, table);
   if (!snapshot.ok()) return snapshot;
   snapshot->frames = table.TakeFrames();

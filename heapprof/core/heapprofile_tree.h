@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/heapprofile.h"
 #include "heapprof/raw_snapshot.h"
 
@@ -14,6 +15,6 @@ namespace heapprof {
 // and stacks into `table` (shared by several windows of one profile); the
 // snapshot's frames and stacks are left empty for the caller to take from `table`.
 Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const SampledWindow& window,
-                                            StackTable& table);
+                                            internal::StackTable& table);
 
 }  // namespace heapprof

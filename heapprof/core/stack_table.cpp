@@ -1,8 +1,8 @@
 #include <functional>
 
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 
-namespace heapprof {
+namespace heapprof::internal {
 
 StackTable::StackTable() { stacks_.push_back(StackNode{}); }
 
@@ -39,4 +39,4 @@ size_t StackTable::MemoryBytes() const {
   return bytes;
 }
 
-}  // namespace heapprof
+}  // namespace heapprof::internal

@@ -1,5 +1,6 @@
 // One or two DevTools sampling windows -> one RawSnapshot -> BuildProfile, so
 // a remote profile is scaled, merged and laid out exactly like an embedded one.
+#include "heapprof/core/stack_table.h"
 #include "heapprof/remote/remote_profiler.h"
 
 #include <fmt/format.h>
@@ -106,7 +107,7 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
   const bool want_inuse = options.types != RemoteSampleTypes::kAlloc;
 
   RemoteProfile out;
-  StackTable table;
+  internal::StackTable table;
   RawSnapshot snapshot;
   const int64_t start_unix = UnixNanos();
   const Clock::time_point start = Clock::now();

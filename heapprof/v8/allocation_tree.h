@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/raw_snapshot.h"
 
 namespace heapprof::internal {

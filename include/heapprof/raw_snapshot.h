@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace heapprof {
@@ -61,30 +60,6 @@ struct WindowInfo {
   uint64_t missing_sample_ids = 0;  // gaps in the window's id sequence
   uint64_t profiler_samples = 0;    // samples attributed to heapprof's own snapshots
   std::vector<std::string> notes;   // extra "key: value" comments
-};
-
-// Interns frames and stacks; shared by every collector strategy.
-class StackTable {
- public:
-  StackTable();
-  FrameId InternFrame(const Frame& frame);
-  StackId InternStack(StackId parent, FrameId frame);
-
-  const std::vector<Frame>& frames() const { return frames_; }
-  const std::vector<StackNode>& stacks() const { return stacks_; }
-  std::vector<Frame> TakeFrames() { return std::move(frames_); }
-  std::vector<StackNode> TakeStacks() { return std::move(stacks_); }
-  // Approximate heap bytes held by the tables.
-  size_t MemoryBytes() const;
-
- private:
-  struct FrameHash {
-    size_t operator()(const Frame& f) const;
-  };
-  std::vector<Frame> frames_;
-  std::vector<StackNode> stacks_;  // [0] is the root
-  std::unordered_map<Frame, FrameId, FrameHash> frame_index_;
-  std::unordered_map<uint64_t, StackId> stack_index_;  // (parent << 32 | frame)
 };
 
 struct RawSnapshot {

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/formats.h"
 #include "heapprof/pprof.h"
 #include "heapprof/profile_builder.h"
@@ -23,7 +24,7 @@ namespace {
 // handleFetch -> {recordRequestMetrics (retained), parseRequestBody -> JSON.parse,
 // renderResponse -> anonymous}, plus a (GC) VM-state frame; 512 KiB interval.
 RawSnapshot WorkerSnapshot() {
-  StackTable t;
+  internal::StackTable t;
   FrameId fetch = t.InternFrame({"handleFetch", "file:///srv/worker.js", 1, 12, 3});
   FrameId metrics = t.InternFrame({"recordRequestMetrics", "file:///srv/metrics.js", 2, 40, 22});
   FrameId parse = t.InternFrame({"parseRequestBody", "file:///srv/worker.js", 1, 30, 5});

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 
 namespace heapprof::testing {
@@ -22,7 +23,7 @@ struct StackSpec {
 };
 
 inline RawSnapshot SnapshotOf(const std::vector<StackSpec>& specs) {
-  StackTable table;
+  internal::StackTable table;
   RawSnapshot snap;
   snap.info.interval_bytes = kInterval;
   snap.info.start_unix_nanos = 1'790'000'000'000'000'000;
@@ -77,7 +78,7 @@ inline Profile LeakSecondWindow() {
 
 // A profile with about `nodes` distinct call-tree nodes (deterministic).
 inline Profile BigProfile(size_t nodes, int functions = 3000) {
-  StackTable table;
+  internal::StackTable table;
   RawSnapshot snap;
   snap.info.interval_bytes = kInterval;
   uint64_t state = 0x9E3779B97F4A7C15ull;

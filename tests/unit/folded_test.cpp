@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/folded.h"
 #include "heapprof/profile_builder.h"
 #include "unit/test_profiles.h"
@@ -72,7 +73,7 @@ TEST_CASE("folded output defaults to the profile's default sample type") {
 }
 
 TEST_CASE("folded output keeps lines parseable and can name files") {
-  StackTable t;
+  internal::StackTable t;
   FrameId odd = t.InternFrame({"weird;name\nwith breaks", "/srv/a.js", 1, 7, 1});
   FrameId caller = t.InternFrame({"caller", "/srv/b.js", 2, 3, 1});
   RawSnapshot snap;

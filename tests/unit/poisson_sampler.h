@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 #include "heapprof/raw_snapshot.h"
 
@@ -31,7 +32,7 @@ struct SimFunction {
 // `interval` bytes on average, built into a profile by the real builder.
 inline Profile SimulateWindow(const std::vector<SimFunction>& functions, uint64_t interval, std::mt19937_64& rng) {
   std::exponential_distribution<double> gap(1.0 / static_cast<double>(interval));
-  StackTable table;
+  internal::StackTable table;
   StackId main_stack = table.InternStack(StackId{0}, table.InternFrame({"main", "file:///sim.js", 1, 1, 1}));
   RawSnapshot snap;
   snap.info.interval_bytes = interval;

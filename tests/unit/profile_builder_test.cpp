@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 
 using namespace heapprof;
@@ -11,7 +12,7 @@ namespace {
 
 // root -> handler -> (leak | garbage); sizes and liveness chosen by the test.
 RawSnapshot TwoFunctionSnapshot() {
-  StackTable table;
+  internal::StackTable table;
   FrameId handler = table.InternFrame({"handler", "worker.js", 1, 10, 3});
   FrameId leak = table.InternFrame({"leak", "worker.js", 1, 20, 3});
   FrameId garbage = table.InternFrame({"garbage", "worker.js", 1, 30, 3});
@@ -86,7 +87,7 @@ TEST_CASE("stacks are leaf first and the root is dropped") {
 }
 
 TEST_CASE("anonymous functions stay distinguishable, and VM-state frames have no file") {
-  StackTable table;
+  internal::StackTable table;
   FrameId a = table.InternFrame({"", "/srv/app/worker.js", 1, 5, 10});
   FrameId b = table.InternFrame({"", "/srv/app/worker.js", 1, 9, 2});
   FrameId gc = table.InternFrame({"(GC)", "", 0, 0, 0});
@@ -107,7 +108,7 @@ TEST_CASE("anonymous functions stay distinguishable, and VM-state frames have no
 }
 
 TEST_CASE("stack table interns frames and stacks") {
-  StackTable t;
+  internal::StackTable t;
   FrameId f1 = t.InternFrame({"f", "a.js", 1, 1, 1});
   FrameId f1again = t.InternFrame({"f", "a.js", 1, 1, 1});
   FrameId f2 = t.InternFrame({"f", "a.js", 1, 2, 1});

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 #include "heapprof/query.h"
 
@@ -14,7 +15,7 @@ namespace {
 // handler -> leak (live), handler -> garbage (dead), and a recursive
 // walk -> walk -> leak stack (live) in another script.
 RawSnapshot QuerySnapshot() {
-  StackTable table;
+  internal::StackTable table;
   FrameId handler = table.InternFrame({"handler", "app/worker.js", 1, 10, 3});
   FrameId leak = table.InternFrame({"leak", "app/worker.js", 1, 20, 3});
   FrameId garbage = table.InternFrame({"garbage", "app/worker.js", 1, 30, 3});

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/raw_snapshot.h"
 #include "unit/test_dirs.h"
 
@@ -70,7 +71,7 @@ inline std::vector<Frame> RecordedFrames(const std::string& build) {
 
 // A snapshot in which each frame allocated on its own, stack [frame].
 inline RawSnapshot SnapshotOf(const std::vector<Frame>& frames) {
-  StackTable table;
+  internal::StackTable table;
   RawSnapshot snap;
   uint64_t id = 1;
   for (const Frame& f : frames) {

@@ -1,6 +1,7 @@
 // Hand-made, V8-shaped profiles shared by the encoder tests.
 #pragma once
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 #include "heapprof/raw_snapshot.h"
 
@@ -9,7 +10,7 @@ namespace heapprof::testing {
 // main -> handler -> {leak, parse -> (anonymous)}, parse also allocates large
 // objects itself, and a VM-state (GC) frame at the root; interval 4 KiB.
 inline RawSnapshot HandMadeSnapshot() {
-  StackTable t;
+  internal::StackTable t;
   FrameId main_f = t.InternFrame({"main", "file:///srv/worker.js", 1, 1, 1});
   FrameId handler = t.InternFrame({"handler", "file:///srv/worker.js", 1, 10, 3});
   FrameId leak = t.InternFrame({"leak", "file:///srv/metrics.js", 2, 20, 5});

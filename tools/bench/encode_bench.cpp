@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/file_io.h"
 #include "heapprof/gzip.h"
 #include "heapprof/pprof.h"
@@ -39,7 +40,7 @@ constexpr int kSamples = 100'000;
 RawSnapshot SyntheticSnapshot(int locations) {
   const int kNodes = std::max(40'000, locations);
   std::mt19937_64 rng(42);
-  StackTable table;
+  internal::StackTable table;
   std::vector<FrameId> frames;
   frames.reserve(locations);
   for (int i = 0; i < locations; ++i) {

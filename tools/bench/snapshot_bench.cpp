@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/raw_snapshot.h"
 #include "heapprof/v8/allocation_tree.h"
 #include "heapprof/v8/v8_host.h"
@@ -90,7 +91,7 @@ void BM_GetAllocationProfile(benchmark::State& state) {
 
 // What the ledger does in a GC prologue: V8's profile, heapprof's node index,
 // and each sample's stack resolved and interned. Returns the tree's node count.
-size_t PrologueSnapshot(v8::Isolate* isolate, StackTable& table, internal::FrameResolver& frames) {
+size_t PrologueSnapshot(v8::Isolate* isolate, internal::StackTable& table, internal::FrameResolver& frames) {
   v8::HandleScope handles(isolate);
   std::unique_ptr<v8::AllocationProfile> p(isolate->GetHeapProfiler()->GetAllocationProfile());
   internal::AllocationTree tree(*p);
@@ -107,7 +108,7 @@ void BM_PrologueSnapshot(benchmark::State& state) {
   v8::Isolate::Scope scope(isolate);
   size_t nodes = 0;
   for (auto _ : state) {
-    StackTable table;
+    internal::StackTable table;
     internal::FrameResolver frames(table);
     nodes = PrologueSnapshot(isolate, table, frames);
   }
@@ -120,7 +121,7 @@ void BM_PrologueSnapshotWarm(benchmark::State& state) {
   TreeEnv& env = EnvFor(static_cast<int>(state.range(0)));
   v8::Isolate* isolate = env.iso.get();
   v8::Isolate::Scope scope(isolate);
-  StackTable table;
+  internal::StackTable table;
   internal::FrameResolver frames(table);
   size_t nodes = 0;
   for (auto _ : state) nodes = PrologueSnapshot(isolate, table, frames);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/profile_builder.h"
 #include "heapprof/source_map.h"
 #include "heapprof/symbolizer.h"
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng(7);
   std::shuffle(bundle.functions.begin(), bundle.functions.end(), rng);
   if (bundle.functions.size() < locations) locations = bundle.functions.size();
-  heapprof::StackTable table;
+  heapprof::internal::StackTable table;
   heapprof::RawSnapshot snap;
   for (size_t i = 0; i < locations; ++i) {
     heapprof::StackId s = table.InternStack(heapprof::StackId{0}, table.InternFrame(bundle.functions[i]));
