@@ -31,14 +31,15 @@ if grep -q '^inuse_space:' index.out; then fail "index: an inuse_space table was
 
 # --allow-inlining is recorded in a continuous run's files too.
 mkdir -p inl
-expect_exit 0 inline -- "$heapprof" run "$leak" --continuous 150ms --requests 3000 --interval 16KiB --allow-inlining \
-  -o inl/x.pb.gz --top 1
+# (By time, not by request count: a fast machine served 3000 requests within one 150 ms window.)
+expect_exit 0 inline -- "$heapprof" run "$leak" --continuous 150ms --duration 1500ms --warmup 10 --interval 16KiB \
+  --allow-inlining -o inl/x.pb.gz --top 1
 n="$(ls inl | wc -l)"
 [ "$n" -ge 2 ] || fail "inline: expected >= 2 continuous windows, got $n"
 for f in inl/*.pb.gz; do
   [ "$(comment_of "$f" inlining)" = allowed ] || fail "inline: $f does not record inlining as allowed"
 done
-expect_in inline.out "prometheus-leak: served 3000 requests"
+expect_in inline.out "prometheus-leak: served "
 expect_in inline.out "The last window of prometheus-leak.js"
 
 # --from-start with replicas: start-up allocations are in each replica's window.
@@ -93,5 +94,26 @@ expect_in late-throw-replicas.out "threw x2 (first at request #40): TypeError: b
 expect_in late-reject-one.out "rejected x1 (first at request #40): the handler's promise was rejected: Error: session expired"
 expect_in late-overflow-one.out "RangeError: Maximum call stack size exceeded"
 expect_in late-hang-one.out "never settled"
+
+# --replicas 2 --continuous with requests that sometimes throw (every 7th) or
+# reject (every 11th): each failure is counted, both replicas keep serving and
+# every window is written; above --max-failures the run exits 1, files written.
+printf 'let n = 0;\nexport default { fetch(r) { ++n; if (n %% 7 === 0) throw new Error("flaky upstream"); if (n %% 11 === 0) return Promise.reject(new TypeError("bad token")); return new Response("ok " + n); } };\n' >flaky.js
+for limit in 50% 5%; do
+  dir="flaky-${limit%\%}"
+  mkdir -p "$dir"
+  code=0
+  [ "$limit" = 5% ] && code=1
+  expect_exit "$code" "$dir" -- "$heapprof" run flaky.js --replicas 2 --continuous 150ms --duration 1500ms --warmup 10 \
+    --interval 4KiB --max-failures "$limit" -o "$dir/f.pb.gz"
+  for i in 0 1; do
+    n="$(ls "$dir" | grep -c "^flaky-$i-.*\.pb\.gz$")"
+    [ "$n" -ge 2 ] || fail "$dir: expected >= 2 windows of replica $i, got $n"
+  done
+  for f in "$dir"/*.pb.gz; do "$heapprof" top "$f" -n 1 >/dev/null || fail "$dir: $f is unreadable"; done
+  expect_in "$dir.out" "(first at request #7): Error: flaky upstream"
+  expect_in "$dir.out" "(first at request #11): the handler's promise was rejected: TypeError: bad token"
+done
+expect_in flaky-5.err "--max-failures"
 
 finish
