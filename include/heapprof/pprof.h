@@ -17,9 +17,10 @@ Status ValidateProfile(const Profile& profile);
 // Serialized perftools.profiles.Profile, not compressed.
 Result<std::string> EncodePprof(const Profile& profile);
 // libdeflate level of pprof files: the fastest level whose files are no
-// larger than zlib's default level 6 gives (what Node's pprof encoders write);
-// chosen from encode_bench's level table (docs/formats.md).
-inline constexpr int kPprofGzipLevel = 5;
+// larger than what @datadog/pprof writes (pprof-format + zlib 6) on
+// encode_bench's 10k and 50k-location profiles; chosen from its level table
+// (docs/formats.md).
+inline constexpr int kPprofGzipLevel = 3;
 
 // Serialized and gzipped, as pprof files on disk are.
 Result<std::string> EncodePprofGzip(const Profile& profile);
