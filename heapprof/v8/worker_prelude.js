@@ -102,7 +102,7 @@ class TextDecoder {
     if (this.#fatal && text.includes('\ufffd')) {
       const again = utf8Encode(text);
       if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i])) {
-        throw new TypeError('The encoded data was not valid utf-8');
+        throw new TypeError('Failed to decode input.');
       }
     }
     return text;
@@ -118,7 +118,7 @@ function btoa(data) {
   for (let i = 0; i < s.length; i += 3) {
     const codes = [s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)];
     for (let j = 0; j < 3 && i + j < s.length; j++) {
-      if (codes[j] > 0xff) throw new DOMException('btoa: the string has characters outside of Latin1', 'InvalidCharacterError');
+      if (codes[j] > 0xff) throw new DOMException('btoa() can only operate on characters in the Latin1 (ISO/IEC 8859-1) range.', 'InvalidCharacterError');
     }
     const n = (codes[0] << 16) | ((codes[1] || 0) << 8) | (codes[2] || 0);
     out += base64Alphabet[(n >> 18) & 63] + base64Alphabet[(n >> 12) & 63] +
@@ -130,7 +130,7 @@ function atob(data) {
   let s = String(data).replace(/[\t\n\f\r ]/g, '');
   if (s.length % 4 === 0) s = s.replace(/==?$/, '');
   if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) {
-    throw new DOMException('atob: the string to be decoded is not correctly encoded', 'InvalidCharacterError');
+    throw new DOMException('atob() called with invalid base64-encoded data. (Only whitespace, \'+\', \'/\', alphanumeric ASCII, and up to two terminal \'=\' signs when the input data length is divisible by 4 are allowed.)', 'InvalidCharacterError');
   }
   let out = '', buffer = 0, bits = 0;
   for (const c of s) {
@@ -278,6 +278,11 @@ class Event {
   stopImmediatePropagation() {}
   stopPropagation() {}
 }
+class CustomEvent extends Event {
+  #detail;
+  constructor(type, init = {}) { super(type, init); this.#detail = init.detail === undefined ? null : init.detail; }
+  get detail() { return this.#detail; }
+}
 class EventTarget {
   #listeners = new Map();
   addEventListener(type, listener, options) {
@@ -311,7 +316,7 @@ class AbortSignal extends EventTarget {
   static abortSignal(signal, reason) {
     if (signal.#aborted) return;
     signal.#aborted = true;
-    signal.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    signal.#reason = reason === undefined ? new DOMException('The operation was aborted', 'AbortError') : reason;
     signal.dispatchEvent(new Event('abort'));
   }
   static abort(reason) { const signal = new AbortSignal(); AbortSignal.abortSignal(signal, reason); return signal; }
@@ -352,13 +357,15 @@ function headerName(name) {
 }
 const headerWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const isHeaderWhitespace = code => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+const invalidInHeaderValue = /[\0\r\n]/;
 function headerValue(value) {
-  const text = String(value);
+  let text = String(value);
   // Most values have nothing to trim: no regular expression, no new string.
-  if (text.length === 0 || (!isHeaderWhitespace(text.charCodeAt(0)) && !isHeaderWhitespace(text.charCodeAt(text.length - 1)))) {
-    return text;
+  if (text.length !== 0 && (isHeaderWhitespace(text.charCodeAt(0)) || isHeaderWhitespace(text.charCodeAt(text.length - 1)))) {
+    text = text.replace(headerWhitespace, '');
   }
-  return text.replace(headerWhitespace, '');
+  if (invalidInHeaderValue.test(text)) throw new TypeError('Invalid header value.');
+  return text;
 }
 // workerd's wording, so a worker that reports the error answers the same.
 const immutableHeaders = () => new TypeError('Can\'t modify immutable headers.');
@@ -706,6 +713,8 @@ class Request extends Body {
   }
   get cf() { return this.#cf; }
   get redirect() { return this.#redirect; }
+  get integrity() { return ''; }
+  get keepalive() { return false; }
   clone() { return new Request(this); }
 }
 
@@ -742,6 +751,13 @@ class Response extends Body {
     const headers = new Headers(init.headers);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     return new Response(text, { ...init, headers });
+  }
+  static error() {
+    const response = new Response(null);
+    response.#status = 0;
+    response.#type = 'error';
+    Headers.makeImmutable(response.#headers);
+    return response;
   }
   static redirect(url, status = 302) {
     if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError('Invalid redirect status: ' + status);
@@ -1253,7 +1269,10 @@ Object.assign(globalThis, {
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
   ...libraries, TextEncoderStream, TextDecoderStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
-  Event, EventTarget, AbortController, AbortSignal, DOMException,
+  Event, CustomEvent, EventTarget, AbortController, AbortSignal, DOMException,
+  // Libraries detect Workers by navigator.userAgent (Hono's getRuntimeKey does).
+  navigator: Object.freeze({ userAgent: 'Cloudflare-Workers', hardwareConcurrency: 1 }),
+  scheduler: Object.freeze({ wait: ms => new Promise(resolve => setTimeout(resolve, ms)) }),
   console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
   fetch, caches, addEventListener,
 });
@@ -1279,7 +1298,8 @@ return {
     for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
     const cf = cfFor(headers.get('cf-ipcountry'));
     const typed = body === '' || headers.has('content-type');
-    const request = new Request(url, { method, headers, body: body === '' ? undefined : body, cf });
+    // redirect: 'manual', as on a request the platform hands a worker.
+    const request = new Request(url, { method, headers, body: body === '' ? undefined : body, cf, redirect: 'manual' });
     // A body that arrives over HTTP has the type its sender gave it, or none.
     if (!typed) request.headers.delete('content-type');
     Headers.makeImmutable(request.headers);  // new Request(request) gives a mutable copy, as in workerd

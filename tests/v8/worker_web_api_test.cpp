@@ -405,3 +405,25 @@ TEST_CASE("web api: the received request's headers and Response.redirect's are i
                R"("del":"TypeError: Can't modify immutable headers.","kept":"abc","copy":"ok",)"
                R"("redirect":"TypeError: Can't modify immutable headers.","response":"ok"})");
 }
+
+TEST_CASE("web api: what workerd also offers: navigator, scheduler.wait, CustomEvent, Response.error, header value checks") {
+  std::string out = Evaluate(R"(
+    const attempt = f => { try { return f(); } catch (e) { return e.name + ': ' + e.message; } };
+    const before = performance.now();
+    await scheduler.wait(25);
+    const event = new CustomEvent('ping', { detail: { n: 1 } });
+    const error = Response.error();
+    return Response.json({
+      ua: navigator.userAgent, waited: performance.now() - before >= 25, detail: event.detail, plain: new CustomEvent('x').detail,
+      error: [error.status, error.type, attempt(() => error.headers.set('a', 'b'))],
+      newline: attempt(() => new Headers({ a: 'x\ny' })), trimmed: new Headers({ a: ' x \r\n' }).get('a'),
+      nul: attempt(() => new Headers().append('a', 'x\0')),
+      incoming: [request.redirect, request.integrity, request.keepalive],
+      abort: attempt(() => { const c = new AbortController(); c.abort(); return c.signal.reason.message; }),
+    });
+  )");
+  CHECK(out == R"({"ua":"Cloudflare-Workers","waited":true,"detail":{"n":1},"plain":null,)"
+               R"("error":[0,"error","TypeError: Can't modify immutable headers."],)"
+               R"("newline":"TypeError: Invalid header value.","trimmed":"x","nul":"TypeError: Invalid header value.",)"
+               R"("incoming":["manual","",false],"abort":"The operation was aborted"})");
+}
