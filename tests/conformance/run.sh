@@ -19,10 +19,12 @@ if [ -z "$work" ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
 fi
-rm -rf "$work" && mkdir -p "$work"
+mkdir -p "$work"
 
 apps=()
 for dir in "$here"/apps/*/; do apps+=("$(basename "$dir")"); done
+# Only what this script writes is replaced in a WORK_DIR the user gives.
+for app in "${apps[@]}" workerd; do rm -rf "${work:?}/$app"; done
 driver_args=()
 compare_args=()
 for app in "${apps[@]}"; do
