@@ -74,13 +74,9 @@ Status ProfileChecker::CheckTables() {
 }
 
 Status ProfileChecker::CheckSample(size_t i) {
-  const Sample& s = p_.samples[i];
-  if (s.values.size() != p_.sample_types.size()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("sample {} has {} values but the profile has {} sample types", i, s.values.size(),
-                             p_.sample_types.size()));
-  }
+  HEAPPROF_RETURN_IF_ERROR(CheckSampleExceptIds(i));
   // Location ids are 32-bit; the offending id is looked up only when there is one.
+  const Sample& s = p_.samples[i];
   const uint64_t locations = p_.locations.size();
   if (!IdsInRange(s.locations, locations)) [[unlikely]] {
     for (LocationId id : s.locations) {
@@ -90,6 +86,16 @@ Status ProfileChecker::CheckSample(size_t i) {
                      fmt::format("sample {} names location {}, which does not exist", i, lid));
       }
     }
+  }
+  return Status::Ok();
+}
+
+Status ProfileChecker::CheckSampleExceptIds(size_t i) {
+  const Sample& s = p_.samples[i];
+  if (s.values.size() != p_.sample_types.size()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("sample {} has {} values but the profile has {} sample types", i, s.values.size(),
+                             p_.sample_types.size()));
   }
   for (size_t j = 0; j < s.labels.size(); ++j) {
     Check(s.labels[j].key, "sample {} label {}: key", i, j);

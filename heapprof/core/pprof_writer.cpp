@@ -110,6 +110,19 @@ class WireBuffer {
     for (const T& v : values) p = EncodeVarint(p, to_wire(v));
     cur_ = p;
   }
+  // Location ids; returns the largest id - 1 (id 0 wraps around to the
+  // largest value), the checker's range test done while the ids are at hand.
+  uint32_t PutLocationIds(const std::vector<LocationId>& ids) {
+    char* p = cur_;
+    uint32_t worst = 0;
+    for (LocationId id : ids) {
+      uint32_t v = static_cast<uint32_t>(id);
+      worst = std::max(worst, v - 1u);
+      p = EncodeVarint(p, v);
+    }
+    cur_ = p;
+    return worst;
+  }
   // Proto3: a zero scalar is left out.
   void PutVarintField(int field, uint64_t v) {
     if (v == 0) return;
@@ -182,8 +195,8 @@ class Writer {
     for (const ValueType& vt : p.sample_types) WriteValueType(pb::Profile::kSampleTypeFieldNumber, vt);
     for (size_t i = 0; i < p.samples.size(); ++i) {
       if (i + kPrefetchAhead < p.samples.size()) Prefetch(p.samples[i + kPrefetchAhead]);
-      HEAPPROF_RETURN_IF_ERROR(checker.CheckSample(i));
-      WriteSample(p.samples[i]);
+      HEAPPROF_RETURN_IF_ERROR(checker.CheckSampleExceptIds(i));
+      if (!WriteSample(p.samples[i], p.locations.size())) return checker.CheckSample(i);  // says which id
     }
     for (const Location& loc : p.locations) WriteLocation(loc);
     for (const Function& f : p.functions) WriteFunction(f);
@@ -215,7 +228,10 @@ class Writer {
     out_.Close(at);
   }
 
-  void WriteSample(const Sample& s) {
+  // False when a location id is not in 1..locations (the sample is written
+  // anyway; the caller fails the encode).
+  bool WriteSample(const Sample& s, uint64_t locations) {
+    uint32_t worst_id = 0;
     out_.Room(kMaxHeader * 3 + s.locations.size() * 5 + s.values.size() * kMaxVarint +
               s.labels.size() * (kMaxHeader + 4 * kMaxField));
     // Values before location ids (see the top of the file).
@@ -227,7 +243,7 @@ class Writer {
     }
     if (!s.locations.empty()) {
       size_t at = out_.Open(pb::Sample::kLocationIdFieldNumber);
-      out_.PutVarints(s.locations, [](LocationId id) { return Id(id); });
+      worst_id = out_.PutLocationIds(s.locations);
       out_.Close(at);
     }
     for (const Label& l : s.labels) {
@@ -239,6 +255,7 @@ class Writer {
       out_.Close(at);
     }
     out_.Close(sample);
+    return s.locations.empty() || worst_id < locations;
   }
 
   void WriteLocation(const Location& loc) {
