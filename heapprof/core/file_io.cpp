@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <utility>
 
+#include "heapprof/core/text.h"
+
 namespace heapprof {
 namespace {
 
@@ -44,11 +46,6 @@ std::string DirectoryOf(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-std::string BaseNameOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // Writes all of `bytes` to fd, retrying short writes; false with errno set on failure.
@@ -165,7 +162,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
 
   const std::string dir = DirectoryOf(path);
   // The temporary file sits beside the target so that rename() stays on one filesystem.
-  std::string temp = fmt::format("{}/.{}.tmp.XXXXXX", dir, BaseNameOf(path));
+  std::string temp = fmt::format("{}/.{}.tmp.XXXXXX", dir, internal::BaseName(path));
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
     int err = errno;

@@ -12,6 +12,7 @@
 #include "heapprof/core/call_tree.h"
 #include "heapprof/core/flamegraph_assets.h"
 #include "heapprof/core/flamegraph_page.h"
+#include "heapprof/core/text.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 
@@ -118,7 +119,7 @@ Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& i
     data["diff"] = info.diff;
     data["details"] = info.details;
     std::string json = ScriptSafeJson(data);
-    std::string title = HtmlEscape(info.title);
+    std::string title = EscapeMarkup(info.title);
     return Fill(kFlamegraphPageHtml, {{"title", title},
                                       {"style", kFlamegraphPageCss},
                                       {"script", kFlamegraphPageJs},
@@ -143,22 +144,6 @@ std::vector<std::string> ProfileDetails(const Profile& profile) {
   }
   for (std::string& comment : profile.CommentTexts()) details.push_back(std::move(comment));
   return details;
-}
-
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace internal

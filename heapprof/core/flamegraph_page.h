@@ -32,7 +32,5 @@ std::vector<std::string> ProfileDetails(const Profile& profile);
 // The whole self-contained HTML document.
 Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& info);
 
-// Text safe inside HTML elements and quoted attributes (& < > " ').
-std::string HtmlEscape(std::string_view text);
 
 }  // namespace heapprof::internal

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/call_tree.h"
+#include "heapprof/core/text.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
@@ -21,40 +22,8 @@ constexpr int kTop = 44;          // title and subtitle
 constexpr int kPad = 10;
 constexpr double kCharWidth = 6.6;  // 11 px monospace
 
-// XML text: escaped, invalid UTF-8 replaced, control characters dropped.
-std::string XmlText(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default:
-          if (c >= 0x20 || c == '\n' || c == '\t') out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    bool valid = len != 0 && i + len <= text.size();
-    for (size_t k = 1; valid && k < len; ++k) {
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    }
-    if (valid) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    }
-  }
-  return out;
-}
+// XML text: invalid UTF-8 replaced, control characters dropped, escaped.
+std::string XmlText(std::string_view text) { return internal::EscapeMarkup(internal::SanitizeUtf8(text)); }
 
 // Cuts a label to `max_chars` code points, with an ellipsis when cut.
 std::string Truncate(std::string_view text, size_t max_chars) {

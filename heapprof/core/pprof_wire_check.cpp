@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "heapprof/core/text.h"
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof::internal {
@@ -30,41 +31,6 @@ const char* FieldName(uint32_t field) {
     case 11: return "period_type";
     default: return "field";
   }
-}
-
-// Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF), as protobuf requires of proto3 strings.
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n;
-    uint32_t cp;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      n = 1;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      n = 2;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;  // the sequence is cut off
-    for (size_t k = 1; k <= n; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n + 1;
-  }
-  return true;
 }
 
 // Parses one nested message with its generated class; false when malformed.
@@ -124,7 +90,7 @@ std::string ExplainProfileParseFailure(std::string_view bytes) {
       in.Skip(static_cast<int>(length));
       int ordinal = field < 16 ? counts[field]++ : 0;
       if (field == 6) {
-        if (!IsValidUtf8(payload)) {
+        if (!internal::IsValidUtf8(payload)) {
           return fmt::format("string_table[{}] is not valid UTF-8 (profile.proto strings must be UTF-8)",
                              string_index);
         }

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "heapprof/core/text.h"
 #include "heapprof/version.h"
 
 namespace heapprof {
@@ -28,11 +29,6 @@ class StringInterner {
   std::unordered_map<std::string, StringId> index_;
 };
 
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 double SampleScale(uint64_t size, uint64_t interval) {
@@ -43,7 +39,7 @@ double SampleScale(uint64_t size, uint64_t interval) {
 std::string FrameDisplayName(const Frame& frame) {
   if (!frame.function_name.empty()) return frame.function_name;
   if (frame.script_name.empty()) return "(anonymous)";
-  return fmt::format("(anonymous {}:{}:{})", BaseName(frame.script_name), frame.line, frame.column);
+  return internal::AnonymousFunctionName(frame.script_name, frame.line, frame.column);
 }
 
 Profile BuildProfile(const RawSnapshot& snap) {

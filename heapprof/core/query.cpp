@@ -1,5 +1,6 @@
 // Profile queries for assertions: pattern-selected totals, heaviest stacks,
 // retained bytes. Each sample is counted once however many frames match.
+#include "heapprof/core/text.h"
 #include "heapprof/query.h"
 
 #include <fmt/format.h>
@@ -51,11 +52,6 @@ bool PassesThrough(const Profile& p, const Sample& s, const FrameMatcher& m) {
   return std::any_of(s.locations.begin(), s.locations.end(), [&](LocationId id) { return m.Matches(p, id); });
 }
 
-std::string BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 std::string FrameText(const Profile& p, LocationId id) {
   const Location& loc = p.location(id);
   if (loc.lines.empty()) return fmt::format("0x{:x}", loc.address);
@@ -64,7 +60,7 @@ std::string FrameText(const Profile& p, LocationId id) {
   if (name.empty()) name = "(anonymous)";
   // Anonymous functions already carry their position in the name.
   if (p.str(f.filename).empty() || name.starts_with("(anonymous ")) return name;
-  return fmt::format("{} ({}:{})", name, BaseName(p.str(f.filename)), f.start_line);
+  return fmt::format("{} ({}:{})", name, internal::BaseName(p.str(f.filename)), f.start_line);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Per-function totals and the `top` table: what `pprof -top` shows, computed
 // from the Profile model so no pprof is needed to read a profile.
+#include "heapprof/core/text.h"
 #include "heapprof/report.h"
 #include "heapprof/terminal_text.h"
 
@@ -23,11 +24,6 @@ FunctionKey KeyOf(const Profile& p, const Location& loc, size_t line_index) {
   if (line_index >= loc.lines.size()) return {fmt::format("0x{:x}", loc.address), "", 0};
   const Function& f = p.function(loc.lines[line_index].function);
   return {std::string(p.str(f.name)), std::string(p.str(f.filename)), f.start_line};
-}
-
-std::string BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
 std::string Percent(int64_t value, int64_t total) {
@@ -238,8 +234,8 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
     running += t.flat;
     std::string where;
     if (!t.filename.empty()) {
-      where = t.start_line > 0 ? fmt::format("  {}:{}", BaseName(t.filename), t.start_line)
-                               : "  " + BaseName(t.filename);
+      where = t.start_line > 0 ? fmt::format("  {}:{}", internal::BaseName(t.filename), t.start_line)
+                               : "  " + std::string(internal::BaseName(t.filename));
     }
     out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}{}\n", flat[i], flat_width, flat_share[i],
                        flat_share_width, Percent(running, total), cum[i], cum_width, cum_share[i], cum_share_width,

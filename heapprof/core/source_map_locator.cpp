@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <system_error>
 
+#include "heapprof/core/text.h"
 #include "heapprof/file_io.h"
 
 namespace heapprof {
@@ -14,11 +15,6 @@ namespace {
 constexpr std::string_view kUrlKey = "sourceMappingURL=";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 bool IsFile(const std::string& path) {
   std::error_code ec;
@@ -55,32 +51,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-Result<std::string> DecodeBase64(std::string_view in) {
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    else if (c == '=') break;
-    else if (IsSpace(c)) continue;
-    else return Error(ErrorCode::kDataLoss, fmt::format("invalid base64 character at offset {}", i));
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
 }
 
 Result<std::string> PercentDecode(std::string_view in) {
@@ -145,7 +115,7 @@ Result<std::string> DecodeDataUrl(std::string_view url) {
   std::string_view meta = url.substr(5, comma - 5);
   std::string_view payload = url.substr(comma + 1);
   bool base64 = meta.size() >= 7 && meta.substr(meta.size() - 7) == ";base64";
-  Result<std::string> decoded = base64 ? DecodeBase64(payload) : PercentDecode(payload);
+  Result<std::string> decoded = base64 ? internal::Base64Decode(payload) : PercentDecode(payload);
   if (!decoded.ok()) return Error(ErrorCode::kDataLoss, fmt::format("bad data: URL: {}", decoded.status().message()));
   return decoded;
 }
@@ -168,7 +138,7 @@ std::string ScriptPath(std::string_view script_name) {
 Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, const SourceMapSearch& search) {
   using Found = std::optional<LocatedMap>;
   const std::string script = ScriptPath(script_name);
-  std::string_view base = BaseName(script.empty() ? script_name : std::string_view(script));
+  std::string_view base = internal::BaseName(script.empty() ? script_name : std::string_view(script));
 
   const std::vector<std::filesystem::path> trees = AllowedTrees(search);
   const bool script_readable = !script.empty() && InTrees(script, trees);
@@ -188,7 +158,7 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
 
   for (const std::string& dir : search.map_dirs) {
     std::vector<std::string> candidates;
-    if (url) candidates.push_back((std::filesystem::path(dir) / std::string(BaseName(*url))).string());
+    if (url) candidates.push_back((std::filesystem::path(dir) / std::string(internal::BaseName(*url))).string());
     if (!base.empty()) candidates.push_back((std::filesystem::path(dir) / (std::string(base) + ".map")).string());
     for (const std::string& c : candidates) {
       if (!IsFile(c) || !InTrees(c, trees)) continue;  // a link out of the folder is not followed

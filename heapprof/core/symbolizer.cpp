@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "heapprof/core/text.h"
+
 namespace heapprof {
 namespace {
 
@@ -53,13 +55,6 @@ class Interner {
   std::unordered_set<uint32_t, Hash, Equal> index_;
 };
 
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// profile_builder names anonymous functions "(anonymous file:line:col)".
-bool IsAnonymous(std::string_view name) { return name.empty() || name.substr(0, 10) == "(anonymous"; }
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -102,7 +97,7 @@ std::optional<Mapped> MapFunction(ScriptState& script, Interner& intern, StringI
   m.filename = Cached(script.source_ids, pos->source, map.sources()[pos->source], intern);
   m.line = pos->line;
   m.column = pos->column;
-  const bool anonymous = IsAnonymous(generated_name);
+  const bool anonymous = internal::IsAnonymousFunctionName(generated_name);
   std::optional<OriginalPosition> name_token;
   // A V8-anonymous function has no name token: the one before it belongs to something else.
   if (column > 0 && !anonymous) name_token = map.MappingBefore(line, column);
@@ -110,7 +105,7 @@ std::optional<Mapped> MapFunction(ScriptState& script, Interner& intern, StringI
       !map.names()[name_token->name].empty()) {
     m.name = Cached(script.name_ids, name_token->name, map.names()[name_token->name], intern);
   } else if (anonymous) {
-    m.name = intern(fmt::format("(anonymous {}:{}:{})", BaseName(map.sources()[pos->source]), m.line, m.column));
+    m.name = intern(internal::AnonymousFunctionName(map.sources()[pos->source], m.line, m.column));
   } else {
     m.name = generated_id;
   }

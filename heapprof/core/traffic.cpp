@@ -1,6 +1,7 @@
 // Request files and flag-built requests, checked the way a Request
 // constructor would check them, so a bad line fails here with its number
 // instead of as a TypeError in every request of the run.
+#include "heapprof/core/text.h"
 #include "heapprof/traffic.h"
 
 #include <fmt/format.h>
@@ -103,23 +104,6 @@ WorkerRequest FromHarEntry(const json& entry) {
   return r;
 }
 
-// RFC 4648 base64 with padding.
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    if (i + 2 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string ResponseRecord(uint64_t index, const WorkerRequest& request, const Result<WorkerResponse>& response) {
@@ -137,7 +121,7 @@ std::string ResponseRecord(uint64_t index, const WorkerRequest& request, const R
     return line.dump();
   } catch (const json::type_error&) {  // not UTF-8 (a header value could be Latin-1 too)
     line.erase("body");
-    line["body_base64"] = Base64(response->body);
+    line["body_base64"] = internal::Base64Encode(response->body);
     return line.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }

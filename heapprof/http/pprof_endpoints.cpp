@@ -1,5 +1,6 @@
 // The net/http/pprof-style debug endpoints: parse, route to the profile
 // source, encode off the isolate's thread, answer.
+#include "heapprof/core/text.h"
 #include "heapprof/pprof_endpoints.h"
 
 #include <cctype>
@@ -19,7 +20,7 @@ namespace heapprof {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::HtmlEscape;
+using internal::EscapeMarkup;
 
 constexpr std::string_view kHeap = "/debug/pprof/heap";
 constexpr std::string_view kAllocs = "/debug/pprof/allocs";
@@ -260,7 +261,7 @@ HttpResponse PprofEndpoints::Index() {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td><a href=\"heap?{q}\">heap</a> <a href=\"allocs?{q}\">allocs</a> "
         "<a href=\"../heapprof/flamegraph?{q}\">flamegraph</a></td></tr>\n",
-        HtmlEscape(t.name), MiB(t.heap_used_bytes), MiB(t.heap_limit_bytes), t.requests, t.failures, t.restarts,
+        EscapeMarkup(t.name), MiB(t.heap_used_bytes), MiB(t.heap_limit_bytes), t.requests, t.failures, t.restarts,
         fmt::arg("q", q));
   }
   html += "</table>\n<h2>Near-heap-limit captures</h2>\n<ul>\n";
@@ -268,8 +269,8 @@ HttpResponse PprofEndpoints::Index() {
   if (captures.empty()) html += "<li>none</li>\n";
   for (const CaptureFile& c : captures) {
     std::string file = fs::path(c.path).filename().string();
-    html += fmt::format("<li>{}: <a href=\"../heapprof/captures/{}\">{}</a></li>\n", HtmlEscape(c.target),
-                        QueryEscape(file), HtmlEscape(file));
+    html += fmt::format("<li>{}: <a href=\"../heapprof/captures/{}\">{}</a></li>\n", EscapeMarkup(c.target),
+                        QueryEscape(file), EscapeMarkup(file));
   }
   html += fmt::format(
       "</ul>\n<p>{}: <code>go tool pprof http://HOST/debug/pprof/heap?{}target=NAME</code></p>\n</body></html>\n",

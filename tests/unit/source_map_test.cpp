@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "heapprof/core/text.h"
 #include "heapprof/source_map.h"
 #include "heapprof/source_map_locator.h"
 #include "sourcemap_test_data.h"
@@ -32,23 +33,7 @@ std::string ParseError(const std::string& json) {
   return m.status().message();
 }
 
-std::string Base64(const std::string& in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    acc = (acc << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 63]);
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 63]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
-}
+std::string Base64(const std::string& in) { return internal::Base64Encode(in); }
 
 }  // namespace
 
