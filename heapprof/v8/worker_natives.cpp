@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heapprof/v8/v8_util.h"
+#include "heapprof/v8/worker_compression.h"
 #include "heapprof/v8/worker_crypto.h"
 #include "heapprof/v8/worker_state.h"
 
@@ -180,6 +181,8 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"digest", CryptoDigest},
       {"hmac", CryptoHmac},
       {"timingSafeEqual", CryptoTimingSafeEqual},
+      {"compress", ZlibCompress},
+      {"decompress", ZlibDecompress},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -11,7 +11,7 @@
 'use strict';
 const {
   consoleWrite, requestParts, utf8Encode, utf8Decode, structuredClone: nativeClone,
-  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual,
+  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, compress, decompress,
 } = natives;
 const { ReadableStream, TransformStream } = libraries;
 
@@ -569,6 +569,39 @@ class TextDecoderStream {
   get encoding() { return this.#decoder.encoding; }
   get fatal() { return this.#decoder.fatal; }
   get ignoreBOM() { return this.#decoder.ignoreBOM; }
+  get readable() { return this.#transform.readable; }
+  get writable() { return this.#transform.writable; }
+}
+
+// CompressionStream and DecompressionStream through zlib (natives). The chunks
+// are buffered and (de)compressed in one call when the stream closes: the
+// bytes are the same format, only not streamed piecewise.
+const compressionFormats = new Set(['gzip', 'deflate', 'deflate-raw']);
+function zlibTransform(format, convert, what) {
+  if (!compressionFormats.has(String(format))) throw new TypeError('Unsupported compression format: ' + JSON.stringify(String(format)));
+  const chunks = [];
+  return new TransformStream({
+    transform(chunk) { chunks.push(copyBytes(viewBytes(chunk, what + ' chunk'))); },
+    flush(controller) {
+      let total = 0;
+      for (const c of chunks) total += c.length;
+      const all = new Uint8Array(total);
+      let at = 0;
+      for (const c of chunks) { all.set(c, at); at += c.length; }
+      const out = convert(String(format), all);
+      if (out.length > 0) controller.enqueue(out);
+    },
+  });
+}
+class CompressionStream {
+  #transform;
+  constructor(format) { this.#transform = zlibTransform(format, compress, 'a CompressionStream'); }
+  get readable() { return this.#transform.readable; }
+  get writable() { return this.#transform.writable; }
+}
+class DecompressionStream {
+  #transform;
+  constructor(format) { this.#transform = zlibTransform(format, decompress, 'a DecompressionStream'); }
   get readable() { return this.#transform.readable; }
   get writable() { return this.#transform.writable; }
 }
@@ -1267,7 +1300,7 @@ function addEventListener(type, listener) {
 
 Object.assign(globalThis, {
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  ...libraries, TextEncoderStream, TextDecoderStream,
+  ...libraries, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
   Event, CustomEvent, EventTarget, AbortController, AbortSignal, DOMException,
   // Libraries detect Workers by navigator.userAgent (Hono's getRuntimeKey does).

@@ -427,3 +427,32 @@ TEST_CASE("web api: what workerd also offers: navigator, scheduler.wait, CustomE
                R"("newline":"TypeError: Invalid header value.","trimmed":"x","nul":"TypeError: Invalid header value.",)"
                R"("incoming":["manual","",false],"abort":"The operation was aborted"})");
 }
+
+TEST_CASE("web api: CompressionStream and DecompressionStream through zlib round-trip and refuse bad data") {
+  std::string out = Evaluate(R"(
+    const text = 'hello compression '.repeat(200) + 'é';
+    const through = (bytes, stream) => new Response(new Response(bytes).body.pipeThrough(stream)).bytes();
+    const results = {};
+    for (const format of ['gzip', 'deflate', 'deflate-raw']) {
+      const packed = await through(text, new CompressionStream(format));
+      const unpacked = new TextDecoder().decode(await through(packed, new DecompressionStream(format)));
+      // The format's header (a raw deflate stream has none: it starts with its first block).
+      const header = format === 'deflate-raw' ? hex(packed.slice(0, 2)) !== '789c' && hex(packed.slice(0, 2)) !== '1f8b' : hex(packed.slice(0, 2));
+      results[format] = [header, packed.length < text.length / 4, unpacked === text];
+    }
+    const errorOf = async (bytes, format) => {
+      try { await through(bytes, new DecompressionStream(format)); return 'none'; } catch (e) { return e.name + ': ' + e.message; }
+    };
+    const gz = await through(text, new CompressionStream('gzip'));
+    const extra = new Uint8Array(gz.length + 1); extra.set(gz);
+    let unsupported = '';
+    try { new CompressionStream('br'); } catch (e) { unsupported = e.name; }
+    return Response.json({ results, corrupt: await errorOf(new Uint8Array([1, 2, 3, 4]), 'gzip'),
+                           truncated: await errorOf(gz.slice(0, 20), 'gzip'), trailing: await errorOf(extra, 'gzip'),
+                           unsupported });
+  )");
+  CHECK(out == R"({"results":{"gzip":["1f8b",true,true],"deflate":["789c",true,true],"deflate-raw":[)"
+               R"json(true,true,true]},"corrupt":"TypeError: the compressed data is corrupt (zlib: incorrect header check)",)json"
+               R"("truncated":"TypeError: the compressed data ends before its stream does",)"
+               R"("trailing":"TypeError: the compressed data goes on after the end of its stream","unsupported":"TypeError"})");
+}

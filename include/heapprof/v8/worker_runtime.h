@@ -15,7 +15,9 @@
 // canonical forms and setters; no IDNA or IPv6), URLPattern (npm
 // urlpattern-polyfill), URLSearchParams,
 // Blob, File, FormData, TextEncoder/TextDecoder (V8's UTF-8, streaming
-// decode), TextEncoderStream/TextDecoderStream, the WHATWG streams
+// decode), TextEncoderStream/TextDecoderStream, CompressionStream/
+// DecompressionStream (gzip, deflate, deflate-raw through zlib; a stream's
+// chunks are (de)compressed in one call when it closes), the WHATWG streams
 // (ReadableStream, WritableStream, TransformStream, readers, controllers and
 // queuing strategies, from the npm package web-streams-polyfill bundled at
 // build time: heapprof/v8/js), atob/btoa, structuredClone (V8's serializer),
@@ -27,7 +29,7 @@
 // Response whose body is a stream is read to its end by the host; an error in
 // that stream fails the request. There is no network: fetch() is answered by
 // WorkerOptions::fetch_handler's module, or rejects with a message. No I/O,
-// no dynamic import, no CompressionStream.
+// no dynamic import.
 #pragma once
 
 #include <chrono>
