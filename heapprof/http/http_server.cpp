@@ -295,11 +295,10 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Shutdown(); }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, HttpHandler handler) {
-  Result<std::pair<std::string, uint16_t>> address = ParseListenAddress(options.listen);
-  if (!address.ok()) return address.status();
+  HEAPPROF_ASSIGN_OR_RETURN(auto address, ParseListenAddress(options.listen));
   if (!handler) return Error(ErrorCode::kInvalidArgument, "an HTTP server needs a handler");
   auto impl = std::make_unique<Impl>(options, std::move(handler));
-  if (Status s = impl->Listen(address->first, address->second); !s.ok()) return s;
+  HEAPPROF_RETURN_IF_ERROR(impl->Listen(address.first, address.second));
   impl->Run();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }

@@ -109,9 +109,7 @@ Result<std::string> PercentDecode(std::string_view text) {
 Result<ParsedTarget> ParseRequestTarget(std::string_view target) {
   ParsedTarget out;
   size_t q = target.find('?');
-  Result<std::string> path = PercentDecode(target.substr(0, q));
-  if (!path.ok()) return path.status();
-  out.path = std::move(path.value());
+  HEAPPROF_ASSIGN_OR_RETURN(out.path, PercentDecode(target.substr(0, q)));
   if (q == std::string_view::npos) return out;
   std::string_view query = target.substr(q + 1);
   while (!query.empty()) {
@@ -120,11 +118,10 @@ Result<ParsedTarget> ParseRequestTarget(std::string_view target) {
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (pair.empty()) continue;
     size_t eq = pair.find('=');
-    Result<std::string> key = PercentDecode(pair.substr(0, eq));
-    Result<std::string> value = PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
-    if (!key.ok()) return key.status();
-    if (!value.ok()) return value.status();
-    out.query[key.value()] = std::move(value.value());
+    HEAPPROF_ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq)));
+    HEAPPROF_ASSIGN_OR_RETURN(std::string value,
+                              PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1)));
+    out.query[std::move(key)] = std::move(value);
   }
   return out;
 }

@@ -184,9 +184,7 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   if (pool_options.capture_options.interval_bytes == SessionOptions{}.interval_bytes) {
     pool_options.capture_options = options.session;
   }
-  Result<std::unique_ptr<WorkerPool>> pool = WorkerPool::Start(pool_options);
-  if (!pool.ok()) return pool.status();
-  raw->pool_ = std::move(pool.value());
+  HEAPPROF_ASSIGN_OR_RETURN(raw->pool_, WorkerPool::Start(pool_options));
   raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
   PprofEndpointOptions endpoint_options;
   endpoint_options.continuous = options.continuous;
@@ -197,18 +195,16 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   HttpServerOptions main;
   main.listen = options.listen;
   main.threads = options.http_threads;
-  Result<std::unique_ptr<HttpServer>> server =
-      HttpServer::Start(main, [raw](HttpRequest r, HttpResponder respond) { raw->HandleWorker(std::move(r), std::move(respond)); });
-  if (!server.ok()) return server.status();
-  raw->server_ = std::move(server.value());
+  HEAPPROF_ASSIGN_OR_RETURN(raw->server_, HttpServer::Start(main, [raw](HttpRequest r, HttpResponder respond) {
+                              raw->HandleWorker(std::move(r), std::move(respond));
+                            }));
   raw->listen_address_ = raw->server_->address();
   if (!options.debug_listen.empty()) {
     HttpServerOptions debug;
     debug.listen = options.debug_listen;
-    Result<std::unique_ptr<HttpServer>> debug_server = HttpServer::Start(
-        debug, [raw](HttpRequest r, HttpResponder respond) { raw->HandleDebug(std::move(r), std::move(respond)); });
-    if (!debug_server.ok()) return debug_server.status();
-    raw->debug_server_ = std::move(debug_server.value());
+    HEAPPROF_ASSIGN_OR_RETURN(raw->debug_server_, HttpServer::Start(debug, [raw](HttpRequest r, HttpResponder respond) {
+                                raw->HandleDebug(std::move(r), std::move(respond));
+                              }));
   }
   return service;
 }

@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, Result<Profile>>> PoolProfileSource::EndConti
 }
 
 Result<Profile> PoolProfileSource::Finish(Result<WindowProfile> window) {
-  if (!window.ok()) return window.status();
+  HEAPPROF_RETURN_IF_ERROR(window);
   Profile profile = std::move(window->profile);
   if (source_maps_) {
     FileSourceMapProvider maps(*source_maps_);

@@ -63,16 +63,15 @@ class WorkerPool::Impl {
     WorkerOptions wo = options_.worker_options;
     wo.name = r.name;
     wo.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.request_timeout);
-    Result<WorkerRuntime> created = WorkerRuntime::Create(wo);
-    if (!created.ok()) return created.status();
-    if (Status s = created->LoadFile(options_.worker); !s.ok()) return s;
-    r.runtime.emplace(std::move(created.value()));
+    HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(wo));
+    HEAPPROF_RETURN_IF_ERROR(created.LoadFile(options_.worker));
+    r.runtime.emplace(std::move(created));
     UpdateHeap(r);
     if (options_.controller == nullptr) return Status::Ok();
-    if (Status s = options_.controller->Register(r.name, r.runtime->isolate()); !s.ok()) return s;
+    HEAPPROF_RETURN_IF_ERROR(options_.controller->Register(r.name, r.runtime->isolate()));
     if (!options_.capture_dir.empty()) {
       std::string stem = fmt::format("{}/{}", options_.capture_dir, FileSafeName(r.name));
-      Status s = options_.controller->EnableNearHeapLimitCapture(
+      HEAPPROF_RETURN_IF_ERROR(options_.controller->EnableNearHeapLimitCapture(
           r.name,
           [this, &r, stem](Result<WindowProfile> p) {
             if (!p.ok()) {
@@ -87,8 +86,7 @@ class WorkerPool::Impl {
             std::lock_guard<std::mutex> lock(captures_mu_);
             captures_.push_back({r.name, path});
           },
-          options_.capture_options);
-      if (!s.ok()) return s;
+          options_.capture_options));
     }
     return Status::Ok();
   }
