@@ -150,25 +150,34 @@ usage unknown-subcommand "unknown command \"frobnicate\"" frobnicate
 usage run-no-worker "worker is required" run
 usage unknown-flag "--bogus" run "$clean" --bogus
 usage interval-unit "--interval" run "$clean" --interval 12x
-usage interval-zero "--interval must be" run "$clean" --interval 0
+usage interval-zero "--interval: must be between 1 byte and 1 GiB" run "$clean" --interval 0
 usage interval-negative "negative" run "$clean" --interval -5
 usage requests-zero "--requests" run "$clean" --requests 0
 usage requests-negative "--requests" run "$clean" --requests -3
 usage requests-text "--requests" run "$clean" --requests many
 usage duration-unit "--duration" run "$clean" --duration 5q
 usage window-unit "--window" run "$clean" --window soon
-usage continuous-zero "--continuous must be more than 0" run "$clean" --continuous 0s
+usage continuous-zero "--continuous: must be more than 0" run "$clean" --continuous 0s
 usage continuous-unit "--continuous" run "$clean" --continuous often
-usage warmup-bad "--warmup" run "$clean" --warmup 2x
+usage warmup-bad "--warmup: takes a number of requests" run "$clean" --warmup 2x
+# Every number is parsed once, by its flag's check: out of range or malformed is exit 2, never a crash.
+usage warmup-huge "--warmup: 99999999999999999999999 is too large" run "$clean" --warmup 99999999999999999999999
+usage duration-zero "--duration: must be more than 0" run "$clean" --duration 0s
+usage duration-huge "--duration" run "$clean" --duration 99999999999999999999h
+usage window-zero "--window: must be more than 0" run "$clean" --window 0ms
+usage heap-limit-huge "--heap-limit: must be between 8 MiB and 64 GiB" run "$clean" --heap-limit 99999999999999999999999
+usage interval-huge "--interval" run "$clean" --interval 99999999999999999999999KiB
+usage request-timeout-tiny "--request-timeout: must be at least 1ms" run "$clean" --request-timeout 10us
+usage warmup-over-duration "leaves nothing to profile within --duration" run "$clean" --duration 1s --warmup 2s
 usage warmup-too-long "leaves nothing to profile" run "$clean" --requests 10 --warmup 20
 usage warmup-from-start "--from-start" run "$clean" --from-start --warmup 10
-usage heap-limit-small "--heap-limit must be between" run "$clean" --heap-limit 2
+usage heap-limit-small "--heap-limit: must be between 8 MiB and 64 GiB" run "$clean" --heap-limit 2
 usage heap-limit-text "--heap-limit" run "$clean" --heap-limit lots
 usage depth-zero "--depth" run "$clean" --depth 0
 usage top-negative "--top" run "$clean" --top -1
 usage sample-index-run "unknown --sample-index" run "$clean" --sample-index cpu
-usage max-failures-text "--max-failures takes a share" run "$clean" --max-failures 2x
-usage max-failures-big "--max-failures cannot be above 100%" run "$clean" --max-failures 150%
+usage max-failures-text "--max-failures: takes a share" run "$clean" --max-failures 2x
+usage max-failures-big "--max-failures: cannot be above 100%" run "$clean" --max-failures 150%
 usage request-timeout-text "--request-timeout" run "$clean" --request-timeout soon
 usage header-without-url "give --url too" run "$clean" --header "X-A: 1"
 usage url-relative "is not an absolute http" run "$clean" --url /path

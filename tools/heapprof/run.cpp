@@ -88,25 +88,33 @@ void RegisterRun(Commands& commands) {
   run->add_option("worker", args->worker, "The worker script (.js)")->required();
   run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included)")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  run->add_option("--duration,-d", args->duration, "Stop after this much time, e.g. 5s (warm-up included)")
-      ->check(DurationValidator());
-  run->add_option("--warmup", args->warmup,
-                  "Requests (200) or time (2s) to serve before the profiling window opens [default: 200]");
-  run->add_option("--window", args->window,
-                  "How long the profiling window stays open, e.g. 2s; the run ends when it closes "
-                  "[default: the rest of the run]")
-      ->check(DurationValidator());
-  run->add_option("--interval", args->interval,
-                  "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
-                  "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
-      ->check(CLI::Validator(
-          [](std::string& text) { return text == "auto" ? std::string() : SizeValidator()(text); }, "SIZE|auto"))
-      ->capture_default_str();
+  run->add_option("--duration,-d")
+      ->description("Stop after this much time, e.g. 5s (warm-up included)")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->duration_ns, ParsePositiveDuration));
+  run->add_option("--warmup")
+      ->description("Requests (200) or time (2s) to serve before the profiling window opens [default: 200]")
+      ->type_name("N|DURATION")
+      ->check(ParsedInto(&args->warmup, ParseWarmup));
+  run->add_option("--window")
+      ->description("How long the profiling window stays open, e.g. 2s; the run ends when it closes "
+                    "[default: the rest of the run]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->window_ns, ParsePositiveDuration));
+  run->add_option("--interval")
+      ->description("Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
+                    "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
+      ->type_name("SIZE|auto")
+      ->check(ParsedInto(&args->interval_bytes, ParseInterval))
+      ->default_str("auto");
   run->add_option("--depth", args->depth, "Stack frames kept per sample")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  run->add_option("--heap-limit", args->heap_limit, "The isolate's heap limit in MiB (or a size like 1GiB)")
-      ->capture_default_str();
+  run->add_option("--heap-limit")
+      ->description("The isolate's heap limit in MiB (or a size like 1GiB)")
+      ->type_name("MIB|SIZE")
+      ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
+      ->default_str("128");
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
@@ -125,9 +133,10 @@ void RegisterRun(Commands& commands) {
       ->check(CLI::Range(1, 64));
   run->add_option("--profile", args->profile_target,
                   "With --replicas: profile only this replica (NAME#i); the others keep serving [default: all]");
-  run->add_option("--continuous", args->continuous,
-                  "Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
-      ->check(DurationValidator());
+  run->add_option("--continuous")
+      ->description("Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->continuous_ns, ParsePositiveDuration));
   run->add_option("--on-heap-limit", args->on_heap_limit,
                   "Near the heap limit, write the in-use profile into FILE, even between windows (without it, the open "
                   "window's near-limit profile goes to -o)");
@@ -150,14 +159,18 @@ void RegisterRun(Commands& commands) {
   run->add_option("--body", args->body, "The body of --url's request");
   AddBindingOptions(run, args->config, args->env_json, args->kv_data);
   AddFetchHandlerOption(run, args->fetch_handler);
-  run->add_option("--max-failures", args->max_failures,
-                  "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
-                  "or answer 5xx")
-      ->capture_default_str();
-  run->add_option("--request-timeout", args->request_timeout,
-                  "Terminate a request (or the worker's top level) that runs longer, and count it as failed "
-                  "(0: no limit)")
-      ->capture_default_str();
+  run->add_option("--max-failures")
+      ->description("Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
+                    "or answer 5xx")
+      ->type_name("SHARE")
+      ->check(ParsedInto(&args->max_failures, ParseFailureShare))
+      ->default_str("50%");
+  run->add_option("--request-timeout")
+      ->description("Terminate a request (or the worker's top level) that runs longer, and count it as failed "
+                    "(0: no limit)")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
+      ->default_str("30s");
   run->add_option("--runtime", args->runtime,
                   "embedded (heapprof's own V8 host) or workerd: serve the worker in a real workerd process and "
                   "profile it through the DevTools protocol (two back-to-back windows, see --sample-types)")

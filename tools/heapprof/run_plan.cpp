@@ -70,6 +70,66 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
   return (out.parent_path() / (name + ext)).string();
 }
 
+Result<int64_t> ParsePositiveDuration(const std::string& text) {
+  HEAPPROF_ASSIGN_OR_RETURN(int64_t ns, ParseDuration(text));
+  if (ns <= 0) return Bad("must be more than 0");
+  return ns;
+}
+
+Result<Warmup> ParseWarmup(const std::string& text) {
+  Warmup warmup;
+  if (AllDigits(text)) {
+    HEAPPROF_ASSIGN_OR_RETURN(warmup.requests, ParseCount(text));
+    return warmup;
+  }
+  Result<int64_t> ns = ParseDuration(text);
+  if (!ns.ok()) return Bad("takes a number of requests (200) or a duration (2s): " + ns.status().message());
+  warmup.ns = ns.value();
+  return warmup;
+}
+
+Result<std::optional<uint64_t>> ParseInterval(const std::string& text) {
+  if (text == "auto") return std::optional<uint64_t>();
+  Result<uint64_t> bytes = ParseSize(text);
+  if (!bytes.ok()) return Bad(bytes.status().message() + " (or auto)");
+  if (bytes.value() == 0 || bytes.value() > (1ull << 30)) return Bad("must be between 1 byte and 1 GiB");
+  return std::optional<uint64_t>(bytes.value());
+}
+
+Result<uint64_t> ParseHeapLimit(const std::string& text) {
+  uint64_t bytes = 0;
+  if (AllDigits(text)) {
+    Result<uint64_t> mib = ParseCount(text);
+    if (!mib.ok() || mib.value() > 64 * 1024) return Bad("must be between 8 MiB and 64 GiB");
+    bytes = mib.value() * 1024 * 1024;
+  } else {
+    Result<uint64_t> parsed = ParseSize(text);
+    if (!parsed.ok()) return Bad("takes MiB (128) or a size (1GiB): " + parsed.status().message());
+    bytes = parsed.value();
+  }
+  if (bytes < 8u * 1024 * 1024 || bytes > 64ull * 1024 * 1024 * 1024) return Bad("must be between 8 MiB and 64 GiB");
+  return bytes;
+}
+
+Result<double> ParseFailureShare(const std::string& text) {
+  std::string share = text;
+  bool percent = !share.empty() && share.back() == '%';
+  if (percent) share.pop_back();
+  char* end = nullptr;
+  double value = share.empty() ? -1 : std::strtod(share.c_str(), &end);
+  if (end == nullptr || *end != '\0' || !(value >= 0)) return Bad("takes a share of requests: 50% or 0.5");
+  if (percent || value > 1) value /= 100;
+  if (value > 1) return Bad("cannot be above 100%");
+  return value;
+}
+
+Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text) {
+  if (text == "0" || text == "none") return std::chrono::milliseconds(0);
+  HEAPPROF_ASSIGN_OR_RETURN(int64_t ns, ParseDuration(text));
+  if (ns < 1'000'000) return Bad("must be at least 1ms (or 0 for none)");
+  return std::chrono::milliseconds(ns / 1'000'000);
+}
+
 Result<Plan> MakePlan(const RunArgs& args) {
   Plan plan;
   plan.worker = args.worker;
@@ -78,19 +138,13 @@ Result<Plan> MakePlan(const RunArgs& args) {
     plan.max_requests = static_cast<uint64_t>(args.requests);
     bounded = true;
   }
-  if (!args.duration.empty()) {
-    Result<int64_t> d = ParseDuration(args.duration);
-    if (!d.ok()) return Bad("--duration: " + d.status().message());
-    if (d.value() <= 0) return Bad("--duration must be more than 0");
-    plan.max_duration_ns = d.value();
+  if (args.duration_ns) {
+    plan.max_duration_ns = *args.duration_ns;
     bounded = true;
   }
-  if (!args.continuous.empty()) {
-    Result<int64_t> d = ParseDuration(args.continuous);
-    if (!d.ok()) return Bad("--continuous: " + d.status().message());
-    if (d.value() <= 0) return Bad("--continuous must be more than 0");
-    plan.continuous_ns = d.value();
-    if (!args.window.empty()) {
+  if (args.continuous_ns) {
+    plan.continuous_ns = *args.continuous_ns;
+    if (args.window_ns) {
       return Bad("--continuous sets the length of each window; drop --window (the run's length is --duration or "
                  "--requests)");
     }
@@ -99,11 +153,8 @@ Result<Plan> MakePlan(const RunArgs& args) {
                  "--flamegraph and open any of them with `heapprof flamegraph FILE`");
     }
   }
-  if (!args.window.empty()) {
-    Result<int64_t> d = ParseDuration(args.window);
-    if (!d.ok()) return Bad("--window: " + d.status().message());
-    if (d.value() <= 0) return Bad("--window must be more than 0");
-    plan.window_ns = d.value();
+  if (args.window_ns) {
+    plan.window_ns = *args.window_ns;
     bounded = true;
   }
   if (!bounded) {
@@ -113,60 +164,34 @@ Result<Plan> MakePlan(const RunArgs& args) {
 
   plan.from_start = args.from_start;
   if (args.from_start) {
-    if (!args.warmup.empty()) {
+    if (args.warmup) {
       return Bad("--from-start opens the window before the worker is loaded, so there is no warm-up; "
                  "drop --warmup or --from-start");
     }
-  } else if (args.warmup.empty()) {
+  } else if (!args.warmup) {
     plan.warmup_requests = kDefaultWarmupRequests;
-  } else if (AllDigits(args.warmup)) {
-    Result<uint64_t> n = ParseCount(args.warmup);
-    if (!n.ok()) return Bad("--warmup: " + n.status().message());
-    plan.warmup_requests = n.value();
   } else {
-    Result<int64_t> warmup = ParseDuration(args.warmup);
-    if (!warmup.ok()) {
-      return Bad("--warmup takes a number of requests (200) or a duration (2s): " + warmup.status().message());
-    }
-    plan.warmup_ns = warmup.value();
+    plan.warmup_requests = args.warmup->requests;
+    plan.warmup_ns = args.warmup->ns;
   }
   if (plan.max_requests != kNoLimit && plan.warmup_requests >= plan.max_requests) {
-    if (!args.warmup.empty()) {
+    if (args.warmup) {
       return Bad(fmt::format("the warm-up ({} requests) leaves nothing to profile within --requests {}",
                              plan.warmup_requests, plan.max_requests));
     }
     plan.warmup_requests = plan.max_requests / 10;  // a short run: keep most of it in the window
   }
   if (plan.max_duration_ns != kForever && plan.warmup_ns >= plan.max_duration_ns) {
-    return Bad(fmt::format("the warm-up ({}) leaves nothing to profile within --duration {}", args.warmup,
-                           args.duration));
+    return Bad(fmt::format("the warm-up ({:g} s) leaves nothing to profile within --duration {:g} s",
+                           static_cast<double>(plan.warmup_ns) / 1e9, static_cast<double>(plan.max_duration_ns) / 1e9));
   }
 
-  plan.interval_auto = args.interval == "auto";
-  if (!plan.interval_auto) {
-    Result<uint64_t> interval = ParseSize(args.interval);
-    if (!interval.ok()) return Bad("--interval: " + interval.status().message() + " (or auto)");
-    if (interval.value() == 0 || interval.value() > (1ull << 30)) {
-      return Bad("--interval must be between 1 byte and 1 GiB");
-    }
-    plan.session.interval_bytes = interval.value();
-  }
+  plan.interval_auto = !args.interval_bytes;
+  if (args.interval_bytes) plan.session.interval_bytes = *args.interval_bytes;
   plan.session.max_stack_depth = args.depth;
   plan.session.gc_before_snapshot = !args.no_gc;
 
-  uint64_t heap_limit = 0;
-  if (AllDigits(args.heap_limit)) {
-    Result<uint64_t> mib = ParseCount(args.heap_limit);
-    if (!mib.ok() || mib.value() > 64 * 1024) return Bad("--heap-limit must be between 8 MiB and 64 GiB");
-    heap_limit = mib.value() * 1024 * 1024;
-  } else {
-    Result<uint64_t> parsed = ParseSize(args.heap_limit);
-    if (!parsed.ok()) return Bad("--heap-limit takes MiB (128) or a size (1GiB): " + parsed.status().message());
-    heap_limit = parsed.value();
-  }
-  if (heap_limit < 8u * 1024 * 1024 || heap_limit > 64ull * 1024 * 1024 * 1024) {
-    return Bad("--heap-limit must be between 8 MiB and 64 GiB");
-  }
+  const uint64_t heap_limit = args.heap_limit_bytes.value_or(kDefaultHeapLimitBytes);
   plan.heap_limit_bytes = static_cast<size_t>(heap_limit);
   if (plan.interval_auto) plan.session.interval_bytes = static_cast<uint64_t>(AutoInterval(heap_limit));
 
@@ -184,27 +209,8 @@ Result<Plan> MakePlan(const RunArgs& args) {
   } else if (args.method != "GET" || !args.headers.empty() || !args.body.empty()) {
     return Bad("--method, --header and --body describe the request of --url; give --url too");
   }
-  {
-    std::string share = args.max_failures;
-    bool percent = !share.empty() && share.back() == '%';
-    if (percent) share.pop_back();
-    char* end = nullptr;
-    double value = share.empty() ? -1 : std::strtod(share.c_str(), &end);
-    if (end == nullptr || *end != '\0' || !(value >= 0)) {
-      return Bad("--max-failures takes a share of requests: 50% or 0.5");
-    }
-    if (percent || value > 1) value /= 100;
-    if (value > 1) return Bad("--max-failures cannot be above 100%");
-    plan.max_failures = value;
-  }
-  if (args.request_timeout == "0" || args.request_timeout == "none") {
-    plan.request_timeout = std::chrono::milliseconds(0);
-  } else {
-    Result<int64_t> timeout = ParseDuration(args.request_timeout);
-    if (!timeout.ok()) return Bad("--request-timeout: " + timeout.status().message());
-    if (timeout.value() < 1'000'000) return Bad("--request-timeout must be at least 1ms (or 0 for none)");
-    plan.request_timeout = std::chrono::milliseconds(timeout.value() / 1'000'000);
-  }
+  if (args.max_failures) plan.max_failures = *args.max_failures;
+  if (args.request_timeout) plan.request_timeout = *args.request_timeout;
   plan.symbolize = !args.no_source_maps;
   // Maps are read from the worker's folder tree and the folders the user names, nowhere else.
   fs::path worker_dir = fs::path(args.worker).parent_path();

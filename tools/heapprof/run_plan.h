@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,19 +19,28 @@ namespace heapprof::cli {
 
 inline constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+inline constexpr uint64_t kDefaultHeapLimitBytes = uint64_t{128} << 20;
 
-// The flags of `heapprof run`, as CLI11 parsed them.
+// --warmup: a number of requests or a time.
+struct Warmup {
+  uint64_t requests = 0;
+  int64_t ns = 0;
+};
+
+// The flags of `heapprof run`, as CLI11 parsed them: every number is parsed
+// once, by the flag's check (ParseRunFlag below), and stored here typed; an
+// empty optional is a flag not given.
 struct RunArgs {
   std::string worker;
   int64_t requests = 0;  // signed, so "-3" is rejected instead of wrapping
-  std::string duration;
-  std::string warmup;
-  std::string window;
-  // A sandbox run samples densely enough to rank functions (64 KiB at the
-  // 128 MiB default limit); live targets (serve, attach) keep 512 KiB.
-  std::string interval = "auto";
+  std::optional<int64_t> duration_ns;
+  std::optional<Warmup> warmup;
+  std::optional<int64_t> window_ns;
+  // Empty = auto: a sandbox run samples densely enough to rank functions
+  // (64 KiB at the 128 MiB default limit); live targets (serve, attach) keep 512 KiB.
+  std::optional<uint64_t> interval_bytes;
   int depth = 64;
-  std::string heap_limit = "128";
+  std::optional<uint64_t> heap_limit_bytes;  // default 128 MiB
   bool from_start = false;
   bool no_gc = false;
   bool allow_inlining = false;
@@ -43,7 +53,7 @@ struct RunArgs {
   std::string flamegraph;
   int replicas = 1;
   std::string profile_target;
-  std::string continuous;
+  std::optional<int64_t> continuous_ns;
   std::string on_heap_limit;
   std::string requests_file;
   std::string responses_out;
@@ -55,8 +65,8 @@ struct RunArgs {
   std::string env_json;
   std::vector<std::string> kv_data;
   std::string fetch_handler;          // --fetch-handler: the module answering subrequests
-  std::string max_failures = "50%";
-  std::string request_timeout = "30s";
+  std::optional<double> max_failures;                        // default 0.5
+  std::optional<std::chrono::milliseconds> request_timeout;  // default 30 s; 0 = none
   std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
   std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
@@ -98,6 +108,15 @@ struct Plan {
 
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).
 Result<Plan> MakePlan(const RunArgs& args);
+
+// The parsers of run's flag values, each used once, by the flag's CLI11
+// check; their messages follow the flag's name ("--interval: ...").
+Result<int64_t> ParsePositiveDuration(const std::string& text);         // --duration, --window, --continuous
+Result<Warmup> ParseWarmup(const std::string& text);                     // 200 or 2s
+Result<std::optional<uint64_t>> ParseInterval(const std::string& text);  // a size, or auto (empty)
+Result<uint64_t> ParseHeapLimit(const std::string& text);               // MiB (128) or a size (1GiB)
+Result<double> ParseFailureShare(const std::string& text);               // 50% or 0.5
+Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text);  // a duration, or 0 / none
 
 // The file of one replica for an output path: `path` itself when one replica
 // is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w#1" ->

@@ -48,11 +48,11 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   if (args.from_start) {
     return refuse("--from-start", "the DevTools protocol can only attach once workerd has loaded the worker");
   }
-  if (!args.continuous.empty()) return refuse("--continuous", "use heapprof attach repeatedly");
+  if (args.continuous_ns) return refuse("--continuous", "use heapprof attach repeatedly");
   if (!args.on_heap_limit.empty()) {
     return refuse("--on-heap-limit", "the near-heap-limit hook needs the embedded host's V8 API");
   }
-  if (args.heap_limit != "128") return refuse("--heap-limit", "workerd sets its own limit");
+  if (args.heap_limit_bytes && *args.heap_limit_bytes != kDefaultHeapLimitBytes) return refuse("--heap-limit", "workerd sets its own limit");
   if (args.depth != 64) return refuse("--depth", "V8's inspector always records 128 frames");
   if (args.requests > 0) return refuse("--requests", "the windows are timed; use --window or --duration");
   // The user's traffic and failure policy are the embedded runtime's for now.
@@ -62,8 +62,8 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
     return refuse("--responses-out", "workerd is driven with the synthetic requests (tests/conformance records "
                                      "workerd's responses to a requests file)");
   }
-  if (args.max_failures != "50%") return refuse("--max-failures", "a workerd run fails when most requests fail");
-  if (args.request_timeout != "30s") return refuse("--request-timeout", "workerd enforces its own limits");
+  if (args.max_failures && *args.max_failures != 0.5) return refuse("--max-failures", "a workerd run fails when most requests fail");
+  if (args.request_timeout && *args.request_timeout != kDefaultRequestTimeout) return refuse("--request-timeout", "workerd enforces its own limits");
   if (!args.fetch_handler.empty()) {
     return refuse("--fetch-handler", "workerd makes the worker's subrequests itself, over its own network");
   }
@@ -188,33 +188,16 @@ int RunInWorkerd(const RunArgs& args) {
     return UsageError("run", indexes.status().message());
   }
   // auto: as the embedded host chooses it for the platform's 128 MB limit, which workerd's isolates share.
-  uint64_t interval = 0;
-  if (args.interval == "auto") {
-    interval = static_cast<uint64_t>(AutoInterval(uint64_t{128} << 20));
-  } else {
-    Result<uint64_t> parsed = ParseSize(args.interval);
-    if (!parsed.ok()) return UsageError("run", "--interval: " + parsed.status().message() + " (or auto)");
-    interval = parsed.value();
-  }
-  if (interval == 0 || interval > (1ull << 30)) return UsageError("run", "--interval must be between 1 byte and 1 GiB");
-  uint64_t warmup_requests = kDefaultWarmupRequests;
-  int64_t warmup_ns = 0;
-  if (!args.warmup.empty()) {
-    if (std::all_of(args.warmup.begin(), args.warmup.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      warmup_requests = std::stoull(args.warmup.substr(0, 12));
-    } else {
-      Result<int64_t> d = ParseDuration(args.warmup);
-      if (!d.ok()) return UsageError("run", "--warmup takes a number of requests (200) or a duration (2s)");
-      warmup_requests = 0;
-      warmup_ns = d.value();
-    }
-  }
+  const uint64_t interval =
+      args.interval_bytes.value_or(static_cast<uint64_t>(AutoInterval(kDefaultHeapLimitBytes)));
+  const uint64_t warmup_requests = args.warmup ? args.warmup->requests : kDefaultWarmupRequests;
+  const int64_t warmup_ns = args.warmup ? args.warmup->ns : 0;
   const int windows = types.value() == remote::RemoteSampleTypes::kBoth ? 2 : 1;
   int64_t window_ns = kDefaultWindowNs;
-  if (!args.window.empty()) {
-    window_ns = ParseDuration(args.window).value();
-  } else if (!args.duration.empty()) {
-    window_ns = (ParseDuration(args.duration).value() - warmup_ns) / windows;
+  if (args.window_ns) {
+    window_ns = *args.window_ns;
+  } else if (args.duration_ns) {
+    window_ns = (*args.duration_ns - warmup_ns) / windows;
   }
   if (window_ns <= 0) return UsageError("run", "the window must be longer than 0 (check --window, --duration, --warmup)");
   const std::string output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
