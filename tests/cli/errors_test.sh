@@ -168,6 +168,12 @@ usage window-zero "--window: must be more than 0" run "$clean" --window 0ms
 usage heap-limit-huge "--heap-limit: must be between 8 MiB and 64 GiB" run "$clean" --heap-limit 99999999999999999999999
 usage interval-huge "--interval" run "$clean" --interval 99999999999999999999999KiB
 usage request-timeout-tiny "--request-timeout: must be at least 1ms" run "$clean" --request-timeout 10us
+usage serve-interval-zero "--interval: must be between 1 byte and 1 GiB" serve "$clean" --interval 0
+usage serve-heap-limit-huge "--heap-limit: must be between 8 MiB and 64 GiB" serve "$clean" --heap-limit 99999999999
+usage serve-request-timeout "--request-timeout" serve "$clean" --request-timeout soon
+usage attach-duration-zero "--duration: must be more than 0" attach 127.0.0.1:1 --duration 0s
+usage attach-timeout-tiny "--timeout: must be at least 1ms" attach 127.0.0.1:1 --timeout 10us
+usage attach-interval-big "--interval: must be between 1 byte and 1 GiB" attach 127.0.0.1:1 --interval 2GiB
 usage warmup-over-duration "leaves nothing to profile within --duration" run "$clean" --duration 1s --warmup 2s
 usage warmup-too-long "leaves nothing to profile" run "$clean" --requests 10 --warmup 20
 usage warmup-from-start "--from-start" run "$clean" --from-start --warmup 10

@@ -14,6 +14,7 @@
 #include "heapprof/remote/remote_profiler.h"
 #include "heapprof/units.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
@@ -31,8 +32,9 @@ constexpr Millis kConnectTimeout{5000};
 struct AttachArgs {
   std::string target;
   std::string name;  // --target
-  std::string duration;
-  std::string interval = "512KiB";
+  // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
+  std::optional<int64_t> duration_ns;  // empty: until Ctrl-C
+  uint64_t interval_bytes = 512 * 1024;
   std::string sample_types = "both";
   bool no_gc = false;
   std::string output = "heapprof-attach.pb.gz";
@@ -42,7 +44,7 @@ struct AttachArgs {
   bool no_source_maps = false;
   std::vector<std::string> map_dirs;
   std::vector<std::string> source_map_paths;
-  std::string timeout = "30s";
+  Millis timeout{30'000};
 };
 
 std::string TargetLine(const InspectorTarget& t) {
@@ -95,16 +97,10 @@ int Attach(const AttachArgs& args) {
   if (Result<std::vector<int>> indexes = TableIndexes(args.sample_index); !indexes.ok()) {
     return UsageError("attach", indexes.status().message());
   }
-  uint64_t interval = ParseSize(args.interval).value();
-  if (interval == 0 || interval > (1ull << 30)) return UsageError("attach", "--interval must be between 1 byte and 1 GiB");
-  const bool until_interrupted = args.duration.empty();
-  std::chrono::nanoseconds window = std::chrono::nanoseconds::max();
-  if (!until_interrupted) {
-    window = std::chrono::nanoseconds(ParseDuration(args.duration).value());
-    if (window.count() <= 0) return UsageError("attach", "--duration must be more than 0");
-  }
-  int64_t timeout_ns = ParseDuration(args.timeout).value();
-  if (timeout_ns < 1'000'000) return UsageError("attach", "--timeout must be at least 1ms");
+  const uint64_t interval = args.interval_bytes;
+  const bool until_interrupted = !args.duration_ns;
+  const std::chrono::nanoseconds window =
+      until_interrupted ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(*args.duration_ns);
   const bool by_url = args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0;
   if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); !by_url && !where.ok()) {
     return UsageError("attach", where.status().message());
@@ -131,7 +127,7 @@ int Attach(const AttachArgs& args) {
   options.window = window;
   options.types = types.value();
   options.gc_before_inuse = !args.no_gc;
-  options.command_timeout = Millis(timeout_ns / 1'000'000);
+  options.command_timeout = args.timeout;
   options.target_name = target->title.empty() ? target->websocket_url : target->title;
   options.runtime = runtime;
   // Until Ctrl-C: the first signal ends the (first) window; the in-use window
@@ -140,7 +136,8 @@ int Attach(const AttachArgs& args) {
   bool second_window = false;
   options.stop = [&] { return InterruptWatcher::received() != 0 && !(until_interrupted && second_window); };
   const std::string how_long =
-      until_interrupted ? std::string("until Ctrl-C") : fmt::format("for {}", args.duration);
+      until_interrupted ? std::string("until Ctrl-C")
+                        : fmt::format("for {:g} s", static_cast<double>(*args.duration_ns) / 1e9);
   options.on_window = [&](std::string_view kind) {
     bool inuse = kind == "inuse";
     if (inuse && types.value() == remote::RemoteSampleTypes::kBoth) {
@@ -199,12 +196,15 @@ void RegisterAttach(Commands& commands) {
                      "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
       ->required();
   attach->add_option("--target", args->name, "Which listed target: its id or title (or part of its title or URL)");
-  attach->add_option("--duration,-d", args->duration,
-                     "Length of each window, e.g. 10s [default: until Ctrl-C]")
-      ->check(DurationValidator());
-  attach->add_option("--interval", args->interval, "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB")
-      ->check(SizeValidator())
-      ->capture_default_str();
+  attach->add_option("--duration,-d")
+      ->description("Length of each window, e.g. 10s [default: until Ctrl-C]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->duration_ns, ParsePositiveDuration));
+  attach->add_option("--interval")
+      ->description("Mean bytes between samples, e.g. 512KiB, 64k, 1MiB")
+      ->type_name("SIZE")
+      ->check(ParsedInto(&args->interval_bytes, ParseInterval))
+      ->default_str("512KiB");
   attach->add_option("--sample-types", args->sample_types,
                      "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
                      "back-to-back windows)")
@@ -228,9 +228,11 @@ void RegisterAttach(Commands& commands) {
   attach->add_option("--maps", args->map_dirs,
                      "Also look for maps in DIR: DIR/<script>.map (for scripts named by module name, e.g. workerd's)")
       ->allow_extra_args(false);
-  attach->add_option("--timeout", args->timeout, "How long to wait for each answer of the target")
-      ->check(DurationValidator())
-      ->capture_default_str();
+  attach->add_option("--timeout")
+      ->description("How long to wait for each answer of the target")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->timeout, ParseTimeout))
+      ->default_str("30s");
 }
 
 }  // namespace heapprof::cli

@@ -52,24 +52,6 @@ int UsageError(const std::string& command, const std::string& message) {
   return kExitUsage;
 }
 
-CLI::Validator SizeValidator() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        Result<uint64_t> parsed = ParseSize(value);
-        return parsed.ok() ? std::string() : parsed.status().message();
-      },
-      "SIZE");
-}
-
-CLI::Validator DurationValidator() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        Result<int64_t> parsed = ParseDuration(value);
-        return parsed.ok() ? std::string() : parsed.status().message();
-      },
-      "DURATION");
-}
-
 void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data) {
   app->add_option("--config", config,
                   "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside it "

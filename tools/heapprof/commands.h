@@ -67,25 +67,4 @@ void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler);
 // A clear error when --fetch-handler names no regular file (empty: fine).
 Status CheckFetchHandler(const std::string& fetch_handler);
 
-// CLI11 checks for values parsed later with heapprof/units.h, so a bad value
-// is a usage error reported while parsing.
-CLI::Validator SizeValidator();
-CLI::Validator DurationValidator();
-
-// A CLI11 check that parses its flag's value once, with `parse` (text ->
-// Result<T>), and stores the value in *out: a bad value is a usage error
-// ("--flag: the parser's message", exit 2) reported while parsing, and
-// nothing parses the text again.
-template <typename T, typename Parse>
-CLI::Validator ParsedInto(T* out, Parse parse) {
-  return CLI::Validator(
-      [out, parse](std::string& text) -> std::string {
-        auto parsed = parse(text);
-        if (!parsed.ok()) return parsed.status().message();
-        *out = std::move(parsed).value();
-        return std::string();
-      },
-      "");
-}
-
 }  // namespace heapprof::cli

@@ -105,7 +105,7 @@ void RegisterRun(Commands& commands) {
       ->description("Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
                     "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
       ->type_name("SIZE|auto")
-      ->check(ParsedInto(&args->interval_bytes, ParseInterval))
+      ->check(ParsedInto(&args->interval_bytes, ParseIntervalOrAuto))
       ->default_str("auto");
   run->add_option("--depth", args->depth, "Stack frames kept per sample")
       ->check(CLI::Range(1, 1024))

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -25,21 +23,6 @@ namespace fs = std::filesystem;
 constexpr uint64_t kDefaultRequests = 20000;
 constexpr int64_t kDefaultDurationNs = 5'000'000'000;
 constexpr uint64_t kDefaultWarmupRequests = 200;
-
-bool AllDigits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// A whole number of decimal digits that fits in 64 bits.
-Result<uint64_t> ParseCount(const std::string& text) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range) return Error(ErrorCode::kInvalidArgument, text + " is too large");
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Error(ErrorCode::kInvalidArgument, "\"" + text + "\" is not a whole number");
-  }
-  return value;
-}
 
 Status Bad(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
 
@@ -68,66 +51,6 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
   std::string worker_stem = replica.substr(0, replica.find('#'));
   std::string name = stem == worker_stem ? SafeName(replica) : fmt::format("{}-{}", stem, SafeName(replica));
   return (out.parent_path() / (name + ext)).string();
-}
-
-Result<int64_t> ParsePositiveDuration(const std::string& text) {
-  HEAPPROF_ASSIGN_OR_RETURN(int64_t ns, ParseDuration(text));
-  if (ns <= 0) return Bad("must be more than 0");
-  return ns;
-}
-
-Result<Warmup> ParseWarmup(const std::string& text) {
-  Warmup warmup;
-  if (AllDigits(text)) {
-    HEAPPROF_ASSIGN_OR_RETURN(warmup.requests, ParseCount(text));
-    return warmup;
-  }
-  Result<int64_t> ns = ParseDuration(text);
-  if (!ns.ok()) return Bad("takes a number of requests (200) or a duration (2s): " + ns.status().message());
-  warmup.ns = ns.value();
-  return warmup;
-}
-
-Result<std::optional<uint64_t>> ParseInterval(const std::string& text) {
-  if (text == "auto") return std::optional<uint64_t>();
-  Result<uint64_t> bytes = ParseSize(text);
-  if (!bytes.ok()) return Bad(bytes.status().message() + " (or auto)");
-  if (bytes.value() == 0 || bytes.value() > (1ull << 30)) return Bad("must be between 1 byte and 1 GiB");
-  return std::optional<uint64_t>(bytes.value());
-}
-
-Result<uint64_t> ParseHeapLimit(const std::string& text) {
-  uint64_t bytes = 0;
-  if (AllDigits(text)) {
-    Result<uint64_t> mib = ParseCount(text);
-    if (!mib.ok() || mib.value() > 64 * 1024) return Bad("must be between 8 MiB and 64 GiB");
-    bytes = mib.value() * 1024 * 1024;
-  } else {
-    Result<uint64_t> parsed = ParseSize(text);
-    if (!parsed.ok()) return Bad("takes MiB (128) or a size (1GiB): " + parsed.status().message());
-    bytes = parsed.value();
-  }
-  if (bytes < 8u * 1024 * 1024 || bytes > 64ull * 1024 * 1024 * 1024) return Bad("must be between 8 MiB and 64 GiB");
-  return bytes;
-}
-
-Result<double> ParseFailureShare(const std::string& text) {
-  std::string share = text;
-  bool percent = !share.empty() && share.back() == '%';
-  if (percent) share.pop_back();
-  char* end = nullptr;
-  double value = share.empty() ? -1 : std::strtod(share.c_str(), &end);
-  if (end == nullptr || *end != '\0' || !(value >= 0)) return Bad("takes a share of requests: 50% or 0.5");
-  if (percent || value > 1) value /= 100;
-  if (value > 1) return Bad("cannot be above 100%");
-  return value;
-}
-
-Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text) {
-  if (text == "0" || text == "none") return std::chrono::milliseconds(0);
-  HEAPPROF_ASSIGN_OR_RETURN(int64_t ns, ParseDuration(text));
-  if (ns < 1'000'000) return Bad("must be at least 1ms (or 0 for none)");
-  return std::chrono::milliseconds(ns / 1'000'000);
 }
 
 Result<Plan> MakePlan(const RunArgs& args) {

@@ -14,6 +14,7 @@
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/worker_runtime.h"
 #include "heapprof/worker_messages.h"
+#include "tools/heapprof/flag_values.h"
 
 namespace heapprof::cli {
 
@@ -21,14 +22,8 @@ inline constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 inline constexpr uint64_t kDefaultHeapLimitBytes = uint64_t{128} << 20;
 
-// --warmup: a number of requests or a time.
-struct Warmup {
-  uint64_t requests = 0;
-  int64_t ns = 0;
-};
-
 // The flags of `heapprof run`, as CLI11 parsed them: every number is parsed
-// once, by the flag's check (ParseRunFlag below), and stored here typed; an
+// once, by the flag's check (tools/heapprof/flag_values.h), and stored here typed; an
 // empty optional is a flag not given.
 struct RunArgs {
   std::string worker;
@@ -108,15 +103,6 @@ struct Plan {
 
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).
 Result<Plan> MakePlan(const RunArgs& args);
-
-// The parsers of run's flag values, each used once, by the flag's CLI11
-// check; their messages follow the flag's name ("--interval: ...").
-Result<int64_t> ParsePositiveDuration(const std::string& text);         // --duration, --window, --continuous
-Result<Warmup> ParseWarmup(const std::string& text);                     // 200 or 2s
-Result<std::optional<uint64_t>> ParseInterval(const std::string& text);  // a size, or auto (empty)
-Result<uint64_t> ParseHeapLimit(const std::string& text);               // MiB (128) or a size (1GiB)
-Result<double> ParseFailureShare(const std::string& text);               // 50% or 0.5
-Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text);  // a duration, or 0 / none
 
 // The file of one replica for an output path: `path` itself when one replica
 // is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w#1" ->

@@ -17,6 +17,7 @@
 #include "heapprof/v8/live_service.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
 
 namespace heapprof::cli {
@@ -30,9 +31,10 @@ struct ServeArgs {
   std::string debug_listen = "127.0.0.1:6060";
   int replicas = 1;
   size_t queue = 64;
-  std::string request_timeout = "30s";
-  std::string heap_limit = "128";
-  std::string interval = "512KiB";
+  // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
+  std::chrono::milliseconds request_timeout{30'000};  // 0 = none
+  uint64_t heap_limit_bytes = uint64_t{128} << 20;
+  uint64_t interval_bytes = 512 * 1024;
   int depth = 64;
   bool no_gc = false;
   bool allow_inlining = false;
@@ -48,19 +50,6 @@ struct ServeArgs {
   std::vector<std::string> v8_flags;
 };
 
-// --heap-limit: MiB (128) or a size (1GiB), 8 MiB .. 64 GiB.
-Result<size_t> HeapLimit(const std::string& text) {
-  bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  Result<uint64_t> parsed = digits ? Result<uint64_t>(std::stoull(text.substr(0, 9)) * 1024 * 1024) : ParseSize(text);
-  if (!parsed.ok()) {
-    return Error(ErrorCode::kInvalidArgument, "--heap-limit takes MiB (128) or a size (1GiB): " + parsed.status().message());
-  }
-  if (parsed.value() < 8u * 1024 * 1024 || parsed.value() > 64ull * 1024 * 1024 * 1024) {
-    return Error(ErrorCode::kInvalidArgument, "--heap-limit must be between 8 MiB and 64 GiB");
-  }
-  return static_cast<size_t>(parsed.value());
-}
-
 int Serve(const ServeArgs& args) {
   LiveServiceOptions options;
   options.listen = args.listen;
@@ -71,12 +60,6 @@ int Serve(const ServeArgs& args) {
       return UsageError("serve", a.status().message());
     }
   }
-  Result<size_t> heap_limit = HeapLimit(args.heap_limit);
-  if (!heap_limit.ok()) return UsageError("serve", heap_limit.status().message());
-  int64_t timeout_ns = ParseDuration(args.request_timeout).value();
-  if (timeout_ns < 0) return UsageError("serve", "--request-timeout must not be negative");
-  uint64_t interval = ParseSize(args.interval).value();
-  if (interval == 0 || interval > (1ull << 30)) return UsageError("serve", "--interval must be between 1 byte and 1 GiB");
 
   if (!fs::is_regular_file(args.worker)) {
     return Fail("serve", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
@@ -98,7 +81,7 @@ int Serve(const ServeArgs& args) {
 
   if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("serve", s);
 
-  options.session.interval_bytes = interval;
+  options.session.interval_bytes = args.interval_bytes;
   options.session.max_stack_depth = args.depth;
   options.session.gc_before_snapshot = !args.no_gc;
   options.session.inlining_allowed = InliningAllowedAfterInit();
@@ -116,9 +99,9 @@ int Serve(const ServeArgs& args) {
   for (int i = 0; i < args.replicas; ++i) {
     options.pool.names.push_back(args.replicas == 1 ? stem : fmt::format("{}#{}", stem, i));
   }
-  options.pool.worker_options.heap_limit_bytes = heap_limit.value();
+  options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
-  options.pool.request_timeout = std::chrono::nanoseconds(timeout_ns);
+  options.pool.request_timeout = args.request_timeout;
   options.pool.capture_dir = args.on_heap_limit;
   options.pool.capture_options = options.session;
 
@@ -185,15 +168,21 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--queue", args->queue, "Requests waiting per replica before new ones get 503")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
-  serve->add_option("--request-timeout", args->request_timeout,
-                    "A request running longer is terminated (503) and its isolate recreated; 0 = no limit")
-      ->check(DurationValidator())
-      ->capture_default_str();
-  serve->add_option("--heap-limit", args->heap_limit, "Each isolate's heap limit in MiB (or a size like 1GiB)")
-      ->capture_default_str();
-  serve->add_option("--interval", args->interval, "Mean bytes between samples in a window, e.g. 512KiB, 64k")
-      ->check(SizeValidator())
-      ->capture_default_str();
+  serve->add_option("--request-timeout")
+      ->description("A request running longer is terminated (503) and its isolate recreated; 0 = no limit")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
+      ->default_str("30s");
+  serve->add_option("--heap-limit")
+      ->description("Each isolate's heap limit in MiB (or a size like 1GiB)")
+      ->type_name("MIB|SIZE")
+      ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
+      ->default_str("128");
+  serve->add_option("--interval")
+      ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k")
+      ->type_name("SIZE")
+      ->check(ParsedInto(&args->interval_bytes, ParseInterval))
+      ->default_str("512KiB");
   serve->add_option("--depth", args->depth, "Stack frames kept per sample")->check(CLI::Range(1, 1024))->capture_default_str();
   serve->add_option("--on-heap-limit", args->on_heap_limit,
                     "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "
