@@ -1,8 +1,10 @@
 // Chrome DevTools .heapprofile JSON <-> Profile. What the format cannot carry
 // is listed in include/heapprof/heapprofile.h and docs/formats.md.
-#include "heapprof/core/stack_table.h"
 #include "heapprof/heapprofile.h"
+
 #include "heapprof/core/heapprofile_tree.h"
+#include "heapprof/core/profile_tables.h"
+#include "heapprof/core/stack_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -264,34 +266,8 @@ class ProfileEmitter {
   }
 
  private:
-  StringId Intern(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return it->second;
-    StringId id = p_.AddString(s);
-    strings_.emplace(s, id);
-    return id;
-  }
-
-  LocationId LocationOf(const Frame& frame) {
-    const int64_t line = frame.line;
-    StringId name_id = Intern(FrameDisplayName(frame));
-    StringId file_id = Intern(frame.script_name);
-    auto fkey = std::make_tuple(name_id, file_id, line);
-    auto fit = functions_.find(fkey);
-    if (fit == functions_.end()) {
-      FunctionId fid{static_cast<uint32_t>(p_.functions.size() + 1)};
-      p_.functions.push_back(Function{fid, name_id, StringId{0}, file_id, line});
-      fit = functions_.emplace(fkey, fid).first;
-    }
-    auto lkey = std::make_tuple(fit->second, line, int64_t{frame.column});
-    auto lit = locations_.find(lkey);
-    if (lit == locations_.end()) {
-      LocationId lid{static_cast<uint32_t>(p_.locations.size() + 1)};
-      p_.locations.push_back(Location{lid, 0, {Line{fit->second, line, frame.column}}});
-      lit = locations_.emplace(lkey, lid).first;
-    }
-    return lit->second;
-  }
+  StringId Intern(std::string_view s) { return strings_(s); }
+  LocationId LocationOf(const Frame& frame) { return locations_.Of(frame); }
 
   void EmitSamples() {
     const std::vector<TreeReader::Node>& nodes = tree_.nodes();
@@ -339,9 +315,8 @@ class ProfileEmitter {
   const TreeReader& tree_;
   Profile p_;
   StringId bytes_{};
-  std::unordered_map<std::string, StringId> strings_{{"", StringId{0}}};
-  std::map<std::tuple<StringId, StringId, int64_t>, FunctionId> functions_;
-  std::map<std::tuple<FunctionId, int64_t, int64_t>, LocationId> locations_;
+  internal::StringInterner strings_{p_};
+  internal::LocationTable locations_{p_, strings_};
 };
 
 Result<Json> ParseJson(std::string_view json) {

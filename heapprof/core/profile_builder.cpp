@@ -7,27 +7,11 @@
 #include <unordered_map>
 
 #include "heapprof/core/text.h"
+#include "heapprof/core/profile_tables.h"
 #include "heapprof/version.h"
 
 namespace heapprof {
 namespace {
-
-// Interns strings into a Profile's table; index 0 stays "".
-class StringInterner {
- public:
-  explicit StringInterner(Profile& p) : profile_(p) { index_.emplace("", StringId{0}); }
-  StringId operator()(const std::string& s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    StringId id = profile_.AddString(s);
-    index_.emplace(s, id);
-    return id;
-  }
-
- private:
-  Profile& profile_;
-  std::unordered_map<std::string, StringId> index_;
-};
 
 }  // namespace
 
@@ -44,7 +28,7 @@ std::string FrameDisplayName(const Frame& frame) {
 
 Profile BuildProfile(const RawSnapshot& snap) {
   Profile p;
-  StringInterner intern(p);
+  internal::StringInterner intern(p);
   const WindowInfo& info = snap.info;
 
   p.sample_types = {{intern("alloc_objects"), intern("count")},
@@ -57,31 +41,12 @@ Profile BuildProfile(const RawSnapshot& snap) {
   p.time_nanos = info.start_unix_nanos;
   p.duration_nanos = info.duration_nanos;
 
-  // Functions keyed by what a reader sees; locations keyed by frame.
-  std::map<std::tuple<StringId, StringId, int64_t>, FunctionId> function_index;
-  std::map<std::tuple<FunctionId, int64_t, int64_t>, LocationId> location_index;
+  // One location per distinct frame (functions keyed by what a reader sees).
+  internal::LocationTable location_table(p, intern);
   std::vector<LocationId> frame_location(snap.frames.size(), LocationId{0});
   auto location_of = [&](FrameId fid) {
     LocationId& cached = frame_location.at(static_cast<uint32_t>(fid));
-    if (cached != LocationId{0}) return cached;
-    const Frame& f = snap.frames[static_cast<uint32_t>(fid)];
-    StringId name = intern(FrameDisplayName(f));
-    StringId file = intern(f.script_name);
-    auto fkey = std::make_tuple(name, file, int64_t{f.line});
-    auto fit = function_index.find(fkey);
-    if (fit == function_index.end()) {
-      FunctionId id{static_cast<uint32_t>(p.functions.size() + 1)};
-      p.functions.push_back(Function{id, name, StringId{0}, file, f.line});
-      fit = function_index.emplace(fkey, id).first;
-    }
-    auto lkey = std::make_tuple(fit->second, int64_t{f.line}, int64_t{f.column});
-    auto lit = location_index.find(lkey);
-    if (lit == location_index.end()) {
-      LocationId id{static_cast<uint32_t>(p.locations.size() + 1)};
-      p.locations.push_back(Location{id, 0, {Line{fit->second, f.line, f.column}}});
-      lit = location_index.emplace(lkey, id).first;
-    }
-    cached = lit->second;
+    if (cached == LocationId{0}) cached = location_table.Of(snap.frames[static_cast<uint32_t>(fid)]);
     return cached;
   };
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "heapprof/core/profile_tables.h"
 #include "heapprof/core/text.h"
 
 namespace heapprof {
@@ -17,44 +18,6 @@ namespace {
 constexpr std::string_view kCommentKey = "source_maps";
 constexpr std::string_view kWarningKey = "source_map_warning";
 constexpr size_t kMaxWarningComments = 10;
-
-// Interns into an existing profile, reusing the strings it already has. The
-// index holds string ids and hashes the profile's own strings, so no string
-// is copied to look it up.
-class Interner {
- public:
-  // `expected_new`: how many strings the caller may add, to size the index once.
-  Interner(Profile& p, size_t expected_new)
-      : profile_(p), index_(p.strings.size() + expected_new, Hash{&p}, Equal{&p}) {
-    for (size_t i = 0; i < p.strings.size(); ++i) index_.insert(static_cast<uint32_t>(i));
-  }
-  StringId operator()(std::string_view s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return StringId{*it};
-    StringId id = profile_.AddString(std::string(s));
-    index_.insert(static_cast<uint32_t>(id));
-    return id;
-  }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    const Profile* p;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    size_t operator()(uint32_t id) const { return (*this)(std::string_view(p->strings[id])); }
-  };
-  struct Equal {
-    using is_transparent = void;
-    const Profile* p;
-    std::string_view str(uint32_t id) const { return p->strings[id]; }
-    bool operator()(uint32_t a, uint32_t b) const { return a == b || str(a) == str(b); }
-    bool operator()(std::string_view a, uint32_t b) const { return a == str(b); }
-    bool operator()(uint32_t a, std::string_view b) const { return str(a) == b; }
-  };
-  Profile& profile_;
-  std::unordered_set<uint32_t, Hash, Equal> index_;
-};
-
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -69,7 +32,7 @@ struct ScriptState {
   std::vector<uint32_t> name_ids;
 };
 
-StringId Cached(std::vector<uint32_t>& cache, size_t index, const std::string& text, Interner& intern) {
+StringId Cached(std::vector<uint32_t>& cache, size_t index, const std::string& text, internal::StringInterner& intern) {
   if (cache[index] == kNone) cache[index] = static_cast<uint32_t>(intern(text));
   return StringId{cache[index]};
 }
@@ -88,7 +51,7 @@ struct Mapped {
 // before that column gives the original position; the mapping just before
 // it is the function's name token, which carries the original name when a
 // minifier renamed the function.
-std::optional<Mapped> MapFunction(ScriptState& script, Interner& intern, StringId generated_id,
+std::optional<Mapped> MapFunction(ScriptState& script, internal::StringInterner& intern, StringId generated_id,
                                   std::string_view generated_name, int64_t line, int64_t column) {
   const SourceMap& map = *script.map;
   std::optional<OriginalPosition> pos = column > 0 ? map.Lookup(line, column) : map.FirstOnLine(line);
@@ -131,7 +94,7 @@ struct FunctionKeyHash {
 
 SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   SymbolizeResult result;
-  Interner intern(profile, 2 * profile.locations.size());
+  internal::StringInterner intern(profile, 2 * profile.locations.size());
 
   // One state per script, found by the filename's string id.
   std::vector<ScriptState> scripts;

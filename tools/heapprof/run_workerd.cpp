@@ -52,7 +52,9 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   if (!args.on_heap_limit.empty()) {
     return refuse("--on-heap-limit", "the near-heap-limit hook needs the embedded host's V8 API");
   }
-  if (args.heap_limit_bytes && *args.heap_limit_bytes != kDefaultHeapLimitBytes) return refuse("--heap-limit", "workerd sets its own limit");
+  if (args.heap_limit_bytes && *args.heap_limit_bytes != kDefaultHeapLimitBytes) {
+    return refuse("--heap-limit", "workerd sets its own limit");
+  }
   if (args.depth != 64) return refuse("--depth", "V8's inspector always records 128 frames");
   if (args.requests > 0) return refuse("--requests", "the windows are timed; use --window or --duration");
   // The user's traffic and failure policy are the embedded runtime's for now.
@@ -62,8 +64,12 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
     return refuse("--responses-out", "workerd is driven with the synthetic requests (tests/conformance records "
                                      "workerd's responses to a requests file)");
   }
-  if (args.max_failures && *args.max_failures != 0.5) return refuse("--max-failures", "a workerd run fails when most requests fail");
-  if (args.request_timeout && *args.request_timeout != kDefaultRequestTimeout) return refuse("--request-timeout", "workerd enforces its own limits");
+  if (args.max_failures && *args.max_failures != 0.5) {
+    return refuse("--max-failures", "a workerd run fails when most requests fail");
+  }
+  if (args.request_timeout && *args.request_timeout != kDefaultRequestTimeout) {
+    return refuse("--request-timeout", "workerd enforces its own limits");
+  }
   if (!args.fetch_handler.empty()) {
     return refuse("--fetch-handler", "workerd makes the worker's subrequests itself, over its own network");
   }
