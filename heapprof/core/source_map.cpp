@@ -8,6 +8,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "heapprof/core/source_map_json.h"
+#include "heapprof/core/text.h"
+
 namespace heapprof {
 namespace {
 
@@ -26,15 +29,7 @@ constexpr std::array<int8_t, 256> MakeBase64Table() {
 }
 constexpr std::array<int8_t, 256> kBase64 = MakeBase64Table();
 
-bool HasScheme(std::string_view s) { return s.find("://") != std::string_view::npos; }
-
-// A map or script location as a local path: file:// URLs lose their scheme,
-// other URLs give "" (nothing local to resolve against).
-std::string LocalPath(std::string_view location) {
-  if (location.substr(0, 7) == "file://") return std::string(location.substr(7));
-  if (HasScheme(location)) return {};
-  return std::string(location);
-}
+bool HasScheme(std::string_view s) { return !internal::UrlScheme(s).empty(); }
 
 std::string ResolveSource(std::string_view root, std::string_view source, const std::string& base_dir) {
   std::string s;
@@ -48,131 +43,6 @@ std::string ResolveSource(std::string_view root, std::string_view source, const 
   std::filesystem::path p(s);
   if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
   return p.lexically_normal().string();
-}
-
-// Where the two big values of a regular map sit in its text. nlohmann's
-// lexer copies input a character at a time (about 120 ms for a 5 MB map), so
-// "mappings" (pure base64) and "sourcesContent" (needed only on demand) are
-// cut out and the small rest goes to nlohmann.
-struct BigValues {
-  std::string reduced;                  // the map with both values replaced by null
-  std::string_view mappings;            // the mappings string's text between the quotes
-  bool mappings_escaped = false;        // it holds a backslash: let nlohmann unescape it
-  std::string_view mappings_json;       // the whole string token, quotes included
-  std::string_view contents_json;       // the sourcesContent array's text, or empty
-};
-
-void SkipSpace(std::string_view t, size_t& i) {
-  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
-}
-
-// Past the string starting at t[i] == '"'; false when it never ends.
-bool SkipString(std::string_view t, size_t& i) {
-  size_t from = i + 1;
-  while (true) {
-    size_t q = t.find('"', from);
-    if (q == std::string_view::npos) return false;
-    size_t backslashes = 0;
-    while (q - backslashes > i + 1 && t[q - backslashes - 1] == '\\') ++backslashes;
-    if (backslashes % 2 == 0) {
-      i = q + 1;
-      return true;
-    }
-    from = q + 1;
-  }
-}
-
-// Past one JSON value; false on anything unexpected (nlohmann then reports it).
-bool SkipValue(std::string_view t, size_t& i) {
-  if (i >= t.size()) return false;
-  if (t[i] == '"') return SkipString(t, i);
-  if (t[i] == '{' || t[i] == '[') {
-    int depth = 0;
-    while (i < t.size()) {
-      char c = t[i];
-      if (c == '"') {
-        if (!SkipString(t, i)) return false;
-        continue;
-      }
-      if (c == '{' || c == '[') ++depth;
-      if (c == '}' || c == ']') {
-        if (--depth == 0) {
-          ++i;
-          return true;
-        }
-      }
-      ++i;
-    }
-    return false;
-  }
-  size_t start = i;
-  while (i < t.size() && std::string_view(",}] \t\r\n").find(t[i]) == std::string_view::npos) ++i;
-  return i > start;
-}
-
-// Splits a regular map's top-level object; nullopt for index maps and for
-// anything odd, which then takes the plain nlohmann path.
-std::optional<BigValues> FindBigValues(std::string_view t) {
-  size_t i = 0;
-  SkipSpace(t, i);
-  if (i >= t.size() || t[i] != '{') return std::nullopt;
-  ++i;
-  struct Cut {
-    size_t begin, end;
-  };
-  std::optional<Cut> mappings, contents;
-  while (true) {
-    SkipSpace(t, i);
-    if (i < t.size() && t[i] == '}') break;
-    if (i >= t.size() || t[i] != '"') return std::nullopt;
-    size_t key_begin = i;
-    if (!SkipString(t, i)) return std::nullopt;
-    std::string_view key = t.substr(key_begin + 1, i - key_begin - 2);
-    SkipSpace(t, i);
-    if (i >= t.size() || t[i] != ':') return std::nullopt;
-    ++i;
-    SkipSpace(t, i);
-    size_t value_begin = i;
-    if (!SkipValue(t, i)) return std::nullopt;
-    Cut cut{value_begin, i};
-    if (key == "sections") return std::nullopt;
-    if (key == "mappings") {
-      if (mappings || t[value_begin] != '"') return std::nullopt;
-      mappings = cut;
-    } else if (key == "sourcesContent") {
-      if (contents) return std::nullopt;
-      contents = cut;
-    }
-    SkipSpace(t, i);
-    if (i < t.size() && t[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < t.size() && t[i] == '}') break;
-    return std::nullopt;
-  }
-  ++i;
-  SkipSpace(t, i);
-  if (i != t.size() || !mappings) return std::nullopt;
-
-  BigValues b;
-  b.mappings_json = t.substr(mappings->begin, mappings->end - mappings->begin);
-  b.mappings = b.mappings_json.substr(1, b.mappings_json.size() - 2);
-  b.mappings_escaped = b.mappings.find('\\') != std::string_view::npos;
-  std::vector<Cut> cuts{*mappings};
-  if (contents) {
-    b.contents_json = t.substr(contents->begin, contents->end - contents->begin);
-    cuts.push_back(*contents);
-    if (cuts[1].begin < cuts[0].begin) std::swap(cuts[0], cuts[1]);
-  }
-  size_t at = 0;
-  for (const Cut& c : cuts) {
-    b.reduced.append(t.substr(at, c.begin - at));
-    b.reduced.append("null");
-    at = c.end;
-  }
-  b.reduced.append(t.substr(at));
-  return b;
 }
 
 }  // namespace
@@ -200,7 +70,7 @@ class SourceMapParser {
   }
 
   // The fast path: `j` is the map without its big values, `big` has them.
-  Status ParseSplit(const json& j, const BigValues& big) {
+  Status ParseSplit(const json& j, const internal::BigValues& big) {
     if (!j.is_object()) return Error(ErrorCode::kDataLoss, "source map is not a JSON object");
     if (Status st = CheckVersion(j); !st.ok()) return st;
     std::string unescaped;
@@ -441,7 +311,7 @@ std::string JsonErrorAt(const json::exception& e) {
 }  // namespace
 
 Result<SourceMap> SourceMap::Parse(std::string_view text, std::string_view map_location) {
-  std::optional<BigValues> big = FindBigValues(text);
+  std::optional<internal::BigValues> big = internal::FindBigValues(text);
   json j;
   try {
     j = json::parse(big ? std::string_view(big->reduced) : text);
@@ -456,7 +326,7 @@ Result<SourceMap> SourceMap::Parse(std::string_view text, std::string_view map_l
     return Error(ErrorCode::kDataLoss, JsonErrorAt(e));
   }
   std::string base_dir;
-  std::string local = LocalPath(map_location);
+  std::string local = internal::LocalPathOf(map_location);
   if (!local.empty()) base_dir = std::filesystem::path(local).parent_path().string();
   internal::SourceMapParser parser(std::move(base_dir));
   try {

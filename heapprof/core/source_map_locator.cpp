@@ -121,15 +121,9 @@ Result<std::string> DecodeDataUrl(std::string_view url) {
 }
 
 std::string ScriptPath(std::string_view script_name) {
-  if (script_name.substr(0, 7) == "file://") return std::string(script_name.substr(7));
-  // Any other "scheme:" name (https://, node:internal/fs, data:) is not a local file.
-  size_t colon = script_name.find(':');
-  if (colon != std::string_view::npos && colon > 0 && colon < script_name.find('/')) {
-    bool scheme = std::all_of(script_name.begin(), script_name.begin() + colon, [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
-    });
-    if (scheme) return {};
-  }
+  // A URL of any other scheme than file:// (https://, node:internal/fs, data:) is not a local file.
+  std::string path = internal::LocalPathOf(script_name);
+  if (path.empty() || script_name.starts_with("file://")) return path;
   // "node:fs", "evalmachine.<anonymous>" and other names without a slash are not files.
   if (script_name.find('/') == std::string_view::npos && !IsFile(std::string(script_name))) return {};
   return std::string(script_name);

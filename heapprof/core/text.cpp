@@ -11,6 +11,24 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+std::string_view UrlScheme(std::string_view name) {
+  size_t colon = name.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > name.find('/')) return {};
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!alpha(name[0])) return {};
+  for (size_t i = 1; i < colon; ++i) {
+    char c = name[i];
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return {};
+  }
+  return name.substr(0, colon);
+}
+
+std::string LocalPathOf(std::string_view location) {
+  if (location.starts_with("file://")) return std::string(location.substr(7));
+  if (!UrlScheme(location).empty()) return {};
+  return std::string(location);
+}
+
 size_t Utf8SequenceLength(std::string_view text, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   unsigned char c = byte(i);

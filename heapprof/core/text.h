@@ -20,6 +20,14 @@ std::string_view BaseName(std::string_view path);
 // code point above U+10FFFF or a cut-off sequence. Strict, as protobuf
 // requires of proto3 strings.
 size_t Utf8SequenceLength(std::string_view text, size_t i);
+// The scheme of a URL-like name: a letter, then letters, digits, '+', '-' or
+// '.', before a ':' that comes before any '/' (RFC 3986): "https" of
+// "https://x/y", "node" of "node:fs", "webpack" of "webpack:///a.ts"; "" for
+// a path ("dist/a.js", "/srv/a:b.js").
+std::string_view UrlScheme(std::string_view name);
+// A file:// URL or a path, as a local path; "" for a URL of any other scheme.
+std::string LocalPathOf(std::string_view location);
+
 // Every byte of `text` belongs to a well-formed UTF-8 sequence.
 bool IsValidUtf8(std::string_view text);
 // `text` with each byte that starts no well-formed sequence replaced by U+FFFD

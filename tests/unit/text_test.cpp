@@ -82,3 +82,21 @@ TEST_CASE("text: anonymous function names are made and recognised in one place",
   CHECK_FALSE(IsAnonymousFunctionName("handler"));
   CHECK_FALSE(IsAnonymousFunctionName("anonymousHelper"));
 }
+
+TEST_CASE("text: a URL's scheme is RFC 3986's, before any slash", "[text]") {
+  CHECK(UrlScheme("https://example.com/a.js") == "https");
+  CHECK(UrlScheme("node:internal/fs") == "node");
+  CHECK(UrlScheme("webpack:///src/a.ts") == "webpack");
+  CHECK(UrlScheme("data:application/json;base64,e30=") == "data");
+  CHECK(UrlScheme("git+ssh://host/repo") == "git+ssh");
+  CHECK(UrlScheme("dist/a.js") == "");
+  CHECK(UrlScheme("/srv/a:b.js") == "");   // the colon comes after a slash
+  CHECK(UrlScheme("src/x://y") == "");     // "://" in a path is no scheme
+  CHECK(UrlScheme(":nope") == "");
+  CHECK(UrlScheme("1abc:x") == "");        // a scheme starts with a letter
+  CHECK(UrlScheme("a b:c") == "");
+  CHECK(LocalPathOf("file:///srv/app/w.js") == "/srv/app/w.js");
+  CHECK(LocalPathOf("dist/w.js") == "dist/w.js");
+  CHECK(LocalPathOf("https://example.com/w.js") == "");
+  CHECK(LocalPathOf("node:fs") == "");
+}
