@@ -30,7 +30,8 @@ bool IsToken(std::string_view s) {
 // Why a request cannot be sent, or "" when it can.
 std::string Check(const WorkerRequest& r) {
   if (!IsToken(r.method)) return fmt::format("the method {} is not an HTTP token", json(r.method).dump());
-  if (r.url.rfind("http://", 0) != 0 && r.url.rfind("https://", 0) != 0) {
+  const std::string_view scheme = internal::UrlScheme(r.url);
+  if ((scheme != "http" && scheme != "https") || r.url.compare(scheme.size(), 3, "://") != 0) {
     return fmt::format("the url {} is not an absolute http:// or https:// URL", json(r.url).dump());
   }
   if (r.url.find_first_of(" \r\n\t") != std::string::npos) return "the url contains white space";

@@ -52,9 +52,12 @@ std::string TargetLine(const InspectorTarget& t) {
                      t.url.empty() ? "" : "  (" + t.url + ")");
 }
 
+// TARGET names a WebSocket URL rather than HOST:PORT (devtools_client refuses wss:// with a reason).
+bool IsWebSocketUrl(const std::string& target) { return target.starts_with("ws://") || target.starts_with("wss://"); }
+
 // The target's WebSocket URL: the one listed (chosen by --target), or TARGET itself.
 Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
-  if (args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0) {
+  if (IsWebSocketUrl(args.target)) {
     return InspectorTarget{"", args.target, "", "", args.target};
   }
   Result<remote::HostPort> where = remote::ParseHostPort(args.target);
@@ -101,7 +104,7 @@ int Attach(const AttachArgs& args) {
   const bool until_interrupted = !args.duration_ns;
   const std::chrono::nanoseconds window =
       until_interrupted ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(*args.duration_ns);
-  const bool by_url = args.target.rfind("ws://", 0) == 0 || args.target.rfind("wss://", 0) == 0;
+  const bool by_url = IsWebSocketUrl(args.target);
   if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); !by_url && !where.ok()) {
     return UsageError("attach", where.status().message());
   }
