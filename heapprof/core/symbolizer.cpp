@@ -56,11 +56,13 @@ std::optional<Mapped> MapFunction(ScriptState& script, internal::StringInterner&
   const SourceMap& map = *script.map;
   std::optional<OriginalPosition> pos = column > 0 ? map.Lookup(line, column) : map.FirstOnLine(line);
   if (!pos) return std::nullopt;
+  // generated_name views the profile's string table: read it before interning
+  // anything, since a new string can move the table.
+  const bool anonymous = internal::IsAnonymousFunctionName(generated_name);
   Mapped m;
   m.filename = Cached(script.source_ids, pos->source, map.sources()[pos->source], intern);
   m.line = pos->line;
   m.column = pos->column;
-  const bool anonymous = internal::IsAnonymousFunctionName(generated_name);
   std::optional<OriginalPosition> name_token;
   // A V8-anonymous function has no name token: the one before it belongs to something else.
   if (column > 0 && !anonymous) name_token = map.MappingBefore(line, column);
