@@ -18,7 +18,7 @@ Status ValidateProfile(const Profile& profile);
 Result<std::string> EncodePprof(const Profile& profile);
 // libdeflate level of pprof files: the fastest level whose files are no
 // larger than what @datadog/pprof writes (pprof-format + zlib 6) on
-// encode_bench's 10k and 50k-location profiles; chosen from its level table
+// encode_bench's 1k, 10k and 50k-location profiles; chosen from its level table
 // (docs/formats.md).
 inline constexpr int kPprofGzipLevel = 3;
 

@@ -2,7 +2,7 @@
 // profile, the generated classes filled field by field and serialized are the
 // reference; the streamed bytes must parse to an equal message, have the same
 // size, and be the very same bytes once each sample's fields are put in the
-// writer's order (value before location_id, which protobuf allows).
+// writer's order (value, label, location_id, which protobuf allows).
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -77,7 +77,7 @@ pb::Profile ToMessage(const Profile& p) {
 }
 
 // The generated code's bytes with each Sample's fields in the writer's order
-// (value, location_id, label; the generated code writes them in number order).
+// (value, label, location_id; the generated code writes them in number order).
 // Built from generated pieces: the sample types (field 1), then every sample
 // as its fields serialized one by one, then the profile without fields 1-2.
 std::string GeneratedWithWriterSampleOrder(const pb::Profile& reference) {
@@ -90,7 +90,7 @@ std::string GeneratedWithWriterSampleOrder(const pb::Profile& reference) {
     *values.mutable_value() = s.value();
     *ids.mutable_location_id() = s.location_id();
     *labels.mutable_label() = s.label();
-    std::string body = values.SerializeAsString() + ids.SerializeAsString() + labels.SerializeAsString();
+    std::string body = values.SerializeAsString() + labels.SerializeAsString() + ids.SerializeAsString();
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.WriteTag(WireFormatLite::MakeTag(pb::Profile::kSampleFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));

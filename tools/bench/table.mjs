@@ -47,8 +47,13 @@ for (const n of r.node_peers ?? []) {
   row(`2  overhead, Node ${n.node} @datadog/pprof`, `wall ${spread(d.wall_ratio.median, d.wall_ratio.min, d.wall_ratio.max)}` +
       `, RSS ${f(d.rss_ratio.median, 3)}`, 'same runs', 'peer (no alloc_*)', null);
   const ng = n['heapprof-nogc'];
-  row(`2  produce profile, Node ${n.node} heapprof`, `${f(h.produce_ms, 1)} ms, full GC first`, `@datadog/pprof ${f(d.produce_ms, 1)} ms`,
-      '<= @datadog/pprof (#22)', h.produce_ms <= d.produce_ms);
+  // Like with like: the peer does no GC, so the target is on the no-GC row; the
+  // default (a full GC first, for exact in-use) is reported beside it with what
+  // the GC adds.
+  const gcMs = ng ? h.produce_ms - ng.produce_ms : null;
+  row(`2  produce profile, Node ${n.node} heapprof`, `${f(h.produce_ms, 1)} ms, full GC first` +
+      (gcMs === null ? '' : ` (GC ~${f(gcMs, 1)} ms)`), `@datadog/pprof ${f(d.produce_ms, 1)} ms (no GC)`,
+      'reported: exact in-use costs the GC', null);
   if (ng) {
     row(`2  produce profile, Node ${n.node} heapprof`, `${f(ng.produce_ms, 1)} ms, gcBeforeSnapshot: false`, `@datadog/pprof ${f(d.produce_ms, 1)} ms`,
         '<= @datadog/pprof (#22)', ng.produce_ms <= d.produce_ms);
