@@ -60,7 +60,7 @@ std::string FrameText(const Profile& p, LocationId id) {
   if (name.empty()) name = "(anonymous)";
   // Anonymous functions already carry their position in the name.
   if (p.str(f.filename).empty() || name.starts_with("(anonymous ")) return name;
-  return fmt::format("{} ({}:{})", name, internal::BaseName(p.str(f.filename)), f.start_line);
+  return fmt::format("{} ({}:{})", name, internal::FileLabel(p.str(f.filename)), f.start_line);
 }
 
 }  // namespace

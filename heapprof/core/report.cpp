@@ -234,8 +234,8 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
     running += t.flat;
     std::string where;
     if (!t.filename.empty()) {
-      where = t.start_line > 0 ? fmt::format("  {}:{}", internal::BaseName(t.filename), t.start_line)
-                               : "  " + std::string(internal::BaseName(t.filename));
+      where = t.start_line > 0 ? fmt::format("  {}:{}", internal::FileLabel(t.filename), t.start_line)
+                               : "  " + std::string(internal::FileLabel(t.filename));
     }
     out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}{}\n", flat[i], flat_width, flat_share[i],
                        flat_share_width, Percent(running, total), cum[i], cum_width, cum_share[i], cum_share_width,

@@ -11,6 +11,10 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+std::string_view FileLabel(std::string_view filename) {
+  return filename.starts_with("heapprof:") ? filename : BaseName(filename);
+}
+
 std::string_view UrlScheme(std::string_view name) {
   size_t colon = name.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon > name.find('/')) return {};
@@ -142,7 +146,7 @@ Result<std::string> Base64Decode(std::string_view text) {
 }
 
 std::string AnonymousFunctionName(std::string_view script, int line, int column) {
-  return fmt::format("(anonymous {}:{}:{})", BaseName(script), line, column);
+  return fmt::format("(anonymous {}:{}:{})", FileLabel(script), line, column);
 }
 
 bool IsAnonymousFunctionName(std::string_view name) { return name.empty() || name.starts_with("(anonymous"); }

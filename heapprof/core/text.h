@@ -15,6 +15,12 @@ namespace heapprof::internal {
 // "c.js" -> "c.js", "a/" -> "".
 std::string_view BaseName(std::string_view path);
 
+// How tables and generated names show a frame's file: its base name, except
+// heapprof's own runtime scripts ("heapprof:..."), shown whole, so a frame of
+// a bundled library says which package it is from
+// ("heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js").
+std::string_view FileLabel(std::string_view filename);
+
 // The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 when
 // it is not one: a stray continuation byte, an overlong form, a surrogate, a
 // code point above U+10FFFF or a cut-off sequence. Strict, as protobuf
@@ -45,7 +51,7 @@ Result<std::string> Base64Decode(std::string_view text);
 
 // The name heapprof gives a function V8 reports without one, so that
 // anonymous functions stay apart in pprof's tables: "(anonymous c.js:3:14)"
-// (the script's base name, the 1-based line and column).
+// (the script's FileLabel, the 1-based line and column).
 std::string AnonymousFunctionName(std::string_view script, int line, int column);
 // A name V8 left empty, or one AnonymousFunctionName (or V8's "(anonymous)") made.
 bool IsAnonymousFunctionName(std::string_view name);

@@ -17,6 +17,15 @@ TEST_CASE("text: BaseName is the last slash-separated component", "[text]") {
   CHECK(BaseName("") == "");
 }
 
+TEST_CASE("text: FileLabel shows a base name, and heapprof's runtime scripts whole", "[text]") {
+  CHECK(FileLabel("/w/dist/app/worker.js") == "worker.js");
+  CHECK(FileLabel("heapprof:runtime") == "heapprof:runtime");
+  // The package a runtime library frame belongs to stays in sight.
+  CHECK(FileLabel("heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js") ==
+        "heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js");
+  CHECK(FileLabel("node:internal/fs/utils") == "utils");
+}
+
 TEST_CASE("text: UTF-8 is strict, as protobuf requires", "[text]") {
   CHECK(IsValidUtf8(""));
   CHECK(IsValidUtf8("plain ascii"));
@@ -76,6 +85,8 @@ TEST_CASE("text: base64 encodes RFC 4648's vectors and decodes them back", "[tex
 
 TEST_CASE("text: anonymous function names are made and recognised in one place", "[text]") {
   CHECK(AnonymousFunctionName("dist/app/worker.js", 3, 14) == "(anonymous worker.js:3:14)");
+  CHECK(AnonymousFunctionName("heapprof:runtime-libraries/web-streams-polyfill/dist/ponyfill.mjs", 1, 9) ==
+        "(anonymous heapprof:runtime-libraries/web-streams-polyfill/dist/ponyfill.mjs:1:9)");
   CHECK(IsAnonymousFunctionName(AnonymousFunctionName("x.js", 1, 1)));
   CHECK(IsAnonymousFunctionName(""));
   CHECK(IsAnonymousFunctionName("(anonymous)"));
