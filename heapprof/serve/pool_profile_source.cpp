@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "heapprof/symbolizer.h"
+#include "heapprof/v8/runtime_source_maps.h"
 
 namespace heapprof {
 
@@ -71,7 +72,8 @@ Result<Profile> PoolProfileSource::Finish(Result<WindowProfile> window) {
   HEAPPROF_RETURN_IF_ERROR(window);
   Profile profile = std::move(window->profile);
   if (source_maps_) {
-    FileSourceMapProvider maps(*source_maps_);
+    FileSourceMapProvider files(*source_maps_);
+    RuntimeSourceMapProvider maps(&files);
     (void)Symbolize(profile, maps);
   }
   return profile;

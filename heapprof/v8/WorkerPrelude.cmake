@@ -6,6 +6,8 @@
 #   (heapprof/v8/js/package.json, installed by tools/bootstrap.sh into
 #   .deps/js-runtime), bundled by their pinned esbuild from
 #   heapprof/v8/js/libraries.js. Their code is never copied into the repository.
+# - the libraries bundle's source map (RuntimeLibrariesMap.cmake), so profiles
+#   name those frames by package file instead of a line of the bundle.
 
 set(HEAPPROF_JS_RUNTIME_DEPS "${PROJECT_SOURCE_DIR}/.deps/js-runtime" CACHE PATH
     "Where tools/bootstrap.sh installed heapprof/v8/js/package.json's npm packages")
@@ -30,16 +32,24 @@ function(heapprof_embed_worker_prelude target)
 
   set(_gen "${PROJECT_BINARY_DIR}/generated/heapprof")
   set(_bundle "${_gen}/worker_libraries.js")
+  set(_map "${_gen}/worker_libraries.map.json")
+  set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
   # An IIFE whose completion value is libraries.js's namespace; chrome102 is
   # libnode's V8 10.2. Module resolution looks in the installed node_modules.
+  # The map is external (the bundle keeps its lines and has no
+  # sourceMappingURL) and without sourcesContent: the packages' dist files
+  # are on npm at the pinned versions, and the profile needs only positions.
   add_custom_command(
-    OUTPUT "${_bundle}"
+    OUTPUT "${_bundle}" "${_map}"
+    BYPRODUCTS "${_bundle}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
             "${_esbuild}" "${_src}/js/libraries.js" --bundle --format=iife --global-name=libraries
             --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
+            --sourcemap=external --sources-content=false
             "--banner:js=(() => {" "--footer:js=return libraries })()" "--outfile=${_bundle}"
-    DEPENDS "${_src}/js/libraries.js" "${_deps}/installed-lock.json"
-    COMMENT "Bundling the worker runtime's Web API libraries (esbuild)"
+    COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
+    DEPENDS "${_src}/js/libraries.js" "${_deps}/installed-lock.json" "${_map_script}"
+    COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"
     VERBATIM)
 
   set(_out "${_gen}/worker_prelude_source.cpp")
@@ -47,10 +57,10 @@ function(heapprof_embed_worker_prelude target)
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${_out}"
-            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}"
+            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}"
             "-DHEADER=heapprof/v8/worker_prelude.h" -P "${_script}"
-    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_script}"
-    COMMENT "Embedding the worker runtime's prelude and libraries"
+    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_script}"
+    COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)
   target_sources(${target} PRIVATE "${_out}")
 endfunction()

@@ -11,6 +11,11 @@ namespace heapprof::internal {
 // no globals.
 extern const char kWorkerLibrariesSource[];
 
+// The source map of kWorkerLibrariesSource (esbuild's, with every source
+// named heapprof:runtime-libraries/PACKAGE/FILE by RuntimeLibrariesMap.cmake).
+// heapprof/v8/runtime_source_maps.h hands it out parsed.
+extern const char kWorkerLibrariesSourceMap[];
+
 // A script whose completion value is a function(natives, libraries) that
 // installs the globals and returns the runtime's internals: { makeRequest,
 // makeContext, makeFetchEvent, readResponse, fetchListeners, runNextTimer }.

@@ -48,7 +48,7 @@ awk '
   -e 's/[0-9]+ functions; top [0-9]+ by/<n> functions; top <n> by/g' \
   -e 's/prometheus-leak.js:[0-9]+/prometheus-leak.js:<line>/g' \
   -e 's/ +/ /g' |
-  grep -vE '^(Rows without a file|their caller|runtime builds|\(anonymous\) without a file|heapprof:runtime rows)' | cat -s >run.masked
+  grep -vE '^(Rows without a file|their caller|runtime builds|\(anonymous\) without a file|heapprof:runtime|at the line of the package)' | cat -s >run.masked
 compare run.masked "$golden/run_prometheus_leak.txt"
 
 # Numbers, by tolerance.

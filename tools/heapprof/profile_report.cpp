@@ -22,7 +22,7 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
                FormatValue(static_cast<int64_t>(options.interval_bytes), "bytes"), options.more_samples_hint);
     return;
   }
-  bool builtins = false, runtime_frames = false;
+  bool builtins = false, runtime_frames = false, library_frames = false;
   for (int index : options.indexes) {
     TopOptions top;
     top.sample_index = index;
@@ -31,7 +31,9 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
     std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
     for (size_t i = 0; i < std::min(options.rows, totals.size()); ++i) {
       builtins = builtins || totals[i].filename.empty();
-      runtime_frames = runtime_frames || totals[i].filename.rfind("heapprof:runtime", 0) == 0;
+      const std::string& file = totals[i].filename;
+      runtime_frames = runtime_frames || file.rfind("heapprof:runtime", 0) == 0;
+      library_frames = library_frames || file.rfind("heapprof:runtime-libraries/", 0) == 0;
     }
   }
   // One line per kind of unfamiliar row, so a first reader can tell them apart.
@@ -43,6 +45,10 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   if (runtime_frames) {
     fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL, streams).\n");
   }
+  if (library_frames) {
+    fmt::print("heapprof:runtime-libraries/PACKAGE/... rows are npm packages the runtime bundles (streams, URLPattern),\n"
+               "at the line of the package's own file; one- or two-letter names are as the package ships them, minified.\n");
+  }
 }
 
 void PrintSummary(const Profile& profile, const std::vector<int>& indexes) {
@@ -51,9 +57,11 @@ void PrintSummary(const Profile& profile, const std::vector<int>& indexes) {
     int64_t total = profile.Total(index);
     if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
     const FunctionTotal& top = totals[0];
-    std::string where = top.filename.empty()
-                            ? ""
-                            : fmt::format(" ({}:{})", fs::path(top.filename).filename().string(), top.start_line);
+    // A file's base name is enough; the runtime's scripts keep their whole
+    // name, which says which bundled package a frame belongs to.
+    std::string file = top.filename.rfind("heapprof:", 0) == 0 ? top.filename
+                                                                : fs::path(top.filename).filename().string();
+    std::string where = top.filename.empty() ? "" : fmt::format(" ({}:{})", file, top.start_line);
     std::string_view unit = profile.str(profile.sample_types[index].unit);
     const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
     fmt::print("{} {} {:.1f}% of {} ({}).\n", TerminalSafe(top.name + where), verb,

@@ -183,7 +183,8 @@ void RegisterRun(Commands& commands) {
       ->capture_default_str();
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
-                "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map)");
+                "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map), and of the runtime's bundled "
+                "libraries (by default named by package file through their embedded map)");
   run->add_option("--source-map-path", args->source_map_paths,
                   "A folder whose tree source maps may also be read from (by default only the worker's folder "
                   "tree is; maps named elsewhere are refused); may be repeated")

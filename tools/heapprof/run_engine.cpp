@@ -19,6 +19,7 @@
 #include "heapprof/symbolizer.h"
 #include "heapprof/traffic.h"
 #include "heapprof/units.h"
+#include "heapprof/v8/runtime_source_maps.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
 
@@ -70,10 +71,12 @@ struct Replica {
   ReplicaOutcome out;               // the thread's own fields; complete after join
 };
 
-// Applies source maps when the plan says so, printing what could not be applied.
+// Applies source maps (the worker's and the runtime libraries') when the plan
+// says so, printing what could not be applied.
 void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run) {
   if (!plan.symbolize) return;
-  FileSourceMapProvider maps(plan.source_maps);
+  FileSourceMapProvider files(plan.source_maps);
+  RuntimeSourceMapProvider maps(&files);
   for (const std::string& w : Symbolize(profile, maps).warnings) run.Print("heapprof run: warning: " + w);
 }
 

@@ -13,6 +13,7 @@
 #include "heapprof/symbolizer.h"
 #include "heapprof/units.h"
 #include "heapprof/terminal_text.h"
+#include "heapprof/v8/runtime_source_maps.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/profile_report.h"
@@ -63,11 +64,13 @@ void PrintSummary(const Profile& profile, const Plan& plan) {
   cli::PrintSummary(profile, plan.table_indexes);
 }
 
-// Source maps, when the plan applies them, and the file. Warnings go to stderr.
+// Source maps (the worker's and the runtime libraries'), when the plan applies
+// them, and the file. Warnings go to stderr.
 Status WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized) {
   if (!plan.symbolize) return WriteFileAtomic(path, window.pprof_gzip);
   if (!already_symbolized) {
-    FileSourceMapProvider maps(plan.source_maps);
+    FileSourceMapProvider files(plan.source_maps);
+    RuntimeSourceMapProvider maps(&files);
     for (const std::string& w : Symbolize(window.profile, maps).warnings) {
       fmt::print(stderr, "heapprof run: warning: {}\n", w);
     }
@@ -247,7 +250,8 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
     fmt::print("\nSubrequests (fetch) answered by {} (--fetch-handler), in the worker's isolate\n", plan.fetch_handler);
   }
   if (requests.requests() > 0) {
-    FileSourceMapProvider maps;
+    FileSourceMapProvider files;
+    RuntimeSourceMapProvider maps(&files);
     fmt::print("\n{}", FormatOutcomes(requests, plan.symbolize ? &maps : nullptr));
     if (FailureVerdict verdict = JudgeFailures(requests, plan.max_failures); verdict.too_many) {
       Fail("run", verdict.message + (first_file.empty() ? "" : "; the profile is written all the same"));

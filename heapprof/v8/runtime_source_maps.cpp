@@ -1,0 +1,22 @@
+#include "heapprof/v8/runtime_source_maps.h"
+
+#include "heapprof/v8/worker_prelude.h"
+
+namespace heapprof {
+
+Result<const SourceMap*> RuntimeLibrariesSourceMap() {
+  // Parsed once: every window's symbolization reuses it.
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerLibrariesSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the runtime libraries' embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
+Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
+  if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
+  if (others_ == nullptr) return static_cast<const SourceMap*>(nullptr);
+  return others_->MapFor(script);
+}
+
+}  // namespace heapprof

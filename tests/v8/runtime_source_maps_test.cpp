@@ -1,0 +1,131 @@
+// The worker runtime's bundled npm libraries are mapped through the bundle's
+// embedded source map: their frames name the package file, never a line of
+// the generated bundle or a path of the machine that built heapprof.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "heapprof/symbolizer.h"
+#include "heapprof/v8/runtime_source_maps.h"
+#include "heapprof/v8/worker_prelude.h"
+#include "heapprof/v8/worker_runtime.h"
+
+using namespace heapprof;
+
+namespace {
+
+const std::string kPrefix = std::string(internal::kWorkerLibrariesName) + "/";
+
+// Answers every script with one fixed result, counting the questions.
+class FixedProvider final : public SourceMapProvider {
+ public:
+  explicit FixedProvider(const SourceMap* map) : map_(map) {}
+  Result<const SourceMap*> MapFor(std::string_view) override {
+    ++asked;
+    return map_;
+  }
+  int asked = 0;
+
+ private:
+  const SourceMap* map_;
+};
+
+}  // namespace
+
+TEST_CASE("the embedded map names each bundled package file under the libraries' script name", "[runtime_maps]") {
+  Result<const SourceMap*> map = RuntimeLibrariesSourceMap();
+  REQUIRE(map.ok());
+  const std::vector<std::string>& sources = map.value()->sources();
+  REQUIRE_FALSE(sources.empty());
+  std::set<std::string> packages;
+  for (const std::string& s : sources) {
+    INFO(s);
+    REQUIRE(s.starts_with(kPrefix));  // the name RuntimeLibrariesMap.cmake gives agrees with kWorkerLibrariesName
+    // Nothing of the build machine: no folders above the package, no install tree.
+    CHECK(s.find("..") == std::string::npos);
+    CHECK(s.find("node_modules") == std::string::npos);
+    CHECK(s.find("//") == std::string::npos);
+    std::string rest = s.substr(kPrefix.size());
+    packages.insert(rest.substr(0, rest.find('/')));
+  }
+  CHECK(packages.count("web-streams-polyfill") == 1);
+  CHECK(packages.count("urlpattern-polyfill") == 1);
+
+  // The map is the embedded bundle's: it covers its lines and no more.
+  const std::string bundle = internal::kWorkerLibrariesSource;
+  const size_t bundle_lines = static_cast<size_t>(std::count(bundle.begin(), bundle.end(), '\n')) + 1;
+  CHECK(map.value()->generated_lines() <= bundle_lines);
+  CHECK(map.value()->generated_lines() > bundle_lines * 9 / 10);
+  // Parsed once for the process.
+  CHECK(RuntimeLibrariesSourceMap().value() == map.value());
+}
+
+TEST_CASE("the runtime provider answers the libraries' script and hands every other to the worker's", "[runtime_maps]") {
+  FixedProvider others(nullptr);
+  RuntimeSourceMapProvider provider(&others);
+  Result<const SourceMap*> libs = provider.MapFor(internal::kWorkerLibrariesName);
+  REQUIRE(libs.ok());
+  CHECK(libs.value() == RuntimeLibrariesSourceMap().value());
+  CHECK(others.asked == 0);
+  Result<const SourceMap*> worker = provider.MapFor("/w/worker.js");
+  REQUIRE(worker.ok());
+  CHECK(worker.value() == nullptr);
+  CHECK(others.asked == 1);
+  // The prelude is hand-written JavaScript without a map.
+  CHECK(provider.MapFor(internal::kWorkerPreludeName).value() == nullptr);
+  RuntimeSourceMapProvider alone;
+  CHECK(alone.MapFor("/w/worker.js").value() == nullptr);
+}
+
+TEST_CASE("a worker's URLPattern and stream frames are named by package file after symbolization", "[runtime_maps]") {
+  WorkerOptions options;
+  options.name = "libraries";
+  Result<WorkerRuntime> created = WorkerRuntime::Create(options);
+  REQUIRE(created.ok());
+  WorkerRuntime& runtime = created.value();
+  SessionOptions session_options;
+  session_options.interval_bytes = 4 * 1024;
+  auto session = runtime.StartSession(session_options);
+  REQUIRE(session.ok());
+  REQUIRE(runtime.Load(R"(
+    export default {
+      async fetch(request) {
+        let matched = 0;
+        for (let i = 0; i < 200; i++) {
+          if (new URLPattern({ pathname: '/items/:id' }).exec('https://a.example/items/' + i)) matched++;
+        }
+        const chunks = [];
+        const source = new ReadableStream({ start(c) { for (let i = 0; i < 50; i++) c.enqueue('chunk ' + i); c.close(); } });
+        await source.pipeTo(new WritableStream({ write(chunk) { chunks.push(chunk); } }));
+        return new Response(matched + ' ' + chunks.length);
+      },
+    };
+  )", "worker.js").ok());
+  for (int i = 0; i < 20; ++i) REQUIRE(runtime.Dispatch(SyntheticRequest(static_cast<uint64_t>(i))).ok());
+  auto profile = runtime.StopSession(std::move(session).value());
+  REQUIRE(profile.ok());
+
+  auto files = [&] {
+    std::set<std::string> out;
+    for (const Function& f : profile->functions) out.insert(std::string(profile->str(f.filename)));
+    return out;
+  };
+  REQUIRE(files().count(internal::kWorkerLibrariesName) == 1);  // the bundle, before mapping
+
+  RuntimeSourceMapProvider provider;
+  SymbolizeResult result = Symbolize(profile.value(), provider);
+  CHECK(result.warnings.empty());
+  bool urlpattern = false, streams = false;
+  for (const std::string& file : files()) {
+    INFO(file);
+    // Every library frame is mapped; the prelude (no map) and the worker keep their names.
+    if (file.starts_with("heapprof:")) CHECK((file == internal::kWorkerPreludeName || file.starts_with(kPrefix)));
+    urlpattern = urlpattern || file == kPrefix + "urlpattern-polyfill/dist/urlpattern.js";
+    streams = streams || file.starts_with(kPrefix + "web-streams-polyfill/dist/");
+  }
+  CHECK(urlpattern);
+  CHECK(streams);
+  CHECK(files().count("worker.js") == 1);
+}
