@@ -71,4 +71,15 @@ expect_in symbolize-broken.err "invalid VLQ character"
 "$heapprof" top broken.pb.gz -s inuse_space -n 3 >top-broken.out
 expect_in top-broken.out "recordRequest  worker.min.js:1"
 
+# The run's outcomes show a thrown error's stack through the worker's map too
+# (an inline map putting all of line 1 at handler.ts:5:1).
+mkdir -p throws
+map='{"version":3,"sources":["handler.ts"],"names":[],"mappings":"AAIA"}'
+{
+  echo "export default { fetch(request) { throw new Error('thrown in handler.ts'); } };"
+  echo "//# sourceMappingURL=data:application/json;base64,$(printf '%s' "$map" | base64 -w0)"
+} >throws/worker.js
+expect_exit 1 throws -- "$heapprof" run throws/worker.js -n 2 -o throws.pb.gz
+expect_in throws.out "at Object.fetch ($work/throws/handler.ts:5:1)"
+
 finish

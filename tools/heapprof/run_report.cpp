@@ -250,7 +250,8 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
     fmt::print("\nSubrequests (fetch) answered by {} (--fetch-handler), in the worker's isolate\n", plan.fetch_handler);
   }
   if (requests.requests() > 0) {
-    FileSourceMapProvider files;
+    // The same folders as the profiles' maps: the worker's and --source-map-path.
+    FileSourceMapProvider files(plan.source_maps);
     RuntimeSourceMapProvider maps(&files);
     fmt::print("\n{}", FormatOutcomes(requests, plan.symbolize ? &maps : nullptr));
     if (FailureVerdict verdict = JudgeFailures(requests, plan.max_failures); verdict.too_many) {
