@@ -75,6 +75,11 @@ expect_in run.out "heapprof:runtime-libraries/PACKAGE/... rows are npm packages 
 expect_exit 0 top -- "$heapprof" top libs.pb.gz -s alloc_space -n 1000
 expect_in top.out "  heapprof:runtime-libraries/web-streams-polyfill/dist/"
 
+# An error thrown inside a library: its stack in the run's outcomes is mapped the same way.
+echo "export default { fetch(request) { new URLPattern({ pathname: '/(' }); return new Response('x'); } };" >bad.js
+expect_exit 1 bad -- "$heapprof" run bad.js -n 2 -o bad.pb.gz
+expect_in bad.out "(heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js:1:"
+
 # --no-source-maps: the bundle's lines, as V8 reports them.
 expect_exit 0 raw -- "$heapprof" run libs.js -n 150 --interval 16KiB --no-source-maps -o raw.pb.gz
 frame_files raw.pb.gz >raw.files
