@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { writeWorkerdConfig } from '../../tools/workerd_config.mjs';
 
 function usage(message) {
   console.error(`workerd_responses.mjs: ${message}`);
@@ -53,35 +54,16 @@ function freePort() {
   });
 }
 
-const quote = s => JSON.stringify(s);  // a Cap'n Proto text literal (names here have no odd characters)
 fs.mkdirSync(dir, { recursive: true });
-for (const app of apps) {
-  app.port = await freePort();
-  // workerd embeds files from the config's folder: a copy there, named after the app.
-  app.module = `${app.name}.js`;
-  fs.copyFileSync(app.bundle, path.join(dir, app.module));
-  if (app.handler) fs.copyFileSync(app.handler, path.join(dir, `${app.name}-subrequests.js`));
-}
-const config = `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-${apps.map(a => `    (name = ${quote(a.name)}, worker = (
-      modules = [ (name = ${quote(a.module)}, esModule = embed ${quote(a.module)}) ],
-      compatibilityDate = ${quote(compatibilityDate)},${a.handler ? `
-      globalOutbound = ${quote(`${a.name}-subrequests`)},` : ''}
-    )),${a.handler ? `
-    (name = ${quote(`${a.name}-subrequests`)}, worker = (
-      modules = [ (name = "handler.js", esModule = embed ${quote(`${a.name}-subrequests.js`)}) ],
-      compatibilityDate = ${quote(compatibilityDate)},
-    )),` : ''}`).join('\n')}
-  ],
-  sockets = [
-${apps.map(a => `    (name = ${quote(a.name)}, address = "127.0.0.1:${a.port}", http = (style = proxy), service = ${quote(a.name)}),`).join('\n')}
-  ],
-);
-`;
-const configPath = path.join(dir, 'conformance.capnp');
-fs.writeFileSync(configPath, config);
+for (const app of apps) app.port = await freePort();
+// The module is named after the app; its subrequests go to its handler.
+const configPath = writeWorkerdConfig(dir, {
+  workers: apps.map(app => ({
+    name: app.name, script: app.bundle, moduleName: `${app.name}.js`, address: `127.0.0.1:${app.port}`,
+    proxy: true, outbound: app.handler,
+  })),
+  compatibilityDate, file: 'conformance.capnp',
+});
 const log = fs.openSync(path.join(dir, 'workerd.log'), 'w');
 const child = spawn(workerd, ['serve', configPath], { stdio: ['ignore', log, log] });
 let exited = null;

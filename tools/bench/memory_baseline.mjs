@@ -20,6 +20,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { writeWorkerdConfig } from '../workerd_config.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -114,21 +115,12 @@ async function devtools(port) {
 // workerd: a fresh process per round, N requests, then GC and the used heap.
 async function workerdRound(i) {
   const dir = path.join(tmp, `workerd-${i}`);
-  fs.mkdirSync(dir);
-  fs.copyFileSync(worker, path.join(dir, 'worker.js'));
   const port = await freePort(), inspector = await freePort();
-  fs.writeFileSync(path.join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2024-09-23",
-);
-`);
+  const config = writeWorkerdConfig(dir, {
+    workers: [{ name: 'main', script: worker, moduleName: 'worker.js', address: `127.0.0.1:${port}` }],
+  });
   const log = fs.openSync(path.join(dir, 'workerd.log'), 'w');
-  const child = spawn(workerd, ['serve', path.join(dir, 'config.capnp'), `--inspector-addr=127.0.0.1:${inspector}`],
+  const child = spawn(workerd, ['serve', config, `--inspector-addr=127.0.0.1:${inspector}`],
     { stdio: ['ignore', log, log] });
   children.push(child);
   try {

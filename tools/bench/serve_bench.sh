@@ -63,20 +63,10 @@ wait_http "$url"
 wd_url=""
 if [ -n "$workerd" ] && [ -x "$workerd" ]; then
   wd_port="$(free_port)" wd_inspector="$(free_port)"
-  cp "$worker" "$tmp/worker.js"
-  cat >"$tmp/config.capnp" <<CAPNP
-using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:$wd_port", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2024-09-23",
-);
-CAPNP
+  config="$(node "$(dirname "${BASH_SOURCE[0]}")/../workerd_config.mjs" --dir "$tmp/workerd" --script "$worker" \
+    --module-name worker.js --address "127.0.0.1:$wd_port")"
   # The inspector is on in every workerd phase, so only the window differs.
-  "$workerd" serve "$tmp/config.capnp" --inspector-addr="127.0.0.1:$wd_inspector" >"$tmp/workerd.out" 2>&1 &
+  "$workerd" serve "$config" --inspector-addr="127.0.0.1:$wd_inspector" >"$tmp/workerd.out" 2>&1 &
   pids+=($!)
   wd_url="http://127.0.0.1:$wd_port/api/users/42"
   wait_http "$wd_url"
