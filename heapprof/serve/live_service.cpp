@@ -3,6 +3,7 @@
 #include "heapprof/v8/live_service.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -130,7 +131,27 @@ class LiveService::Impl {
     std::thread debug_stop([this] {
       if (debug_server_) debug_server_->Shutdown();
     });
-    if (server_) server_->Shutdown();  // requests already received are answered
+    // Requests already received are answered: by the worker when it finishes
+    // them within shutdown_timeout, else with 503 by Abort, which terminates
+    // the JavaScript of those still running (with no time limit it could run
+    // forever, and the server's Shutdown would wait for it).
+    std::mutex mu;
+    std::condition_variable cv;
+    bool answered = false;
+    std::thread main_stop([&] {
+      if (server_) server_->Shutdown();
+      std::lock_guard<std::mutex> lock(mu);
+      answered = true;
+      cv.notify_all();
+    });
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (!cv.wait_for(lock, options_.shutdown_timeout, [&] { return answered; })) {
+        lock.unlock();
+        if (pool_) aborted_ = pool_->Abort();
+      }
+    }
+    main_stop.join();
     debug_stop.join();
     for (DebugThread& t : debug_threads_) t.thread.join();
     debug_threads_.clear();
@@ -166,6 +187,7 @@ class LiveService::Impl {
   std::unique_ptr<HttpServer> debug_server_;
   std::string listen_address_;
   std::atomic<uint64_t> refused_{0};
+  std::vector<AbortedRequests> aborted_;
 
   std::mutex debug_mu_;
   bool stopping_ = false;
@@ -225,6 +247,7 @@ LiveServiceSummary LiveService::Summary() const {
   s.refused = impl_->refused_.load();
   s.written = impl_->written_;
   s.errors = impl_->written_errors_;
+  s.aborted = impl_->aborted_;
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -36,10 +37,15 @@ struct Replica {
   std::string name;
   std::thread thread;
 
-  std::mutex mu;  // guards the queue and `stopping`
+  std::mutex mu;  // guards the queue, `stopping`, `aborted` and `running`
   std::condition_variable cv;
   std::deque<Job> queue;
   bool stopping = false;
+  bool aborted = false;  // Abort() ended what was pending
+  // The runtime while it dispatches a request (so Abort can terminate it from
+  // another thread), and since when.
+  WorkerRuntime* running = nullptr;
+  std::chrono::steady_clock::time_point running_since;
 
   std::atomic<uint64_t> served{0}, failures{0}, restarts{0};
   std::atomic<uint64_t> heap_used{0}, heap_limit{0};
@@ -141,7 +147,27 @@ class WorkerPool::Impl {
         return Error(ErrorCode::kUnavailable, "the worker could not be reloaded: " + s.message());
       }
     }
+    {
+      // Either Abort sees `running` and terminates it, or this sees `aborted`.
+      std::lock_guard<std::mutex> lock(r.mu);
+      if (r.aborted) return Error(ErrorCode::kUnavailable, "the service shut down before this request ran");
+      r.running = &*r.runtime;
+      r.running_since = std::chrono::steady_clock::now();
+    }
     Result<WorkerResponse> response = r.runtime->Dispatch(request);
+    bool aborted = false;
+    {
+      std::lock_guard<std::mutex> lock(r.mu);
+      r.running = nullptr;
+      aborted = r.aborted;
+    }
+    if (aborted && !response.ok()) {
+      // Terminated by Abort (or failing anyway as the service stops); the
+      // isolate is disposed next, so nothing is recreated.
+      ++r.failures;
+      return Error(ErrorCode::kUnavailable, "the service shut down while this request was still running, and "
+                                            "terminated it");
+    }
     if (!response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded) {
       // The runtime terminated the JavaScript; a fresh isolate drops whatever
       // state the stuck request left half-built.
@@ -292,6 +318,37 @@ void WorkerPool::Shutdown() {
   for (auto& r : impl_->replicas_) {
     if (r->thread.joinable()) r->thread.join();
   }
+}
+
+std::vector<AbortedRequests> WorkerPool::Abort() {
+  std::vector<AbortedRequests> out;
+  std::vector<Job> refused;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& r : impl_->replicas_) {
+    AbortedRequests a;
+    a.replica = r->name;
+    {
+      std::lock_guard<std::mutex> lock(r->mu);
+      r->stopping = true;
+      r->aborted = true;
+      a.queued = r->queue.size();
+      for (Job& job : r->queue) refused.push_back(std::move(job));
+      r->queue.clear();
+      if (r->running != nullptr) {
+        // Safe from any thread; under the lock, so the runtime is not disposed meanwhile.
+        r->running->Terminate();
+        a.running = true;
+        a.running_for = now - r->running_since;
+      }
+    }
+    r->cv.notify_all();
+    if (a.running || a.queued > 0) out.push_back(std::move(a));
+  }
+  // Outside the locks: a responder may take its time.
+  for (Job& job : refused) {
+    job.done(Error(ErrorCode::kUnavailable, "the service shut down before this request ran"));
+  }
+  return out;
 }
 
 }  // namespace heapprof

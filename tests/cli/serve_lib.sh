@@ -3,11 +3,13 @@
 # worker), $debug (http://host:port of the debug listener).
 # shellcheck shell=bash
 
-# start_serve <name> <heapprof serve arguments...>: waits until both listeners answer.
+# start_serve <name> <heapprof serve arguments...>: waits until both listeners
+# answer. SIGINT at its default, as at a terminal (a script's background jobs
+# ignore it), so a test can send Ctrl-C.
 start_serve() {
   local name="$1"
   shift
-  "$heapprof" serve "$@" --listen 127.0.0.1:0 --debug-listen 127.0.0.1:0 >"$name.out" 2>"$name.err" &
+  env --default-signal=INT "$heapprof" serve "$@" --listen 127.0.0.1:0 --debug-listen 127.0.0.1:0 >"$name.out" 2>"$name.err" &
   serve_pid=$!
   local i
   for i in $(seq 1 600); do

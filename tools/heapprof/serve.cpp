@@ -33,6 +33,7 @@ struct ServeArgs {
   size_t queue = 64;
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
   std::chrono::milliseconds request_timeout{30'000};  // 0 = none
+  std::chrono::milliseconds shutdown_timeout{10'000};
   uint64_t heap_limit_bytes = uint64_t{128} << 20;
   uint64_t interval_bytes = 512 * 1024;
   int depth = 64;
@@ -49,6 +50,10 @@ struct ServeArgs {
   std::string output_dir = ".";
   std::vector<std::string> v8_flags;
 };
+
+std::string Seconds(std::chrono::nanoseconds d) {
+  return fmt::format("{:.1f} s", std::chrono::duration<double>(d).count());
+}
 
 int Serve(const ServeArgs& args) {
   LiveServiceOptions options;
@@ -102,6 +107,7 @@ int Serve(const ServeArgs& args) {
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
   options.pool.request_timeout = args.request_timeout;
+  options.shutdown_timeout = args.shutdown_timeout;
   options.pool.capture_dir = args.on_heap_limit;
   options.pool.capture_options = options.session;
 
@@ -133,9 +139,20 @@ int Serve(const ServeArgs& args) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [] { return InterruptWatcher::received() != 0; });
   }
-  fmt::print(stderr, "heapprof serve: {}: finishing the requests in flight\n", SignalName(InterruptWatcher::received()));
+  fmt::print(stderr, "heapprof serve: {}: finishing the requests in flight (for at most {})\n",
+             SignalName(InterruptWatcher::received()), Seconds(args.shutdown_timeout));
+  std::fflush(stderr);
   service.Shutdown();
   LiveServiceSummary summary = service.Summary();
+  for (const AbortedRequests& a : summary.aborted) {
+    std::string what;
+    if (a.running) what = fmt::format("a request still running (for {}) was terminated", Seconds(a.running_for));
+    if (a.queued > 0) {
+      what += fmt::format("{}{} queued request{} never ran", what.empty() ? "" : "; ", a.queued, a.queued == 1 ? "" : "s");
+    }
+    fmt::print(stderr, "heapprof serve: {}: pending after the {} shutdown timeout: {}; answered 503\n", a.replica,
+               Seconds(args.shutdown_timeout), what);
+  }
   for (const TargetStatus& r : summary.replicas) {
     fmt::print("{}: served {} requests, {} failed, {} isolate restart{}\n", r.name, r.requests, r.failures, r.restarts,
                r.restarts == 1 ? "" : "s");
@@ -169,10 +186,17 @@ void RegisterServe(Commands& commands) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
   serve->add_option("--request-timeout")
-      ->description("A request running longer is terminated (503) and its isolate recreated; 0 = no limit")
+      ->description("A request running longer is terminated (503) and its isolate recreated; 0 = no limit while "
+                    "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
       ->default_str("30s");
+  serve->add_option("--shutdown-timeout")
+      ->description("At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
+                    "then are terminated, those still queued never run, and all are answered 503")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->shutdown_timeout, ParseTimeout))
+      ->default_str("10s");
   serve->add_option("--heap-limit")
       ->description("Each isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")

@@ -7,6 +7,7 @@
 // Every answer names its replica in X-Heapprof-Replica.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,10 @@ struct LiveServiceOptions {
   // at shutdown each replica's last one is written to continuous_dir.
   bool continuous = false;
   std::string continuous_dir = ".";
+  // How long Shutdown lets the requests already received run on; those still
+  // running or queued then are ended (WorkerPool::Abort) and answered 503, so
+  // a request that never ends (no time limit) cannot hold the exit forever.
+  std::chrono::milliseconds shutdown_timeout{10'000};
 };
 
 // What the service did, for the summary at exit.
@@ -38,6 +43,7 @@ struct LiveServiceSummary {
   uint64_t refused = 0;  // 503: queue full or shutting down
   std::vector<std::string> written;  // continuous windows written at shutdown
   std::vector<std::string> errors;   // ... and those that could not be
+  std::vector<AbortedRequests> aborted;  // pending past shutdown_timeout, ended at shutdown
 };
 
 class LiveService {
@@ -52,7 +58,8 @@ class LiveService {
   std::string debug_address() const;  // "" without a debug listener
 
   // Graceful stop: no new connections, open windows end and are delivered,
-  // requests already received are answered, then the isolates go. Idempotent.
+  // requests already received are answered (those still pending after
+  // shutdown_timeout with 503), then the isolates go. Idempotent.
   void Shutdown();
   LiveServiceSummary Summary() const;
 

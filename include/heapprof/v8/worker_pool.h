@@ -35,8 +35,18 @@ struct WorkerPoolOptions {
 // A replica's name as a file-name stem ('#', '/', ' ' become '-').
 std::string FileSafeName(std::string name);
 
-// Called once per request, on the replica's thread.
+// Called once per request, on the replica's thread (or, for a request still
+// queued at Abort, on the thread calling Abort).
 using WorkerDone = std::function<void(Result<WorkerResponse>)>;
+
+// A replica's requests that Abort ended: the one it was running, and how
+// long for, and those waiting in its queue.
+struct AbortedRequests {
+  std::string replica;
+  bool running = false;
+  std::chrono::nanoseconds running_for{0};
+  size_t queued = 0;
+};
 
 class WorkerPool {
  public:
@@ -68,6 +78,13 @@ class WorkerPool {
   // Refuses new requests, finishes the queued ones, unregisters the isolates
   // and joins the threads. Idempotent.
   void Shutdown();
+
+  // For a shutdown that cannot wait any longer (a request that never ends,
+  // e.g. with no time limit): refuses new requests, answers the queued ones
+  // kUnavailable without running them, and terminates the JavaScript of the
+  // running ones, which then answer kUnavailable. Returns what it ended, per
+  // replica that had anything pending. Shutdown() still joins the threads.
+  std::vector<AbortedRequests> Abort();
 
   class Impl;
 
