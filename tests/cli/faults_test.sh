@@ -205,7 +205,7 @@ valid_profile continuous "rolling/$rolled" remember
 # During the replicas' warm-up no window is open: nothing is written.
 start_run replicas-warm "window-open" serve.js --replicas 2 --duration 300s --warmup 200s -o warm.pb.gz
 stop_run replicas-warm INT 130
-expect_in replicas-warm.err "serve#0: interrupted by SIGINT during the warm-up"
+expect_in replicas-warm.err "serve-0: interrupted by SIGINT during the warm-up"
 expect_in replicas-warm.err "no profile written"
 [ -z "$(ls warm*.pb.gz 2>/dev/null)" ] || fail "replicas-warm: a profile was written without a window"
 

@@ -13,8 +13,8 @@ comment_of() { go tool pprof -comments "$1" 2>/dev/null | sed -n "s/^$2: //p" | 
 # The example: --requests stops each replica, --flamegraph writes each page.
 expect_exit 0 example -- "$heapprof" run "$leak" --replicas 2 --duration 20s --requests 400 --interval 8KiB \
   --flamegraph x.html -o x.pb.gz
-expect_in example.out "prometheus-leak#0: served 400 requests"
-expect_in example.out "prometheus-leak#1: served 400 requests"
+expect_in example.out "prometheus-leak-0: served 400 requests"
+expect_in example.out "prometheus-leak-1: served 400 requests"
 expect_in example.out "window   200 requests, "
 for i in 0 1; do
   [ -s "x-prometheus-leak-$i.pb.gz" ] || fail "example: no x-prometheus-leak-$i.pb.gz"

@@ -5,12 +5,12 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # One replica of three, by name: its profile names the metrics registry.
-expect_exit 0 one -- "$heapprof" run "$examples/prometheus-leak.js" --replicas 3 --profile 'prometheus-leak#1' \
+expect_exit 0 one -- "$heapprof" run "$examples/prometheus-leak.js" --replicas 3 --profile 'prometheus-leak-1' \
   --duration 3s --interval 64KiB -o one.pb.gz --top 3
 [ -f one.pb.gz ] || fail "one.pb.gz was not written"
-expect_in one.out "Profiled prometheus-leak#1 (module worker)"
+expect_in one.out "Profiled prometheus-leak-1 (module worker)"
 expect_in one.out "Wrote one.pb.gz"
-expect_in one.out "prometheus-leak#2: served"
+expect_in one.out "prometheus-leak-2: served"
 expect_in one.out "(not profiled)"
 "$heapprof" top one.pb.gz -n 1 >one.top
 expect_in one.top "observe"

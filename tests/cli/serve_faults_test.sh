@@ -82,8 +82,8 @@ curl -s -o fetched.pb.gz "$debug/debug/heapprof/captures/$capture"
 "$heapprof" top fetched.pb.gz -n 3 >capture.top || fail "the listed capture is not a readable profile"
 expect_in capture.top "hoardEverything"
 # The index counts each replica's failure and restart.
-grep 'faulty#0' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 0's time-out"
-grep 'faulty#1' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 1's crash"
+grep 'faulty-0' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 0's time-out"
+grep 'faulty-1' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 1's crash"
 
 # --- SIGTERM with a slow request in flight: it is answered before the exit.
 curl -s -o last.body -w '%{http_code}' "$base/@1/loop" >last.code &
@@ -92,7 +92,7 @@ sleep 0.5
 stop_serve
 wait "$last" || true
 [ "$(cat last.code)" = 503 ] || fail "the request in flight at SIGTERM got $(cat last.code), not its 503 answer"
-expect_in serve.out "faulty#0: served"
+expect_in serve.out "faulty-0: served"
 expect_in serve.out "isolate restart"
 trap - EXIT
 finish

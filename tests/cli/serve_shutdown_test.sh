@@ -71,10 +71,10 @@ done
 [ "$(cat queued.code)" = 503 ] || fail "the queued request got $(cat queued.code), not 503"
 expect_in queued.body "the service shut down before this request ran"
 expect_in term.err "SIGTERM: finishing the requests in flight (for at most 1.0 s)"
-expect_in term.err "endless#0: pending after the 1.0 s shutdown timeout: a request still running (for "
+expect_in term.err "endless-0: pending after the 1.0 s shutdown timeout: a request still running (for "
 expect_in term.err "was terminated; 1 queued request never ran; answered 503"
-expect_in term.err "endless#1: pending after the 1.0 s shutdown timeout: a request still running (for "
-expect_in term.out "endless#0: served 1 requests, 1 failed"
+expect_in term.err "endless-1: pending after the 1.0 s shutdown timeout: a request still running (for "
+expect_in term.out "endless-0: served 1 requests, 1 failed"
 
 # --- Ctrl-C (SIGINT), one replica, the default shutdown timeout.
 start_serve int endless.js --request-timeout 0

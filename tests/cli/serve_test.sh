@@ -24,13 +24,17 @@ curl -s -D rr2.h -o /dev/null "$base/api/users/2"
 expect_in rr1.h "HTTP/1.1 200"
 cat rr1.h rr2.h | grep -i '^x-heapprof-replica' | sort -u >rr.names
 [ "$(wc -l <rr.names)" -eq 2 ] || fail "round-robin did not use both replicas: $(cat rr.names)"
-curl -s -D byheader.h -o /dev/null -H 'X-Heapprof-Replica: prometheus-leak#1' "$base/api/users/3"
-expect_in byheader.h "X-Heapprof-Replica: prometheus-leak#1"
+curl -s -D byheader.h -o /dev/null -H 'X-Heapprof-Replica: prometheus-leak-1' "$base/api/users/3"
+expect_in byheader.h "X-Heapprof-Replica: prometheus-leak-1"
 curl -s -D bynumber.h -o /dev/null -H 'X-Heapprof-Replica: 0' "$base/api/users/3"
-expect_in bynumber.h "X-Heapprof-Replica: prometheus-leak#0"
+expect_in bynumber.h "X-Heapprof-Replica: prometheus-leak-0"
 curl -s -D byprefix.h -o /dev/null "$base/@1/api/users/4"
 expect_in byprefix.h "HTTP/1.1 200"
-expect_in byprefix.h "X-Heapprof-Replica: prometheus-leak#1"
+expect_in byprefix.h "X-Heapprof-Replica: prometheus-leak-1"
+# A replica's name as printed goes into a URL as it is, no escaping.
+curl -s -D byname.h -o /dev/null "$base/@$(sed -n 's/^X-Heapprof-Replica: //p' byprefix.h | tr -d '\r')/api/users/4"
+expect_in byname.h "HTTP/1.1 200"
+expect_in byname.h "X-Heapprof-Replica: prometheus-leak-1"
 [ "$(status_of "$base/@7/api/users/4")" = 404 ] || fail "an unknown replica prefix is not 404"
 # HEAD: headers only, so the next request on the same connection parses.
 curl -s -I "$base/@0/api/users/[1-2]" >head.txt
@@ -45,12 +49,12 @@ trap 'kill -9 $serve_pid $load 2>/dev/null || true' EXIT
 sleep 0.5
 go tool pprof -top "$debug/debug/pprof/heap?seconds=2&target=0" >heap.top 2>heap.err || fail "go tool pprof failed: $(cat heap.err)"
 expect_in heap.top "Type: inuse_space"
-expect_in heap.top "isolate: prometheus-leak#0"
+expect_in heap.top "isolate: prometheus-leak-0"
 first="$(awk '/flat%/ {getline; print $NF; exit}' heap.top)"
 [ "$first" = "observe" ] || fail "the top in-use function is '$first', not observe"
 
 # allocs: the same kind of window, alloc_space first; replica 1 by name.
-go tool pprof -top "$debug/debug/pprof/allocs?seconds=1&target=prometheus-leak%230" >allocs.top 2>allocs.err ||
+go tool pprof -top "$debug/debug/pprof/allocs?seconds=1&target=prometheus-leak-0" >allocs.top 2>allocs.err ||
   fail "go tool pprof (allocs) failed: $(cat allocs.err)"
 expect_in allocs.top "Type: alloc_space"
 go tool pprof -sample_index=alloc_objects -top "$debug/debug/pprof/allocs?seconds=1&target=0" >objects.top 2>&1 ||
@@ -65,7 +69,7 @@ expect_in flame.html "observe"
 curl -s -o held.pb.gz "$debug/debug/pprof/heap?seconds=3&target=0" &
 holder=$!
 sleep 1
-code="$(curl -s -o second.txt -w '%{http_code}' "$debug/debug/pprof/heap?seconds=1&target=prometheus-leak%230")"
+code="$(curl -s -o second.txt -w '%{http_code}' "$debug/debug/pprof/heap?seconds=1&target=prometheus-leak-0")"
 [ "$code" = 409 ] || fail "a second window on one target got $code, not 409"
 expect_in second.txt "already has a window open: GET /debug/pprof/heap?seconds=3&target=0 from 127.0.0.1:"
 [ "$(status_of "$debug/debug/pprof/heap?seconds=1&target=1")" = 200 ] || fail "the other replica could not be profiled meanwhile"
@@ -84,8 +88,8 @@ wait "$load" 2>/dev/null || true
 
 # The index names both targets with their heap use; the flamegraph is a page.
 curl -s "$debug/debug/pprof/" >index.html
-expect_in index.html "prometheus-leak#0"
-expect_in index.html "prometheus-leak#1"
+expect_in index.html "prometheus-leak-0"
+expect_in index.html "prometheus-leak-1"
 expect_in index.html "MiB"
 
 # --- SIGTERM during a window: the window is delivered, traffic in flight is answered.
@@ -99,8 +103,8 @@ wait "$window" || true
 [ "$(cat term.code)" = 200 ] || fail "the window open at SIGTERM got $(cat term.code), not 200"
 "$heapprof" top term.pb.gz -n 1 >term.top || fail "the window cut short by SIGTERM is not a readable profile"
 wait "$load" || true  # its requests after the stop find the port closed
-expect_in serve.out "prometheus-leak#0: served"
-expect_in serve.out "prometheus-leak#1: served"
+expect_in serve.out "prometheus-leak-0: served"
+expect_in serve.out "prometheus-leak-1: served"
 
 # --- --continuous: heap without seconds= returns what the open window has seen
 # and opens the next; at SIGTERM the last window is written to --output-dir.

@@ -27,6 +27,15 @@ int Commands::RunChosen() const {
   return kExitUsage;
 }
 
+std::vector<std::string> ReplicaNames(const std::string& worker, int replicas) {
+  std::string stem = std::filesystem::path(worker).stem().string();
+  if (stem.empty()) stem = "worker";
+  if (replicas == 1) return {stem};
+  std::vector<std::string> names;
+  for (int i = 0; i < replicas; ++i) names.push_back(fmt::format("{}-{}", stem, i));
+  return names;
+}
+
 Status InitializeWorkerV8(bool allow_inlining, const std::vector<std::string>& v8_flags) {
   V8InitOptions v8_options;
   if (!allow_inlining) v8_options.flags = NoInliningFlags();

@@ -62,6 +62,10 @@ inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompres
 // The worker's env flags, the same for every command that runs a worker (run, serve):
 // --config, --env-json, --kv-data (loaded by LoadBindings).
 void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data);
+// The names of a worker's replicas in run and serve: the worker file's stem
+// alone for one, else stem-0 ... stem-N-1; '-' (unlike the '#' they once had)
+// needs no escaping in a URL (target=NAME, /@NAME/) or a file name.
+std::vector<std::string> ReplicaNames(const std::string& worker, int replicas);
 // --fetch-handler FILE, the same in run and serve.
 void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler);
 // A clear error when --fetch-handler names no regular file (empty: fine).

@@ -132,7 +132,7 @@ void RegisterRun(Commands& commands) {
                   "Run N isolates of the worker on threads, each with its own window and files (NAME-<i>.pb.gz)")
       ->check(CLI::Range(1, 64));
   run->add_option("--profile", args->profile_target,
-                  "With --replicas: profile only this replica (NAME#i); the others keep serving [default: all]");
+                  "With --replicas: profile only this replica (NAME-i, e.g. worker-1); the others keep serving [default: all]");
   run->add_option("--continuous")
       ->description("Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
       ->type_name("DURATION")

@@ -10,6 +10,7 @@
 #include "heapprof/estimate.h"
 #include "heapprof/traffic.h"
 #include "heapprof/units.h"
+#include "tools/heapprof/commands.h"
 #include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
@@ -47,8 +48,9 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
       break;
     }
   }
-  // Without -o the stem is the worker's, which the replica's name starts with.
-  std::string worker_stem = replica.substr(0, replica.find('#'));
+  // Without -o the stem is the worker's, which the replica's name starts with
+  // (followed by -N: several replicas here).
+  std::string worker_stem = replica.substr(0, replica.rfind('-'));
   std::string name = stem == worker_stem ? SafeName(replica) : fmt::format("{}-{}", stem, SafeName(replica));
   return (out.parent_path() / (name + ext)).string();
 }
@@ -148,12 +150,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.on_heap_limit = args.on_heap_limit;
   plan.output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
 
+  plan.replicas = ReplicaNames(args.worker, args.replicas);
   std::string stem = fs::path(args.worker).stem().string();
-  if (stem.empty()) stem = "worker";
-  for (int i = 0; i < args.replicas; ++i) {
-    plan.replicas.push_back(args.replicas == 1 ? stem : fmt::format("{}#{}", stem, i));
-  }
-  plan.display_name = args.replicas == 1 ? fs::path(args.worker).filename().string() : stem;
+  plan.display_name = args.replicas == 1 ? fs::path(args.worker).filename().string() : stem.empty() ? "worker" : stem;
   if (args.profile_target.empty()) {
     plan.profiled = plan.replicas;
   } else if (std::find(plan.replicas.begin(), plan.replicas.end(), args.profile_target) != plan.replicas.end()) {

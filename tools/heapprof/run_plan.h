@@ -73,7 +73,7 @@ struct RunArgs {
 struct Plan {
   std::string worker;               // the script
   std::string display_name;         // "prometheus-leak.js" (one replica) for reports
-  std::vector<std::string> replicas;  // target names: "stem" or "stem#0".."stem#N-1"
+  std::vector<std::string> replicas;  // target names: "stem" or "stem-0".."stem-N-1"
   std::vector<std::string> profiled;  // the replicas that get a window (--profile or all)
   bool from_start = false;
   uint64_t max_requests = kNoLimit;  // per replica, warm-up included
@@ -105,10 +105,11 @@ struct Plan {
 Result<Plan> MakePlan(const RunArgs& args);
 
 // The file of one replica for an output path: `path` itself when one replica
-// is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w#1" ->
-// "a/x-w-1.pb.gz").
+// is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w-1" ->
+// "a/x-w-1.pb.gz"; without -o, "w.pb.gz" -> "w-1.pb.gz").
 std::string FileFor(const std::string& path, const std::string& replica, bool only_one);
-// A replica name made safe for a file name ("w#1" -> "w-1").
+// A replica name made safe for a file name (a worker file "my app.js" gives
+// replicas "my app-0"...: "my-app-0").
 std::string SafeName(std::string name);
 
 }  // namespace heapprof::cli

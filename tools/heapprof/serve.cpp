@@ -100,10 +100,7 @@ int Serve(const ServeArgs& args) {
   options.continuous = args.continuous;
   options.continuous_dir = args.output_dir;
   options.pool.worker = args.worker;
-  std::string stem = fs::path(args.worker).stem().string();
-  for (int i = 0; i < args.replicas; ++i) {
-    options.pool.names.push_back(args.replicas == 1 ? stem : fmt::format("{}#{}", stem, i));
-  }
+  options.pool.names = ReplicaNames(args.worker, args.replicas);
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
   options.pool.request_timeout = args.request_timeout;

@@ -32,7 +32,7 @@ struct WorkerPoolOptions {
   SessionOptions capture_options;
 };
 
-// A replica's name as a file-name stem ('#', '/', ' ' become '-').
+// A replica's name as a file-name stem ('#', '/', '\\', ' ' become '-').
 std::string FileSafeName(std::string name);
 
 // Called once per request, on the replica's thread (or, for a request still
