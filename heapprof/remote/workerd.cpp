@@ -30,12 +30,21 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// A Cap'n Proto text literal.
+// A Cap'n Proto text literal. Its escapes are C's: a raw newline would end
+// the literal (a parse error), so control characters become \xHH; other
+// bytes (UTF-8 included) go through.
 std::string Quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }

@@ -58,6 +58,14 @@ expect_in replicas.err "--replicas does not work with --runtime workerd"
 expect_exit 2 from-start -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --from-start
 expect_in from-start.err "--from-start does not work with --runtime workerd"
 
+# A worker file whose name has a quote, a backslash and a newline: the config
+# heapprof writes for workerd still parses, and the profile names the module.
+odd="$(printf 'odd "na\\me\nleak.js')"
+cp "$src/tests/remote/leak-worker.js" "$odd"
+expect_exit 0 odd-name -- "$heapprof" run --runtime workerd "$odd" --window 1s -o odd.pb.gz --top 1
+expect_in odd-name.out "buildReport"
+expect_in odd-name.out 'odd "na\me\x0aleak.js:19'
+
 # A worker that throws on every request: said so, and a failure.
 cat >throws.js <<'JS'
 export default { async fetch() { throw new Error("database unreachable"); } };
