@@ -47,6 +47,13 @@ top_share() {
     awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%$/) { sub(/%/, "", $i); print $i; exit } }'
 }
 
+# pprof_shares <go tool pprof -top output> <function>: the flat and cum
+# shares (numbers, without %) of the function's row, or "0 0" without one.
+pprof_shares() {
+  awk -v f="$2" 'substr($0, length($0) - length(f)) == " " f { gsub(/%/, ""); print $2, $5; found = 1; exit }
+                 END { if (!found) print 0, 0 }' "$1"
+}
+
 finish() {
   if [ "$failures" -gt 0 ]; then
     echo "$failures check(s) failed (work dir: $work)" >&2

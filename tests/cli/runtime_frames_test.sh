@@ -13,13 +13,8 @@ printf 'const kept = [];\nexport default { fetch(request) { kept.push(request); 
 expect_exit 0 keeps -- "$heapprof" run keeps.js -n 5000 --interval 16KiB -o keeps.pb.gz
 go tool pprof -top -sample_index=inuse_space keeps.pb.gz >keeps.top 2>/dev/null || fail "go tool pprof could not read keeps.pb.gz"
 
-# The flat and cum shares (numbers) of a function's row in keeps.top, or 0 0.
-row() {
-  awk -v f="$1" 'substr($0, length($0) - length(f)) == " " f { gsub(/%/, ""); print $2, $5; found = 1; exit }
-                 END { if (!found) print 0, 0 }' keeps.top
-}
-read -r api_flat _ <<<"$(row "(V8 API)")"
-read -r _ make_cum <<<"$(row makeRequest)"
+read -r api_flat _ <<<"$(pprof_shares keeps.top "(V8 API)")"
+read -r _ make_cum <<<"$(pprof_shares keeps.top makeRequest)"
 awk -v v="$api_flat" 'BEGIN { exit !(v < 5) }' || fail "(V8 API) holds $api_flat % of the kept requests' bytes (expected < 5 %)"
 awk -v v="$make_cum" 'BEGIN { exit !(v >= 90) }' || fail "makeRequest's cum share is $make_cum % (expected >= 90 %)"
 
