@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -92,6 +93,73 @@ void StructuredClone(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (ok) info.GetReturnValue().Set(copy);
 }
 
+// A copy of `s` in a new flat string of its own. What V8 makes for
+// slice(), a regular expression's groups or `+` is a view into (or a tree
+// over) another string, which keeps all of that string alive.
+v8::Local<v8::String> OwnString(v8::Isolate* isolate, v8::Local<v8::String> s) {
+  const int length = s->Length();
+  if (length < 2) return s;  // "" and one-character strings are V8's shared constants
+  constexpr int kStackChars = 256;
+  v8::Local<v8::String> copy;
+  if (s->IsOneByte()) {
+    uint8_t stack[kStackChars];
+    std::vector<uint8_t> heap(length > kStackChars ? length : 0);
+    uint8_t* chars = length > kStackChars ? heap.data() : stack;
+    s->WriteOneByte(isolate, chars, 0, length, v8::String::NO_NULL_TERMINATION);
+    if (!v8::String::NewFromOneByte(isolate, chars, v8::NewStringType::kNormal, length).ToLocal(&copy)) return s;
+  } else {
+    uint16_t stack[kStackChars];
+    std::vector<uint16_t> heap(length > kStackChars ? length : 0);
+    uint16_t* chars = length > kStackChars ? heap.data() : stack;
+    s->Write(isolate, chars, 0, length, v8::String::NO_NULL_TERMINATION);
+    if (!v8::String::NewFromTwoByte(isolate, chars, v8::NewStringType::kNormal, length).ToLocal(&copy)) return s;
+  }
+  return copy;
+}
+
+// The body of a function made by ownStrings: calls the wrapped JS function
+// (the Data) with this call's receiver and arguments, and answers its result,
+// a string result as a copy of its own.
+void CallOwningStrings(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  constexpr int kMaxArgs = 4;
+  v8::Local<v8::Value> args[kMaxArgs];
+  const int argc = std::min(info.Length(), kMaxArgs);
+  for (int i = 0; i < argc; i++) args[i] = info[i];
+  v8::Local<v8::Value> result;
+  if (!info.Data().As<v8::Function>()->Call(context, info.This(), argc, args).ToLocal(&result)) return;  // it threw
+  if (result->IsString()) result = OwnString(isolate, result.As<v8::String>());
+  info.GetReturnValue().Set(result);
+}
+
+// ownStrings(fn, name): a native function named `name`, with fn's length,
+// that answers what fn answers (up to 4 arguments), a string as a new flat
+// copy. The runtime's getters that workerd implements in C++ (URL parts,
+// request.url, headers.get) go through it, so that, as in workerd, a string a
+// worker keeps holds only its own characters, and is charged to the worker's
+// frame that asked for it: the copy is made after fn's frame has returned,
+// and a native function has no JavaScript frame of its own.
+void OwnStrings(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  if (!info[0]->IsFunction() || !info[1]->IsString()) {
+    ThrowTypeError(isolate, "ownStrings(fn, name) takes a function and a name");
+    return;
+  }
+  v8::Local<v8::Function> fn = info[0].As<v8::Function>();
+  v8::Local<v8::Value> length;
+  if (!fn->Get(context, NewString(isolate, "length")).ToLocal(&length)) return;
+  v8::Local<v8::Function> wrapper;
+  if (!v8::Function::New(context, CallOwningStrings, fn, length->IsInt32() ? length.As<v8::Int32>()->Value() : 0,
+                         v8::ConstructorBehavior::kThrow)
+           .ToLocal(&wrapper)) {
+    return;
+  }
+  wrapper->SetName(info[1].As<v8::String>());
+  info.GetReturnValue().Set(wrapper);
+}
+
 bool HasHeader(const WorkerRequest& request, std::string_view name) {
   for (const auto& header : request.headers) {
     if (header.first.size() == name.size() &&
@@ -174,6 +242,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
   const Entry entries[] = {
       {"consoleWrite", ConsoleWrite},
       {"requestParts", RequestParts},
+      {"ownStrings", OwnStrings},
       {"utf8Encode", Utf8Encode},
       {"utf8Decode", Utf8Decode},
       {"structuredClone", StructuredClone},

@@ -11,7 +11,9 @@ namespace heapprof::internal {
 
 // An object of native functions handed to the prelude's installer:
 // consoleWrite(level, text), utf8Encode(string) -> Uint8Array,
-// utf8Decode(bytes) -> string, structuredClone(value) (V8's serializer), and
+// utf8Decode(bytes) -> string, structuredClone(value) (V8's serializer),
+// ownStrings(fn, name) (fn behind a native function whose string results are
+// copies of their own), and
 // the crypto primitives of worker_crypto.h. `state` is the WorkerRuntime::State.
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state);
 

@@ -10,7 +10,7 @@
 (function installWorkerGlobals(natives, libraries) {
 'use strict';
 const {
-  consoleWrite, requestParts, utf8Encode, utf8Decode, structuredClone: nativeClone,
+  consoleWrite, requestParts, ownStrings, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, compress, decompress,
 } = natives;
 const { ReadableStream, TransformStream } = libraries;
@@ -1110,7 +1110,7 @@ class URL {
     if (String(value) === '') this.#port = '';
     else if (digits !== '' && Number(digits) <= 65535) this.#port = normalizePort(this.#protocol, digits);
   }
-  get host() { return this.#port === '' ? this.#hostname : this.#hostname + ':' + this.#port; }
+  get host() { return this.#host(); }
   set host(value) {
     const m = /^([^:/?#\\]*)(?::([0-9]*))?/.exec(String(value));
     if (m[1] === '') return;
@@ -1141,12 +1141,14 @@ class URL {
     }
     return this.#params;
   }
-  get origin() { return this.#protocol === 'file:' ? 'null' : this.#protocol + '//' + this.host; }
-  get href() {
+  get origin() { return this.#protocol === 'file:' ? 'null' : this.#protocol + '//' + this.#host(); }
+  #host() { return this.#port === '' ? this.#hostname : this.#hostname + ':' + this.#port; }
+  #href() {
     const userinfo = this.#username === '' && this.#password === '' ? ''
       : this.#username + (this.#password === '' ? '' : ':' + this.#password) + '@';
-    return this.#protocol + '//' + userinfo + this.host + this.#pathname + this.#search + this.#hash;
+    return this.#protocol + '//' + userinfo + this.#host() + this.#pathname + this.#search + this.#hash;
   }
+  get href() { return this.#href(); }
   set href(value) {
     const parsed = new URL(value);
     this.#protocol = parsed.#protocol; this.#username = parsed.#username; this.#password = parsed.#password;
@@ -1154,8 +1156,8 @@ class URL {
     this.#hash = parsed.#hash;
     this.search = parsed.#search;
   }
-  toString() { return this.href; }
-  toJSON() { return this.href; }
+  toString() { return this.#href(); }
+  toJSON() { return this.#href(); }
 }
 
 function formatArg(value) {
@@ -1292,6 +1294,28 @@ class KVNamespace {
     return complete ? { keys, list_complete: true, cacheStatus: null } : { keys, list_complete: false, cursor: String(start + limit), cacheStatus: null };
   }
 }
+
+// In workerd these getters are C++ and answer a new string at every call.
+// Here they are JavaScript, and what they answer is often a slice of the
+// parsed input or of a bigger string (V8 makes substrings of 13 characters
+// or more views into their parent), so a worker keeping url.pathname would
+// keep the whole URL alive, charged to the runtime's parser. ownStrings puts
+// each behind a native function that answers a flat copy of its own, made
+// outside any runtime frame: a kept string holds only itself and is charged
+// to the worker code that asked for it, as in workerd.
+function ownStringsOf(proto, names) {
+  for (const name of names) {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (d.get !== undefined) d.get = ownStrings(d.get, 'get ' + name);
+    else d.value = ownStrings(d.value, name);
+    Object.defineProperty(proto, name, d);
+  }
+}
+ownStringsOf(URL.prototype, ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
+  'pathname', 'search', 'hash', 'toString', 'toJSON']);
+ownStringsOf(URLSearchParams.prototype, ['get']);
+ownStringsOf(Request.prototype, ['url']);
+ownStringsOf(Headers.prototype, ['get']);
 
 const fetchListeners = [];
 function addEventListener(type, listener) {

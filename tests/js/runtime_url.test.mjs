@@ -15,6 +15,7 @@ const decoder = new TextDecoder();
 vm.runInContext(prelude, context)({
   consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
   randomFill: a => a,
+  ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
 }, {});
 const RuntimeURL = vm.runInContext('URL', context);
 const components = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname',
