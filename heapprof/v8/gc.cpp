@@ -25,16 +25,21 @@ void CollectGarbageForSnapshot(v8::Isolate* isolate, const std::function<void()>
     full_gc();
   } else {
     // V8 was started by someone else (e.g. Node.js), so the testing API is off.
-    // A critical memory-pressure notification on the isolate's thread runs a
-    // full GC at once (usually one, where LowMemoryNotification runs up to
-    // seven): stop() on Node 20 with 32 MiB kept took 31-38 ms instead of
-    // 55-62 ms, Node 26 39-50 ms instead of 58-71 ms, with the same in-use
-    // bytes. V8 only acts on a change to kCritical, so the level goes to kNone
-    // first, and back to kNone after (V8 then stops acting as if under pressure).
-    isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kNone);
-    isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kCritical);
-    isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kNone);
+    CollectGarbageReducingMemory(isolate);
   }
+}
+
+// A critical memory-pressure notification on the isolate's thread runs a full
+// GC at once (usually one, where LowMemoryNotification runs up to seven):
+// stop() on Node 20 with 32 MiB kept took 31-38 ms instead of 55-62 ms, Node 26
+// 39-50 ms instead of 58-71 ms, with the same in-use bytes. V8 only acts on a
+// change to kCritical, so the level goes to kNone first, and back to kNone
+// after (V8 then stops acting as if under pressure).
+void CollectGarbageReducingMemory(v8::Isolate* isolate) {
+  if (InsideGcCallback()) return;
+  isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kNone);
+  isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kCritical);
+  isolate->MemoryPressureNotification(v8::MemoryPressureLevel::kNone);
 }
 
 void HideGcGlobal(v8::Isolate* isolate, v8::Local<v8::Context> context) {

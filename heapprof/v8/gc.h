@@ -16,6 +16,11 @@ void SetFullGcAvailable(bool available);
 // `full_gc` when the embedder gave one, else a critical memory-pressure
 // notification (a memory-reducing full GC, sometimes two).
 void CollectGarbageForSnapshot(v8::Isolate* isolate, const std::function<void()>& full_gc);
+// A memory-reducing full GC through a critical memory-pressure notification,
+// on the isolate's thread (it runs at once there). V8 frees the dead
+// ArrayBuffers' memory before it returns (a memory-reducing GC does not leave
+// them to a concurrent sweeper).
+void CollectGarbageReducingMemory(v8::Isolate* isolate);
 // True while the current thread runs inside a V8 GC callback that heapprof
 // installed (e.g. near the heap limit), where starting another GC is illegal.
 bool InsideGcCallback();

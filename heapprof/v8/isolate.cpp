@@ -2,6 +2,8 @@
 // instead of aborting the process when the limit is reached.
 #include <v8.h>
 
+#include <algorithm>
+
 #include "heapprof/v8/gc.h"
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
@@ -39,6 +41,34 @@ size_t OnNearHeapLimit(void* data, size_t current_limit, size_t /*initial_limit*
   return current_limit + current_limit / 2 + kHeadroom;
 }
 
+// On the isolate's thread once its ArrayBuffers passed their share of the
+// limit (ArrayBufferBudget): a memory-reducing GC frees the buffers that are
+// garbage, then the V8 heap and the buffers still held must fit the limit
+// together; if they do not, the script ends as at the heap limit.
+void CheckArrayBuffers(v8::Isolate* isolate, void* data) {
+  auto* state = static_cast<Isolate::State*>(data);
+  if (state->heap_limit_reached.load()) return;
+  internal::CollectGarbageReducingMemory(isolate);
+  v8::HeapStatistics stats;
+  isolate->GetHeapStatistics(&stats);
+  size_t heap = stats.used_heap_size();
+  size_t buffers = state->allocator->live_bytes();
+  if (heap + buffers <= state->heap_limit_bytes) {
+    // Check again when the buffers could fill what the heap leaves (at least
+    // a sixteenth of the limit, so a full heap does not mean a GC per buffer).
+    size_t room = heap < state->heap_limit_bytes ? state->heap_limit_bytes - heap : 0;
+    state->allocator->Rearm(std::max(room, state->heap_limit_bytes / 16));
+    return;
+  }
+  state->array_buffer_bytes_at_limit = buffers;
+  state->heap_limit_reached.store(true);
+  if (++state->near_limit_calls == 1 && state->on_near_heap_limit) {
+    state->hook_pending = true;
+    state->RunPendingNearLimitHook();
+  }
+  isolate->TerminateExecution();
+}
+
 }  // namespace
 
 Isolate::Isolate(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -67,7 +97,10 @@ Result<Isolate> Isolate::Create(const IsolateOptions& options) {
   state->name = options.name;
   state->heap_limit_bytes = options.heap_limit_bytes;
   state->on_near_heap_limit = options.on_near_heap_limit;
-  state->allocator.reset(v8::ArrayBuffer::Allocator::NewDefaultAllocator());
+  Isolate::State* raw = state.get();
+  state->allocator = std::make_unique<internal::ArrayBufferBudget>(options.heap_limit_bytes, [raw] {
+    if (raw->isolate != nullptr) raw->isolate->RequestInterrupt(CheckArrayBuffers, raw);
+  });
 
   v8::Isolate::CreateParams params;
   params.array_buffer_allocator = state->allocator.get();
@@ -113,7 +146,7 @@ Result<std::string> Isolate::RunScript(std::string_view source, std::string_view
     isolate->CancelTerminateExecution();
     return Error(ErrorCode::kResourceExhausted,
                  "the script exceeded the isolate's heap limit of " +
-                     std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB");
+                     std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB" + state_->LimitDetail());
   }
   state_->RunPendingNearLimitHook();
   if (!ok) return Error(ErrorCode::kScriptError, internal::DescribeException(isolate, context, try_catch));

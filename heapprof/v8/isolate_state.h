@@ -7,18 +7,20 @@
 #include <memory>
 #include <string>
 
+#include "heapprof/v8/array_buffer_budget.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
 
 struct Isolate::State {
   v8::Isolate* isolate = nullptr;
-  std::unique_ptr<v8::ArrayBuffer::Allocator> allocator;
+  std::unique_ptr<internal::ArrayBufferBudget> allocator;  // counts ArrayBuffer bytes toward the limit
   v8::Global<v8::Context> context;
   std::string name;
   size_t heap_limit_bytes = 0;
   NearHeapLimitHook on_near_heap_limit;
   std::atomic<bool> heap_limit_reached{false};
+  size_t array_buffer_bytes_at_limit = 0;  // non-zero when the ArrayBuffers' bytes took the isolate over its limit
   int near_limit_calls = 0;
   bool hook_pending = false;  // near the limit, the hook waits for an interrupt
 
@@ -31,6 +33,12 @@ struct Isolate::State {
   }
 
   v8::Local<v8::Context> Context() const { return context.Get(isolate); }
+
+  // " (N MiB of it in ArrayBuffers)" when those took the isolate over its limit, else "".
+  std::string LimitDetail() const {
+    if (array_buffer_bytes_at_limit == 0) return "";
+    return " (" + std::to_string(array_buffer_bytes_at_limit / (1024 * 1024)) + " MiB of it in ArrayBuffers)";
+  }
 };
 
 namespace internal {

@@ -120,7 +120,8 @@ Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch,
     isolate->CancelTerminateExecution();
     return Error(ErrorCode::kResourceExhausted,
                  what + ": the worker exceeded its heap limit of " +
-                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB");
+                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB" +
+                     IsolateAccess::Of(state->isolate)->LimitDetail());
   }
   if (state->watchdog->fired()) {
     return Error(ErrorCode::kDeadlineExceeded,

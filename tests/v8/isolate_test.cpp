@@ -74,6 +74,34 @@ TEST_CASE("a larger limit lets the same allocation succeed") {
   CHECK(result.value() == "3000");
 }
 
+TEST_CASE("ArrayBuffer bytes count toward the heap limit, garbage ones do not") {
+  // The bytes behind ArrayBuffers live outside V8's heap, which V8's own limit
+  // never sees: 600 MiB of kept Uint8Arrays would pass a 32 MiB limit.
+  heapprof::IsolateOptions options;
+  options.heap_limit_bytes = 32u * 1024 * 1024;
+  bool hook_called = false;
+  options.on_near_heap_limit = [&](v8::Isolate*, size_t) { hook_called = true; };
+  auto hoarder = heapprof::Isolate::Create(options);
+  REQUIRE(hoarder.ok());
+  auto kept = hoarder->RunScript("const keep = []; for (let i = 0; i < 600; ++i) keep.push(new Uint8Array(1 << 20)); keep.length");
+  REQUIRE_FALSE(kept.ok());
+  CHECK(kept.status().code() == ErrorCode::kResourceExhausted);
+  CHECK_THAT(kept.status().message(), Catch::Contains("heap limit of 32 MiB"));
+  CHECK_THAT(kept.status().message(), Catch::Contains("MiB of it in ArrayBuffers)"));
+  CHECK(hook_called);
+  CHECK(hoarder->heap_limit_reached());
+
+  // The same 600 MiB allocated and dropped one MiB at a time: never more than a
+  // few MiB held, so the script runs to its end.
+  auto churner = heapprof::Isolate::Create(options);
+  REQUIRE(churner.ok());
+  auto churned = churner->RunScript("let sum = 0; for (let i = 0; i < 600; ++i) sum += new Uint8Array(1 << 20).fill(1)[i]; sum");
+  INFO(churned.status().message());
+  REQUIRE(churned.ok());
+  CHECK(churned.value() == "600");
+  CHECK_FALSE(churner->heap_limit_reached());
+}
+
 TEST_CASE("isolates are created and disposed repeatedly") {
   for (int i = 0; i < 5; ++i) {
     auto isolate = heapprof::Isolate::Create();

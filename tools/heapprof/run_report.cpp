@@ -95,11 +95,17 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
     if (!captured) {
       if (r.near_limit && r.window_opened && !r.near_limit->ok()) {
         Fail("run", prefix + "capturing the profile near the heap limit failed: " + r.near_limit->status().message());
-      } else if (!r.window_opened || !r.near_limit) {
+        return false;
+      }
+      // ArrayBuffer memory (outside the V8 heap) can take the worker over its
+      // limit while V8's heap is far from it: no near-limit capture then, but
+      // the window closes normally, and its profile is the one to read.
+      if (!(r.window_opened && r.window && r.window->ok())) {
         fmt::print(stderr, "No profile was written: the profiling window was not open when the limit was reached{}.\n",
                    plan.from_start ? "" : " (try --from-start or a shorter --warmup)");
+        return false;
       }
-      return false;
+      fmt::print(stderr, "(the profile of the window up to it is written below)\n");
     }
   } else if (!r.failure.ok()) {
     bool have = r.window && r.window->ok();
