@@ -250,8 +250,9 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"digest", CryptoDigest},
       {"hmac", CryptoHmac},
       {"timingSafeEqual", CryptoTimingSafeEqual},
-      {"compress", ZlibCompress},
-      {"decompress", ZlibDecompress},
+      {"zlibOpen", ZlibOpen},
+      {"zlibRun", ZlibRun},
+      {"zlibClose", ZlibClose},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -11,9 +11,9 @@
 'use strict';
 const {
   consoleWrite, requestParts, ownStrings, utf8Encode, utf8Decode, structuredClone: nativeClone,
-  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, compress, decompress,
+  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, zlibOpen, zlibRun, zlibClose,
 } = natives;
-const { ReadableStream, TransformStream } = libraries;
+const { ReadableStream, WritableStream, TransformStream } = libraries;
 
 class DOMException extends Error {
   #name;
@@ -573,37 +573,127 @@ class TextDecoderStream {
   get writable() { return this.#transform.writable; }
 }
 
-// CompressionStream and DecompressionStream through zlib (natives). The chunks
-// are buffered and (de)compressed in one call when the stream closes: the
-// bytes are the same format, only not streamed piecewise.
+// CompressionStream and DecompressionStream through zlib (natives), chunk by
+// chunk on one z_stream: a written chunk is fed to zlib while the readable
+// side has room, and output comes out in pieces of at most 64 KiB. Up to
+// 16 MiB of output waits unread; beyond that a write waits for the reader
+// (backpressure), so a small input that inflates to gigabytes (a gzip bomb)
+// takes memory only as fast as it is read. (workerd lets a write finish
+// without a reader however much it inflates to; here the output past 16 MiB
+// waits for one.) The z_stream is freed at the end, on an error, a cancel or
+// an abort, or when V8 collects a stream dropped half-way.
 const compressionFormats = new Set(['gzip', 'deflate', 'deflate-raw']);
-function zlibTransform(format, convert, what) {
-  if (!compressionFormats.has(String(format))) throw new TypeError('Unsupported compression format: ' + JSON.stringify(String(format)));
-  const chunks = [];
-  return new TransformStream({
-    transform(chunk) { chunks.push(copyBytes(viewBytes(chunk, what + ' chunk'))); },
-    flush(controller) {
-      let total = 0;
-      for (const c of chunks) total += c.length;
-      const all = new Uint8Array(total);
-      let at = 0;
-      for (const c of chunks) { all.set(c, at); at += c.length; }
-      const out = convert(String(format), all);
-      if (out.length > 0) controller.enqueue(out);
-    },
-  });
+const zlibPieceBytes = 64 * 1024;
+const zlibQueuedBytes = 16 * 1024 * 1024;
+const noBytes = new Uint8Array(0);
+function zlibStreams(mode, format, what) {
+  format = String(format);
+  if (!compressionFormats.has(format)) throw new TypeError("The compression format must be either 'deflate', 'deflate-raw' or 'gzip'.");
+  let handle = zlibOpen(mode, format);
+  const inputs = [];   // written chunks zlib has not taken whole yet: { bytes, at, resolve, reject }
+  let closing = null;  // { resolve, reject } once the writable side is closed
+  let failed = false;
+  let pumping = false;
+  let spare = null;    // an output buffer zlib wrote nothing to (or whose bytes were copied out), for the next run
+  let readable, writable;  // the two sides' controllers
+  const release = () => {
+    if (handle !== null) zlibClose(handle);
+    handle = null;
+  };
+  // An error on either side errors both, fails the waiting writes and frees zlib.
+  const fail = error => {
+    if (failed) return;
+    failed = true;
+    release();
+    for (const input of inputs.splice(0)) input.reject(error);
+    if (closing !== null) closing.reject(error);
+    readable.error(error);
+    writable.error(error);
+  };
+  // Runs zlib while there is input (or the end to write) and room in the readable queue.
+  const pump = () => {
+    if (pumping) return;  // enqueue() calls pull() synchronously: this loop already runs
+    pumping = true;
+    try {
+      while (handle !== null && readable.desiredSize > 0) {
+        const input = inputs[0];
+        if (input === undefined && closing === null) return;
+        const output = spare ?? new Uint8Array(zlibPieceBytes);
+        spare = null;
+        let read, written, ended;
+        try {
+          [read, written, ended] = zlibRun(handle, input === undefined ? noBytes : input.bytes.subarray(input.at),
+                                           input === undefined, output);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (written === 0) {
+          spare = output;
+        } else if (written * 2 > output.length) {
+          readable.enqueue(output.subarray(0, written));
+        } else {  // a few bytes: do not pin 64 KiB to them
+          readable.enqueue(output.slice(0, written));
+          spare = output;
+        }
+        if (input !== undefined) {
+          input.at += read;
+          if (input.at === input.bytes.length) {
+            inputs.shift();
+            input.resolve();
+          }
+        } else if (ended) {
+          release();
+          readable.close();
+          closing.resolve();
+        }
+      }
+    } finally {
+      pumping = false;
+    }
+  };
+  return {
+    readable: new ReadableStream({
+      start(controller) { readable = controller; },
+      pull() { pump(); },
+      cancel(reason) { fail(reason); },
+    }, { highWaterMark: zlibQueuedBytes, size: chunk => chunk.byteLength }),
+    writable: new WritableStream({
+      start(controller) { writable = controller; },
+      write(chunk) {
+        const bytes = copyBytes(chunk);  // a private copy: the writer may reuse its buffer before zlib reads it
+        if (bytes === null) {
+          const error = new TypeError(what + ' chunk must be an ArrayBuffer or an ArrayBufferView');
+          fail(error);
+          throw error;
+        }
+        if (bytes.length === 0) return undefined;
+        return new Promise((resolve, reject) => {
+          inputs.push({ bytes, at: 0, resolve, reject });
+          pump();
+        });
+      },
+      close() {
+        return new Promise((resolve, reject) => {
+          closing = { resolve, reject };
+          pump();
+        });
+      },
+      abort(reason) { fail(reason); },
+    }),
+  };
 }
 class CompressionStream {
-  #transform;
-  constructor(format) { this.#transform = zlibTransform(format, compress, 'a CompressionStream'); }
-  get readable() { return this.#transform.readable; }
-  get writable() { return this.#transform.writable; }
+  #streams;
+  constructor(format) { this.#streams = zlibStreams('deflate', format, 'a CompressionStream'); }
+  get readable() { return this.#streams.readable; }
+  get writable() { return this.#streams.writable; }
 }
 class DecompressionStream {
-  #transform;
-  constructor(format) { this.#transform = zlibTransform(format, decompress, 'a DecompressionStream'); }
-  get readable() { return this.#transform.readable; }
-  get writable() { return this.#transform.writable; }
+  #streams;
+  constructor(format) { this.#streams = zlibStreams('inflate', format, 'a DecompressionStream'); }
+  get readable() { return this.#streams.readable; }
+  get writable() { return this.#streams.writable; }
 }
 
 // A body is held as what was given: a string, bytes (a private Uint8Array

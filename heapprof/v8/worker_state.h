@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/v8/worker_compression.h"
 #include "heapprof/v8/worker_runtime.h"
 #include "heapprof/v8/worker_watchdog.h"
 
@@ -22,6 +23,7 @@ struct WorkerRuntime::State {
   Isolate isolate;
   ConsoleSink console;
   std::unique_ptr<internal::Watchdog> watchdog;  // the per-request time limit; before the Globals, after the isolate
+  internal::ZlibStreams zlib_streams;            // the compression streams' z_streams; after the isolate
   WorkerKind kind = WorkerKind::kNotLoaded;
   v8::Global<v8::Object> internals;   // what the prelude returned
   v8::Global<v8::Object> env;         // the `env` argument, one per worker

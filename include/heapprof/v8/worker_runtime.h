@@ -16,8 +16,9 @@
 // urlpattern-polyfill), URLSearchParams,
 // Blob, File, FormData, TextEncoder/TextDecoder (V8's UTF-8, streaming
 // decode), TextEncoderStream/TextDecoderStream, CompressionStream/
-// DecompressionStream (gzip, deflate, deflate-raw through zlib; a stream's
-// chunks are (de)compressed in one call when it closes), the WHATWG streams
+// DecompressionStream (gzip, deflate, deflate-raw through zlib, chunk by
+// chunk: output in pieces of at most 64 KiB as the reader takes them, so a
+// gzip bomb read piece by piece takes little memory), the WHATWG streams
 // (ReadableStream, WritableStream, TransformStream, readers, controllers and
 // queuing strategies, from the npm package web-streams-polyfill bundled at
 // build time: heapprof/v8/js), atob/btoa, structuredClone (V8's serializer),

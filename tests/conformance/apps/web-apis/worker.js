@@ -1,7 +1,25 @@
 // Not a framework: the Web API behaviours frameworks lean on, one route each
 // (/<name>), so a difference from workerd names the API. What the embedded
-// runtime does not offer yet (legacy TextDecoder labels, CompressionStream,
-// HTMLRewriter, WebSocketPair, RSA/ECDSA/AES in crypto.subtle) is left out.
+// runtime does not offer yet (legacy TextDecoder labels, HTMLRewriter, WebSocketPair, RSA/ECDSA/AES in crypto.subtle) is left out.
+// Compression streams, compared by what does not depend on where a runtime
+// cuts its output pieces: the bytes, the errors, and output arriving before
+// the input ends.
+const zipped = async (format, bytes) => new Uint8Array(await new Response(new Response(bytes).body.pipeThrough(new CompressionStream(format))).arrayBuffer());
+// Writes `chunks` through a writer while reading; what each write, the close and the read saw.
+async function feed(stream, chunks) {
+  const writer = stream.writable.getWriter();
+  const reading = (async () => {
+    let total = 0;
+    try { for await (const piece of stream.readable) total += piece.length; return total; } catch (e) { return `${e.name}: ${e.message}`; }
+  })();
+  const writes = [];
+  for (const chunk of chunks) writes.push(await writer.write(chunk).then(() => 'ok', e => `${e.name}: ${e.message}`));
+  const close = await writer.close().then(() => 'closed', e => `${e.name}: ${e.message}`);
+  return [writes[0], writes[writes.length - 1], writes[0] === 'ok' && writes[writes.length - 1] === 'ok' ? close : '(after an error)', await reading];
+}
+const slices = (bytes, size) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.slice(i * size, (i + 1) * size));
+const sample = new TextEncoder().encode(Array.from({ length: 3000 }, (_, i) => `line ${i}: ${(i * 7919) % 1009}`).join('\n'));
+
 const probes = {
   'response-error': () => { const r = Response.error(); return [r.status, r.type]; },
   'response-status-text': () => new Response(null, { status: 404 }).statusText,
@@ -37,6 +55,33 @@ const probes = {
   'scheduler-wait': async () => { await scheduler.wait(1); return 'waited'; },
   'form-data-urlencoded': async () => { const f = await new Response('a=1&b=%C3%A9&a=2', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }).formData(); return [...f]; },
   'streams-tee': async () => { const [a, b] = new Response('tee me').body.tee(); return [await new Response(a).text(), await new Response(b).text()]; },
+  'compression-round-trip': async () => {
+    const out = [];
+    for (const format of ['gzip', 'deflate', 'deflate-raw']) {
+      for (const size of [1, 7, 1000, 100000]) {
+        const packed = new Uint8Array(await new Response(new Blob(slices(sample, size)).stream().pipeThrough(new CompressionStream(format))).arrayBuffer());
+        const back = new Uint8Array(await new Response(new Blob(slices(packed, Math.max(1, size >> 2))).stream().pipeThrough(new DecompressionStream(format))).arrayBuffer());
+        out.push(back.length === sample.length && back.every((x, i) => x === sample[i]));
+      }
+    }
+    return out;
+  },
+  'compression-header-before-close': async () => { const cs = new CompressionStream('deflate'); cs.writable.getWriter().write(new TextEncoder().encode('hello')); return [...(await cs.readable.getReader().read()).value]; },
+  'decompression-output-before-close': async () => {
+    const packed = await zipped('gzip', new Uint8Array(4 << 20));
+    const ds = new DecompressionStream('gzip');
+    ds.writable.getWriter().write(packed.slice(0, packed.length >> 1));
+    const first = await ds.readable.getReader().read();
+    return [first.done, first.value.length > 0, first.value.every(x => x === 0)];
+  },
+  'decompression-large': async () => { const packed = await zipped('deflate', new Uint8Array(8 << 20).fill(7)); return feed(new DecompressionStream('deflate'), slices(packed, 100)); },
+  'decompression-corrupt': () => feed(new DecompressionStream('gzip'), [new Uint8Array([31, 139, 8, 0, 0, 0, 0, 0, 0, 3, 255, 255, 255, 255])]),
+  'decompression-bad-header': () => feed(new DecompressionStream('deflate'), [new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])]),
+  'decompression-truncated': async () => { const packed = await zipped('gzip', sample); return feed(new DecompressionStream('gzip'), slices(packed.slice(0, -4), 500)); },
+  'decompression-empty': () => feed(new DecompressionStream('deflate-raw'), []),
+  'decompression-trailing': async () => { const packed = await zipped('deflate', sample); return feed(new DecompressionStream('deflate'), [packed, new Uint8Array([0])]); },
+  'decompression-trailing-in-chunk': async () => { const packed = await zipped('gzip', sample); const more = new Uint8Array(packed.length + 2); more.set(packed); return feed(new DecompressionStream('gzip'), [more]); },
+  'compression-format-unsupported': () => new CompressionStream('brotli'),
 };
 
 export default {
