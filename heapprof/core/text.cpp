@@ -145,6 +145,14 @@ Result<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+std::string FileSafeName(std::string name) {
+  for (char& c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '/' || c == '\\' || c == '#' || c == ' ' || u < 0x20 || u == 0x7f) c = '-';
+  }
+  return name;
+}
+
 std::string AnonymousFunctionName(std::string_view script, int line, int column) {
   return fmt::format("(anonymous {}:{}:{})", FileLabel(script), line, column);
 }

@@ -21,6 +21,10 @@ std::string_view BaseName(std::string_view path);
 // ("heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js").
 std::string_view FileLabel(std::string_view filename);
 
+// `name` usable as one file-name component: '/', '\\', '#', spaces and control
+// characters become '-' (a replica's name as the stem of its profile file).
+std::string FileSafeName(std::string name);
+
 // The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 when
 // it is not one: a stray continuation byte, an overlong form, a surrogate, a
 // code point above U+10FFFF or a cut-off sequence. Strict, as protobuf

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "heapprof/core/text.h"
 #include "heapprof/http_server.h"
 #include "heapprof/pprof.h"
 #include "heapprof/pprof_endpoints.h"
@@ -168,7 +169,7 @@ class LiveService::Impl {
         continue;
       }
       std::string path =
-          fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, FileSafeName(name), profile->time_nanos);
+          fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, internal::FileSafeName(name), profile->time_nanos);
       if (Status w = WritePprofFile(path, profile.value()); !w.ok()) {
         written_errors_.push_back(name + ": " + w.message());
       } else {

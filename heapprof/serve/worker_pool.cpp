@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "heapprof/core/text.h"
 #include "heapprof/file_io.h"
 
 namespace heapprof {
@@ -53,13 +54,6 @@ struct Replica {
   std::optional<WorkerRuntime> runtime;  // on `thread` only
 };
 
-std::string FileSafeName(std::string name) {
-  for (char& c : name) {
-    if (c == '#' || c == '/' || c == ' ' || c == '\\') c = '-';
-  }
-  return name;
-}
-
 class WorkerPool::Impl {
  public:
   explicit Impl(WorkerPoolOptions options) : options_(std::move(options)) {}
@@ -76,7 +70,7 @@ class WorkerPool::Impl {
     if (options_.controller == nullptr) return Status::Ok();
     HEAPPROF_RETURN_IF_ERROR(options_.controller->Register(r.name, r.runtime->isolate()));
     if (!options_.capture_dir.empty()) {
-      std::string stem = fmt::format("{}/{}", options_.capture_dir, FileSafeName(r.name));
+      std::string stem = fmt::format("{}/{}", options_.capture_dir, internal::FileSafeName(r.name));
       HEAPPROF_RETURN_IF_ERROR(options_.controller->EnableNearHeapLimitCapture(
           r.name,
           [this, &r, stem](Result<WindowProfile> p) {

@@ -111,3 +111,11 @@ TEST_CASE("text: a URL's scheme is RFC 3986's, before any slash", "[text]") {
   CHECK(LocalPathOf("https://example.com/w.js") == "");
   CHECK(LocalPathOf("node:fs") == "");
 }
+
+TEST_CASE("text: FileSafeName makes one file-name component", "[text]") {
+  CHECK(FileSafeName("worker-0") == "worker-0");
+  CHECK(FileSafeName("my app#1") == "my-app-1");
+  CHECK(FileSafeName("a/b\\c") == "a-b-c");
+  CHECK(FileSafeName("tab\tnl\ndel\x7f") == "tab-nl-del-");
+  CHECK(FileSafeName("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 stays
+}

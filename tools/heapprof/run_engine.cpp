@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "heapprof/core/text.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
 #include "heapprof/symbolizer.h"
@@ -157,7 +158,7 @@ void Serve(Run& run, Replica& r) {
     if (continuous) {
       fs::path dir = fs::path(plan.output).parent_path();
       if (dir.empty()) dir = ".";
-      std::string stem = SafeName(r.name);
+      std::string stem = internal::FileSafeName(r.name);
       Result<uint64_t> id = controller.StartContinuous(
           {r.name, std::chrono::nanoseconds(plan.continuous_ns), session},
           [&r, &run, dir, stem](Result<WindowProfile> p) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "heapprof/core/text.h"
 #include "heapprof/estimate.h"
 #include "heapprof/traffic.h"
 #include "heapprof/units.h"
@@ -29,13 +30,6 @@ Status Bad(std::string message) { return Error(ErrorCode::kInvalidArgument, std:
 
 }  // namespace
 
-std::string SafeName(std::string name) {
-  for (char& c : name) {
-    if (c == '#' || c == '/' || c == ' ') c = '-';
-  }
-  return name;
-}
-
 std::string FileFor(const std::string& path, const std::string& replica, bool only_one) {
   if (only_one) return path;
   fs::path out(path);
@@ -51,7 +45,8 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
   // Without -o the stem is the worker's, which the replica's name starts with
   // (followed by -N: several replicas here).
   std::string worker_stem = replica.substr(0, replica.rfind('-'));
-  std::string name = stem == worker_stem ? SafeName(replica) : fmt::format("{}-{}", stem, SafeName(replica));
+  std::string safe = internal::FileSafeName(replica);
+  std::string name = stem == worker_stem ? safe : fmt::format("{}-{}", stem, safe);
   return (out.parent_path() / (name + ext)).string();
 }
 

@@ -108,8 +108,5 @@ Result<Plan> MakePlan(const RunArgs& args);
 // is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w-1" ->
 // "a/x-w-1.pb.gz"; without -o, "w.pb.gz" -> "w-1.pb.gz").
 std::string FileFor(const std::string& path, const std::string& replica, bool only_one);
-// A replica name made safe for a file name (a worker file "my app.js" gives
-// replicas "my app-0"...: "my-app-0").
-std::string SafeName(std::string name);
 
 }  // namespace heapprof::cli

@@ -32,9 +32,6 @@ struct WorkerPoolOptions {
   SessionOptions capture_options;
 };
 
-// A replica's name as a file-name stem ('#', '/', '\\', ' ' become '-').
-std::string FileSafeName(std::string name);
-
 // Called once per request, on the replica's thread (or, for a request still
 // queued at Abort, on the thread calling Abort).
 using WorkerDone = std::function<void(Result<WorkerResponse>)>;
