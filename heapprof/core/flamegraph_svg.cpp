@@ -54,7 +54,9 @@ uint32_t Hash(std::string_view s) {
 std::string Colour(const internal::TreeFunction& fn) {
   uint32_t h = Hash(fn.name);
   if (fn.filename.empty() && !fn.name.empty() && fn.name[0] == '(') return fmt::format("hsl(220,9%,{}%)", 68 + h % 8);
-  if (fn.filename.rfind("node:", 0) == 0 || fn.filename.rfind("internal/", 0) == 0) {
+  // Runtime internals: Node's own modules, and heapprof's worker runtime and its bundled libraries.
+  if (fn.filename.rfind("node:", 0) == 0 || fn.filename.rfind("internal/", 0) == 0 ||
+      fn.filename.rfind("heapprof:", 0) == 0) {
     return fmt::format("hsl({},42%,{}%)", 185 + h % 25, 60 + (h >> 8) % 10);
   }
   return fmt::format("hsl({},{}%,{}%)", 8 + h % 38, 72 + (h >> 8) % 16, 58 + (h >> 16) % 10);

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "heapprof/core/stack_table.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/profile_builder.h"
 #include "unit/flamegraph_profiles.h"
@@ -217,6 +218,39 @@ TEST_CASE("SVG flamegraph draws frames in proportion to their values") {
   CHECK(y["handle"] < y["main"]);
   CHECK(y["main"] < y["all"]);
   CHECK(svg->find("alloc_space total 10.0 MiB") != std::string::npos);
+}
+
+TEST_CASE("SVG flamegraph colours runtime frames apart from the worker's own") {
+  internal::StackTable table;
+  RawSnapshot snap;
+  snap.info.interval_bytes = kInterval;
+  StackId fetch = table.InternStack(StackId{0}, table.InternFrame({"fetch", "worker.js", 1, 3, 1}));
+  StackId request = table.InternStack(fetch, table.InternFrame({"makeRequest", "heapprof:runtime", 1, 40, 1}));
+  StackId pattern = table.InternStack(
+      fetch, table.InternFrame({"exec", "heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js", 1, 1, 9}));
+  StackId fs = table.InternStack(fetch, table.InternFrame({"readFile", "node:fs", 1, 7, 1}));
+  uint64_t id = 1;
+  for (StackId s : {fetch, request, pattern, fs}) snap.samples.push_back({id++, s, kMiB, false});
+  snap.frames = table.TakeFrames();
+  snap.stacks = table.TakeStacks();
+  FlamegraphSvgOptions options;
+  options.sample_type = "alloc_space";
+  Result<std::string> svg = RenderFlamegraphSvg(BuildProfile(snap), options);
+  REQUIRE(svg.ok());
+  // <g><title>NAME ...</title><rect ... fill="hsl(H,S%,L%)"
+  std::regex frame(R"re(<g><title>([^ \n<]+)[^<]*</title><rect [^>]*fill="hsl\(([0-9]+),([0-9]+)%)re");
+  std::map<std::string, std::pair<int, int>> hue_saturation;
+  for (auto it = std::sregex_iterator(svg->begin(), svg->end(), frame); it != std::sregex_iterator(); ++it) {
+    hue_saturation[(*it)[1]] = {std::stoi((*it)[2]), std::stoi((*it)[3])};
+  }
+  auto runtime = [&](const std::string& name) {
+    auto [hue, saturation] = hue_saturation.at(name);
+    return hue >= 185 && hue < 210 && saturation == 42;
+  };
+  CHECK(runtime("makeRequest"));
+  CHECK(runtime("exec"));
+  CHECK(runtime("readFile"));
+  CHECK_FALSE(runtime("fetch"));
 }
 
 TEST_CASE("SVG flamegraph leaves out frames narrower than a pixel") {

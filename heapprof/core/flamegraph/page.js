@@ -174,7 +174,7 @@
     var name = names[f], file = fnFile(f), h = hash(name);
     if (!file && name.charAt(0) === '(') {
       c = 'hsl(220, 9%, ' + (68 + h % 8) + '%)';                         // VM state: (GC), (V8 API)...
-    } else if (/^(node:|internal\/)/.test(file)) {
+    } else if (/^(node:|internal\/|heapprof:)/.test(file)) {
       c = 'hsl(' + (185 + h % 25) + ', 42%, ' + (60 + (h >> 8) % 10) + '%)';  // runtime internals
     } else {
       c = 'hsl(' + (8 + h % 38) + ', ' + (72 + (h >> 8) % 16) + '%, ' + (58 + (h >> 16) % 10) + '%)';
