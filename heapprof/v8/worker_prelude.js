@@ -447,6 +447,13 @@ class Headers {
   // For the runtime: from now on append, set and delete throw, as they do in
   // workerd on the headers of the request a worker receives.
   static makeImmutable(headers) { headers.#immutable = true; }
+  // For the runtime: Headers that take `list` over ([name, value, ...], names
+  // already lower-case and valid, values valid) instead of copying it.
+  static adopt(list) {
+    const headers = new Headers();
+    if (list.length > 0) headers.#list = list;
+    return headers;
+  }
   // [name, value, ...] sorted by name, values combined, Set-Cookie kept apart
   // (Fetch's "sort and combine"); the list itself when it is already so.
   static #sorted(list) {
@@ -699,19 +706,28 @@ class DecompressionStream {
 // A body is held as what was given: a string, bytes (a private Uint8Array
 // copy) or a ReadableStream. A string or bytes becomes a stream only when
 // `.body` is asked for, so the common path allocates no stream.
-function extractBody(body) {
-  if (body == null) return { value: null, type: null };
-  if (typeof body === 'string') return { value: body, type: 'text/plain;charset=UTF-8' };
+// Returns the value and gives `headers` the body's content-type unless it has
+// one (no {value, type} pair: this runs for every Request and Response).
+function extractBody(body, headers) {
+  if (body == null) return null;
+  if (typeof body === 'string') return typedBody(body, 'text/plain;charset=UTF-8', headers);
   const bytes = copyBytes(body);
-  if (bytes !== null) return { value: bytes, type: null };
-  if (body instanceof URLSearchParams) return { value: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
-  if (body instanceof Blob) return { value: Blob.bytesOf(body), type: body.type || null };
-  if (body instanceof FormData) return serializeMultipart(body);
+  if (bytes !== null) return bytes;
+  if (body instanceof URLSearchParams) return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
+  if (body instanceof Blob) return typedBody(Blob.bytesOf(body), body.type || null, headers);
+  if (body instanceof FormData) {
+    const form = serializeMultipart(body);
+    return typedBody(form.value, form.type, headers);
+  }
   if (body instanceof ReadableStream) {
     if (body.locked || isDisturbed(body)) throw new TypeError('the body stream is locked or was already read from');
-    return { value: body, type: null };
+    return body;
   }
-  return { value: String(body), type: 'text/plain;charset=UTF-8' };
+  return typedBody(String(body), 'text/plain;charset=UTF-8', headers);
+}
+function typedBody(value, type, headers) {
+  if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
+  return value;
 }
 const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
 const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
@@ -719,10 +735,10 @@ const bodyText = value => value === null ? '' : typeof value === 'string' ? valu
 class Body {
   #body;  // null, a string, a Uint8Array or a ReadableStream
   #used = false;
+  // headers === null: the body of the request the host dispatches, a string
+  // or null, stored as it is (its type is the one its sender gave, if any).
   constructor(body, headers) {
-    const extracted = extractBody(body);
-    this.#body = extracted.value;
-    if (extracted.type !== null && !headers.has('content-type')) headers.set('content-type', extracted.type);
+    this.#body = headers === null ? body : extractBody(body, headers);
   }
   get body() {
     if (this.#body === null) return null;
@@ -809,17 +825,23 @@ function cfFor(country) {
   return cf;
 }
 
+// The init of the request the host dispatches, filled by makeRequest for each
+// request (one object, not one per request). With it the Request takes the
+// Headers over instead of copying them and stores the body untyped.
+const hostInit = { method: 'GET', headers: null, body: null, cf: undefined, redirect: 'manual', signal: undefined };
+
 class Request extends Body {
   #url; #method; #headers; #signal; #cf; #redirect;
   constructor(input, init = {}) {
-    const from = input instanceof Request ? input : null;
-    const headers = new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
+    const host = init === hostInit;
+    const from = !host && input instanceof Request ? input : null;
+    const headers = host ? init.headers : new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
     const method = normalizeMethod(init.method !== undefined ? init.method : from ? from.method : 'GET');
     let body = init.body !== undefined ? init.body : from ? Body.forClone(from) : null;
     if ((method === 'GET' || method === 'HEAD') && body != null) {
       throw new TypeError('Request with a GET or HEAD method cannot have a body.');
     }
-    super(body, headers);
+    super(body, host ? null : headers);
     this.#url = from ? from.url : new URL(String(input)).href;
     this.#method = method;
     this.#headers = headers;
@@ -842,15 +864,21 @@ class Request extends Body {
 }
 
 const nullBodyStatus = status => status === 101 || status === 204 || status === 205 || status === 304;
+// The init Response.json passes on: the Response takes its Headers over
+// instead of copying them again.
+class OwnedHeadersInit {
+  constructor(status, statusText, headers) { this.status = status; this.statusText = statusText; this.headers = headers; }
+}
 class Response extends Body {
   #status; #statusText; #headers; #type; #url;
   constructor(body = null, init = {}) {
+    const owned = init instanceof OwnedHeadersInit ? init.headers : null;
     const status = init.status === undefined ? 200 : Number(init.status);
     if (!Number.isInteger(status) || status < 200 || status > 599) {
       throw new RangeError('Responses may only be constructed with status codes in the range 200 to 599, inclusive.');
     }
     if (body != null && nullBodyStatus(status)) throw new TypeError('Response with null body status cannot have body');
-    const headers = new Headers(init.headers);
+    const headers = owned !== null ? owned : new Headers(init.headers);
     super(body, headers);
     this.#status = status;
     this.#statusText = init.statusText === undefined ? '' : String(init.statusText);
@@ -873,7 +901,7 @@ class Response extends Body {
     if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized to JSON');
     const headers = new Headers(init.headers);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(text, { ...init, headers });
+    return new Response(text, new OwnedHeadersInit(init.status, init.statusText, headers));
   }
   static error() {
     const response = new Response(null);
@@ -1407,6 +1435,15 @@ ownStringsOf(URLSearchParams.prototype, ['get']);
 ownStringsOf(Request.prototype, ['url']);
 ownStringsOf(Headers.prototype, ['get']);
 
+// ctx of fetch(request, env, ctx). Its methods live on the prototype, as
+// workerd's do, rather than as two closures made for every request.
+class ExecutionContext {
+  #waits;
+  constructor(waits) { this.#waits = waits; }
+  waitUntil(promise) { this.#waits.push(Promise.resolve(promise)); }
+  passThroughOnException() {}
+}
+
 const fetchListeners = [];
 function addEventListener(type, listener) {
   if (type === 'fetch' && typeof listener === 'function') fetchListeners.push(listener);
@@ -1438,18 +1475,30 @@ return {
   fetchListeners,
   runNextTimer,
   // The Request of the request the host is dispatching (natives.requestParts).
+  // Every request pays for what is made here, while workerd makes it in C++
+  // off the V8 heap: the header list from requestParts becomes the Headers'
+  // own list (checked in place), and hostInit is reused.
   makeRequest() {
     const parts = requestParts();
-    const method = parts[0], url = parts[1], flatHeaders = parts[2], body = parts[3];
-    const headers = new Headers();
-    for (let i = 0; i < flatHeaders.length; i += 2) headers.append(flatHeaders[i], flatHeaders[i + 1]);
-    const cf = cfFor(headers.get('cf-ipcountry'));
-    const typed = body === '' || headers.has('content-type');
-    // redirect: 'manual', as on a request the platform hands a worker.
-    const request = new Request(url, { method, headers, body: body === '' ? undefined : body, cf, redirect: 'manual' });
+    const list = parts[2];
+    for (let i = 0; i < list.length; i += 2) {
+      list[i] = headerName(list[i]);
+      list[i + 1] = headerValue(list[i + 1]);
+    }
+    const headers = Headers.adopt(list);
+    hostInit.method = parts[0];
+    hostInit.headers = headers;
     // A body that arrives over HTTP has the type its sender gave it, or none.
-    if (!typed) request.headers.delete('content-type');
-    Headers.makeImmutable(request.headers);  // new Request(request) gives a mutable copy, as in workerd
+    hostInit.body = parts[3] === '' ? null : parts[3];
+    hostInit.cf = cfFor(headers.get('cf-ipcountry'));
+    let request;
+    try {
+      // redirect: 'manual', as on a request the platform hands a worker.
+      request = new Request(parts[1], hostInit);
+    } finally {
+      hostInit.headers = hostInit.body = null;
+    }
+    Headers.makeImmutable(headers);  // new Request(request) gives a mutable copy, as in workerd
     return request;
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
@@ -1470,15 +1519,14 @@ return {
   // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
   makeContext() {
     const waits = [];
-    const ctx = { waitUntil(promise) { waits.push(Promise.resolve(promise)); }, passThroughOnException() {} };
-    return [ctx, waits];
+    return [new ExecutionContext(waits), waits];
   },
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.
   makeFetchEvent(request, ctx) {
     const state = { response: undefined, responded: false };
     const event = {
       type: 'fetch', request,
-      waitUntil: ctx.waitUntil, passThroughOnException() {},
+      waitUntil(promise) { ctx.waitUntil(promise); }, passThroughOnException() {},
       respondWith(response) {
         if (state.responded) throw new Error('respondWith() was already called for this request');
         state.responded = true;
