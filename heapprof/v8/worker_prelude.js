@@ -842,7 +842,7 @@ class Request extends Body {
       throw new TypeError('Request with a GET or HEAD method cannot have a body.');
     }
     super(body, host ? null : headers);
-    this.#url = from ? from.url : new URL(String(input)).href;
+    this.#url = from ? from.url : hrefOf(String(input));
     this.#method = method;
     this.#headers = headers;
     this.#signal = init.signal || (from ? from.signal : null);  // created on first use
@@ -1153,6 +1153,14 @@ function normalizePath(path) {
   });
   return encodePath('/' + out.join('/'));
 }
+// An http(s) URL that its parse would give back unchanged as href: lower-case
+// scheme and host, no userinfo, port or fragment, a path and query of
+// characters no encode set touches, no dot segment (in path or query: a
+// false alarm only costs the full parse). For a Request's url, which every
+// request needs: most URLs are already so, and this needs no URL object.
+const normalHttpUrl = /^https?:\/\/[a-z0-9.-]+\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?$/;
+const dotSegment = /(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i;
+const hrefOf = text => normalHttpUrl.test(text) && !dotSegment.test(text) ? text : new URL(text).href;
 const normalizePort = (protocol, port) => port === '' || defaultPorts[protocol] === String(Number(port)) ? '' : String(Number(port));
 
 class URL {

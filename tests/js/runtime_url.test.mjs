@@ -67,3 +67,22 @@ test('searchParams changes update the URL', () => {
   got.search = '?z=9';
   assert.equal(got.searchParams.get('z'), '9');
 });
+
+test("a Request's url is the URL's href, also where the parse is skipped", () => {
+  const RuntimeRequest = vm.runInContext('Request', context);
+  // Already-normal URLs (the parse is skipped) and near misses of every
+  // condition that lets it be skipped (the parse must run).
+  const cases = ['https://shop.example.com/api/users/12?include=items', 'http://a.test/x', 'https://a.test/',
+    'https://a.test/a/b?c=/./d', 'https://a.test/.hidden/x..y', 'https://a.test/x?', 'https://a.test/a|b^c?d[e]',
+    'HTTPS://a.test/x', 'https://A.test/x', 'https://a.test/./x', 'https://a.test/x/..', 'https://a.test/x/.',
+    'https://a.test/%2E%2e/y', 'https://a.test/x/..?q', 'https://a.test/x?y#z', 'https://a.test:443/x',
+    'https://a.test:8080/x', 'https://u:p@a.test/x', 'https://a.test/x y', 'https://a.test/é', 'https://a.test/x?é',
+    'https://a.test/x?"q"', 'https://a.test/a\\b', 'https://a.test', 'https://a.test/`{x}', ' https://a.test/x',
+    'https://a.test/x\n', 'https://a.test/a\tb', 'ftp://a.test/x'];
+  for (const input of cases) {
+    const want = new URL(input).href;
+    assert.equal(new RuntimeRequest(input).url, want, `new Request(${JSON.stringify(input)}).url`);
+    assert.equal(new RuntimeURL(input).href, want, `new URL(${JSON.stringify(input)}).href`);
+  }
+  assert.throws(() => new RuntimeRequest('https://a.test:99999/x'), e => e.name === 'TypeError');
+});
