@@ -1061,14 +1061,20 @@ function serializeMultipart(form) {
 }
 
 // application/x-www-form-urlencoded parsing and serializing (the URL standard's).
+// Most names and values have no '+' and no escape: they are returned as they are, without a copy.
+const plusSigns = /\+/g;
 const formDecode = s => {
-  try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return unescape(s.replace(/\+/g, ' ')); }
+  if (s.indexOf('+') >= 0) s = s.replace(plusSigns, ' ');
+  if (s.indexOf('%') < 0) return s;
+  try { return decodeURIComponent(s); } catch { return unescape(s); }
 };
 const formEncode = s => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()~]/g, c => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 // The name-value pairs of an application/x-www-form-urlencoded string.
 function parseQuery(text) {
   const list = [];
-  for (const part of text.replace(/^\?/, '').split('&')) {
+  const parts = (text.charCodeAt(0) === 0x3f ? text.slice(1) : text).split('&');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     if (!part) continue;
     const eq = part.indexOf('=');
     list.push(eq < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, eq)), formDecode(part.slice(eq + 1))]);
@@ -1175,6 +1181,20 @@ class URL {
       text = text.replace(outerSpaces, '');
     }
     if (tabOrNewline.test(text)) text = text.replace(tabsAndNewlines, '');
+    if (normalHttpUrl.test(text) && !dotSegment.test(text)) {
+      // Already normal (the URL a worker makes from request.url, mostly): the
+      // parts are slices of it, without the match array of the full parse.
+      const hostAt = text.charCodeAt(4) === 0x3a ? 7 : 8;
+      const pathAt = text.indexOf('/', hostAt);
+      const queryAt = text.indexOf('?', pathAt);
+      this.#protocol = hostAt === 7 ? 'http:' : 'https:';
+      this.#hostname = text.slice(hostAt, pathAt);
+      this.#port = '';
+      this.#pathname = queryAt < 0 ? text.slice(pathAt) : text.slice(pathAt, queryAt);
+      this.#search = queryAt < 0 ? '' : text.slice(queryAt);
+      this.#hash = '';
+      return;
+    }
     const m = urlPattern.exec(text);
     if (m !== null) {
       const protocol = m[1].toLowerCase();
