@@ -370,6 +370,9 @@ function headerValue(value) {
 // workerd's wording, so a worker that reports the error answers the same.
 const immutableHeaders = () => new TypeError('Can\'t modify immutable headers.');
 
+// The sorted list of Headers without any (read only): most responses have none.
+const noHeaders = Object.freeze([]);
+
 class Headers {
   // [name, value, name, value, ...] in insertion order, names lower-case; null
   // until the first header (most responses have none). A flat list is cheaper
@@ -476,7 +479,7 @@ class Headers {
     return out;
   }
   #sortedCombined() {
-    if (this.#sortedList === null) this.#sortedList = this.#list === null ? [] : Headers.#sorted(this.#list);
+    if (this.#sortedList === null) this.#sortedList = this.#list === null ? noHeaders : Headers.#sorted(this.#list);
     return this.#sortedList;
   }
   // As the spec's iterator: by index into the current sorted list, so a change while iterating is seen.
@@ -748,8 +751,11 @@ class Body {
     return this.#body;
   }
   get bodyUsed() { return this.#used || (this.#body instanceof ReadableStream && isDisturbed(this.#body)); }
-  // The body's content (string, Uint8Array or null), marking it used.
-  async #take() {
+  // The body's content (string, Uint8Array or null), or a promise of a
+  // stream's bytes, marking it used. Not async, so that text() and json()
+  // await only when there is a stream to read: one async call per read
+  // instead of three, on the path nearly every body takes.
+  #take() {
     if (this.bodyUsed) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
     const body = this.#body;
     this.#used = true;
@@ -757,10 +763,18 @@ class Body {
     if (body.locked) throw new TypeError('the body stream is locked to a reader');
     return readAllBytes(body);
   }
-  async text() { return bodyText(await this.#take()); }
+  async text() {
+    const streamed = this.#body instanceof ReadableStream;
+    const content = this.#take();
+    return bodyText(streamed ? await content : content);
+  }
   async arrayBuffer() { return toArrayBuffer(bodyBytes(await this.#take())); }
   async bytes() { return bodyBytes(await this.#take()).slice(); }
-  async json() { return JSON.parse(await this.text()); }
+  async json() {
+    const streamed = this.#body instanceof ReadableStream;
+    const content = this.#take();
+    return JSON.parse(bodyText(streamed ? await content : content));
+  }
   async blob() { return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' }); }
   async formData() {
     const type = this.headers.get('content-type') || '';
@@ -828,11 +842,13 @@ function cfFor(country) {
 // The init of the request the host dispatches, filled by makeRequest for each
 // request (one object, not one per request). With it the Request takes the
 // Headers over instead of copying them and stores the body untyped.
+// The init of `new Request(url)` and `new Response(body)` without one (read only), rather than a new {} each.
+const noInit = Object.freeze({});
 const hostInit = { method: 'GET', headers: null, body: null, cf: undefined, redirect: 'manual', signal: undefined };
 
 class Request extends Body {
   #url; #method; #headers; #signal; #cf; #redirect;
-  constructor(input, init = {}) {
+  constructor(input, init = noInit) {
     const host = init === hostInit;
     const from = !host && input instanceof Request ? input : null;
     const headers = host ? init.headers : new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
@@ -871,7 +887,7 @@ class OwnedHeadersInit {
 }
 class Response extends Body {
   #status; #statusText; #headers; #type; #url;
-  constructor(body = null, init = {}) {
+  constructor(body = null, init = noInit) {
     const owned = init instanceof OwnedHeadersInit ? init.headers : null;
     const status = init.status === undefined ? 200 : Number(init.status);
     if (!Number.isInteger(status) || status < 200 || status > 599) {
@@ -896,7 +912,7 @@ class Response extends Body {
   clone() {
     return new Response(Body.forClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers });
   }
-  static json(data, init = {}) {
+  static json(data, init = noInit) {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized to JSON');
     const headers = new Headers(init.headers);
@@ -1083,7 +1099,7 @@ function parseQuery(text) {
 }
 class URLSearchParams {
   #list = [];
-  #onChange = null;  // the owning URL's query update, for url.searchParams
+  #owner = null;  // the URL whose searchParams these are: its query follows their changes
   constructor(init = '') {
     if (init instanceof URLSearchParams) {
       this.#list = init.#list.map(e => e.slice());
@@ -1099,9 +1115,9 @@ class URLSearchParams {
       this.#list = parseQuery(String(init));
     }
   }
-  static onChange(params, callback) { params.#onChange = callback; }
+  static own(params, url) { params.#owner = url; }
   static reset(params, query) { params.#list = parseQuery(query); }
-  #changed() { if (this.#onChange !== null) this.#onChange(this.toString()); }
+  #changed() { if (this.#owner !== null) URL.queryChanged(this.#owner, this.toString()); }
   get size() { return this.#list.length; }
   append(name, value) { this.#list.push([String(name), String(value)]); this.#changed(); }
   delete(name, value) {
@@ -1282,11 +1298,13 @@ class URL {
   get searchParams() {
     if (this.#params === null) {
       this.#params = new URLSearchParams(this.#search);
-      // The URL's query follows its searchParams' changes.
-      URLSearchParams.onChange(this.#params, text => { this.#search = text === '' ? '' : '?' + text; });
+      // The URL's query follows its searchParams' changes (no closure per URL).
+      URLSearchParams.own(this.#params, this);
     }
     return this.#params;
   }
+  // For URLSearchParams: the query of `url` after its searchParams changed.
+  static queryChanged(url, text) { url.#search = text === '' ? '' : '?' + text; }
   get origin() { return this.#protocol === 'file:' ? 'null' : this.#protocol + '//' + this.#host(); }
   #host() { return this.#port === '' ? this.#hostname : this.#hostname + ':' + this.#port; }
   #href() {
