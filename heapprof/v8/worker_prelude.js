@@ -817,6 +817,8 @@ function usedStream() {
 
 const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 const normalizeMethod = method => {
+  // Already normal (the host's and nearly every worker's): no upper-case copy.
+  if (methods.has(method)) return method;
   const upper = String(method).toUpperCase();
   return methods.has(upper) ? upper : String(method);
 };
