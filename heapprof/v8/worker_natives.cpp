@@ -253,6 +253,20 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"zlibOpen", ZlibOpen},
       {"zlibRun", ZlibRun},
       {"zlibClose", ZlibClose},
+      {"keyInfo", CryptoKeyInfo},
+      {"keyFromJwk", CryptoKeyFromJwk},
+      {"keyToDer", CryptoKeyToDer},
+      {"keyToJwk", CryptoKeyToJwk},
+      {"ecFromRaw", CryptoEcFromRaw},
+      {"ecToRaw", CryptoEcToRaw},
+      {"generateKeyPair", CryptoGenerateKeyPair},
+      {"sign", CryptoSign},
+      {"verify", CryptoVerify},
+      {"rsaOaep", CryptoRsaOaep},
+      {"aes", CryptoAes},
+      {"pbkdf2", CryptoPbkdf2},
+      {"hkdf", CryptoHkdf},
+      {"ecdh", CryptoEcdh},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

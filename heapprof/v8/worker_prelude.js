@@ -12,6 +12,9 @@
 const {
   consoleWrite, requestParts, ownStrings, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, zlibOpen, zlibRun, zlibClose,
+  keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
+  ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
+  aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh,
 } = natives;
 const { ReadableStream, WritableStream, TransformStream } = libraries;
 
@@ -173,45 +176,365 @@ function randomUUID() {
   return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
 }
 
+// crypto.subtle after the W3C Web Cryptography spec, worded as workerd words
+// its errors. Algorithms are normalized and checked here; the cryptography is
+// OpenSSL's (worker_crypto.cpp). A CryptoKey holds its secret bytes, or for
+// RSA and EC a handle: an ArrayBuffer whose backing store owns OpenSSL's
+// parsed key, freed by V8 with the last CryptoKey holding it.
 const hashNames = new Map([['sha-1', 'SHA-1'], ['sha-256', 'SHA-256'], ['sha-384', 'SHA-384'], ['sha-512', 'SHA-512'], ['md5', 'MD5']]);
 const hashBlockBytes = { 'SHA-1': 64, 'SHA-256': 64, 'SHA-384': 128, 'SHA-512': 128, 'MD5': 64 };
 const algorithmName = algorithm => typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
 function normalizeHash(hash) {
   const name = hashNames.get(String(algorithmName(hash)).toLowerCase());
-  if (name === undefined) throw new DOMException('unrecognized or unsupported hash algorithm: ' + algorithmName(hash), 'NotSupportedError');
+  if (name === undefined) throw new DOMException('Unrecognized or unimplemented digest algorithm requested.', 'NotSupportedError');
   return name;
 }
-function requireHmac(algorithm) {
-  if (String(algorithmName(algorithm)).toUpperCase() !== 'HMAC') {
-    throw new DOMException('heapprof\'s runtime supports HMAC keys only, not ' + algorithmName(algorithm), 'NotSupportedError');
+const base64url = {
+  decode(text) {
+    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text)) throw new DOMException('Invalid base64url in JSON Web Key.', 'DataError');
+    return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
+  },
+  encode(bytes) {
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  },
+};
+const algorithmNames = new Map(['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'AES-GCM', 'AES-CBC', 'AES-CTR',
+  'HMAC', 'PBKDF2', 'HKDF'].map(name => [name.toLowerCase(), name]));
+const canonicalName = algorithm => {
+  const name = algorithmName(algorithm);
+  return algorithmNames.get(String(name).toLowerCase()) || String(name);
+};
+const keyUsages = ['encrypt', 'decrypt', 'sign', 'verify', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey'];
+// Which usages each kind of key may have: [secret or private, public].
+const allowedUsages = {
+  'RSASSA-PKCS1-v1_5': [['sign'], ['verify']], 'RSA-PSS': [['sign'], ['verify']], 'ECDSA': [['sign'], ['verify']],
+  'RSA-OAEP': [['decrypt', 'unwrapKey'], ['encrypt', 'wrapKey']], 'ECDH': [['deriveKey', 'deriveBits'], []],
+  'AES-GCM': [['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']], 'AES-CBC': [['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']],
+  'AES-CTR': [['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']], 'HMAC': [['sign', 'verify']],
+  'PBKDF2': [['deriveKey', 'deriveBits']], 'HKDF': [['deriveKey', 'deriveBits']],
+};
+const ecCurves = ['P-256', 'P-384', 'P-521'];
+const isRsa = name => name === 'RSASSA-PKCS1-v1_5' || name === 'RSA-PSS' || name === 'RSA-OAEP';
+const isEc = name => name === 'ECDSA' || name === 'ECDH';
+const isAes = name => name === 'AES-GCM' || name === 'AES-CBC' || name === 'AES-CTR';
+
+function requireField(dictionary, field, where = 'algorithm') {
+  const value = dictionary == null || typeof dictionary !== 'object' ? undefined : dictionary[field];
+  if (value === undefined) throw new TypeError(`Missing field "${field}" in "${where}".`);
+  return value;
+}
+function usageList(usages) {
+  if (usages == null || typeof usages[Symbol.iterator] !== 'function') throw new TypeError('keyUsages must be a sequence of strings');
+  const list = Array.from(usages, String);
+  for (const usage of list) {
+    if (!keyUsages.includes(usage)) throw new TypeError(`"${usage}" is not a valid KeyUsage`);
+  }
+  return keyUsages.filter(usage => list.includes(usage));
+}
+function checkUsages(verb, type, name, usages, allowed) {
+  for (const usage of usages) {
+    if (!allowed.includes(usage)) throw new SyntaxError(`Attempt to ${verb} ${type === '' ? '' : type + ' '}${name} key with invalid usage "${usage}".`);
   }
 }
-const base64url = {
-  decode(text) { return Uint8Array.from(atob(String(text).replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0)); },
-  encode(bytes) { return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''); },
-};
+// Natives throw Errors named as DOMExceptions; these become DOMExceptions here.
+function callNative(fn, ...args) {
+  try {
+    return fn(...args);
+  } catch (e) {
+    if (e instanceof Error && e.name !== 'Error' && e.name !== 'TypeError') throw new DOMException(e.message, e.name);
+    throw e;
+  }
+}
 
+const keyToken = Symbol('CryptoKey');
 class CryptoKey {
-  #secret;
-  constructor(secret, algorithm, extractable, usages) {
-    this.#secret = secret;
+  #material;
+  constructor(token, type, material, algorithm, extractable, usages) {
+    if (token !== keyToken) throw new TypeError('Illegal constructor');
+    if ((type === 'secret' || type === 'private') && usages.length === 0) {
+      throw new SyntaxError('Secret/private CryptoKeys must have at least one usage.');
+    }
+    this.#material = material;
     Object.defineProperties(this, {
-      type: { value: 'secret', enumerable: true },
-      algorithm: { value: Object.freeze(algorithm), enumerable: true },
-      extractable: { value: extractable, enumerable: true },
       usages: { value: Object.freeze(usages.slice()), enumerable: true },
+      algorithm: { value: Object.freeze(algorithm), enumerable: true },
+      extractable: { value: Boolean(extractable), enumerable: true },
+      type: { value: type, enumerable: true },
     });
   }
-  static secretOf(key, usage) {
+  // The key's bytes (secret) or handle (private, public) for an operation
+  // named `name` that needs `usage`.
+  static use(key, name, usage) {
     if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
-    if (!key.usages.includes(usage)) throw new DOMException('the key may not be used to ' + usage, 'InvalidAccessError');
-    return key.#secret;
+    if (key.algorithm.name !== name) {
+      throw new DOMException(`Requested algorithm "${name}" does not match this CryptoKey's algorithm "${key.algorithm.name}".`, 'InvalidAccessError');
+    }
+    if (!key.usages.includes(usage)) {
+      throw new DOMException(`Requested key usage "${usage}" does not match any usage listed in this CryptoKey.`, 'InvalidAccessError');
+    }
+    return key.#material;
   }
   static exportable(key) {
     if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
-    if (!key.extractable) throw new DOMException('the key is not extractable', 'InvalidAccessError');
-    return key.#secret;
+    if (!key.extractable) throw new DOMException(`Attempt to export non-extractable ${key.algorithm.name} key.`, 'InvalidAccessError');
+    return key.#material;
   }
+  static material(key) { return key.#material; }
+}
+
+// ---- secret keys: HMAC, AES, PBKDF2, HKDF ----
+function secretJwkAlg(algorithm) {
+  if (algorithm.name === 'HMAC') return 'HS' + algorithm.hash.name.slice(4);
+  return 'A' + algorithm.length + algorithm.name.slice(4);
+}
+function importSecret(format, keyData, name, algorithm, extractable, usages) {
+  let secret;
+  if (name === 'PBKDF2' || name === 'HKDF') {
+    if (format !== 'raw') throw new DOMException(`${name} key must be imported in "raw" format (requested "${format}").`, 'NotSupportedError');
+    if (extractable) throw new SyntaxError(`${name} key cannot be extractable.`);
+  }
+  if (format === 'raw') {
+    secret = copyBytes(keyData);
+    if (secret === null) throw new TypeError('a raw key must be an ArrayBuffer or an ArrayBufferView');
+  } else if (format === 'jwk') {
+    if (keyData == null || typeof keyData !== 'object') throw new TypeError('a JSON Web Key must be an object');
+    if (keyData.kty !== 'oct') {
+      throw new DOMException(`Symmetric "jwk" key import requires a JSON Web Key with Key Type parameter "kty" ("${keyData.kty}") equal to "oct".`, 'DataError');
+    }
+    if (typeof keyData.k !== 'string') throw new DOMException('Symmetric "jwk" key import requires a base64Url encoding of the key.', 'DataError');
+    secret = base64url.decode(keyData.k);
+  } else {
+    throw new DOMException(`Unrecognized key import format "${format}".`, 'NotSupportedError');
+  }
+  checkUsages('import', 'secret', name, usages, allowedUsages[name][0]);
+  let described;
+  if (name === 'HMAC') {
+    const hash = normalizeHash(requireField(algorithm, 'hash'));
+    if (secret.length === 0) throw new DOMException('Imported HMAC key length (0) must be a non-zero value.', 'DataError');
+    const length = algorithm.length === undefined ? secret.length * 8 : Number(algorithm.length);
+    described = { name, hash: { name: hash }, length };
+  } else if (isAes(name)) {
+    if (![16, 24, 32].includes(secret.length)) {
+      throw new DOMException(`Imported AES key length must be 128, 192, or 256 bits but provided ${secret.length * 8}.`, 'DataError');
+    }
+    described = { name, length: secret.length * 8 };
+  } else {
+    described = { name };
+  }
+  if (format === 'jwk') {
+    const expected = secretJwkAlg(described);
+    if (keyData.alg !== undefined && keyData.alg !== expected) {
+      throw new DOMException(`Symmetric "jwk" key contains invalid "alg" value "${keyData.alg}", expected "${expected}".`, 'DataError');
+    }
+  }
+  return new CryptoKey(keyToken, 'secret', secret, described, extractable, usages);
+}
+
+// ---- RSA and EC keys ----
+const rsaJwkAlg = (name, hash) => {
+  const bits = hash.slice(4);
+  if (name === 'RSASSA-PKCS1-v1_5') return 'RS' + bits;
+  if (name === 'RSA-PSS') return 'PS' + bits;
+  return hash === 'SHA-1' ? 'RSA-OAEP' : 'RSA-OAEP-' + bits;
+};
+function asymmetricAlgorithm(name, algorithm, info) {
+  if (isRsa(name)) {
+    return { name, modulusLength: info.modulusLength, publicExponent: info.publicExponent, hash: { name: normalizeHash(requireField(algorithm, 'hash')) } };
+  }
+  return { name, namedCurve: info.curve };
+}
+function keyCurve(algorithm) {
+  const curve = String(requireField(algorithm, 'namedCurve'));
+  if (!ecCurves.includes(curve)) throw new DOMException(`Unrecognized or unimplemented EC curve "${curve}" requested.`, 'NotSupportedError');
+  return curve;
+}
+function importAsymmetric(format, keyData, name, algorithm, extractable, usages) {
+  const curve = isEc(name) ? keyCurve(algorithm) : null;
+  if (isRsa(name)) normalizeHash(requireField(algorithm, 'hash'));
+  const kty = isRsa(name) ? 'RSA' : 'EC';
+  let info, isPrivate;
+  if (format === 'spki' || format === 'pkcs8') {
+    const der = copyBytes(keyData);
+    if (der === null) throw new TypeError(`a ${format} key must be an ArrayBuffer or an ArrayBufferView`);
+    isPrivate = format === 'pkcs8';
+    info = callNative(nativeKeyInfo, der, isPrivate);
+  } else if (format === 'jwk') {
+    if (keyData == null || typeof keyData !== 'object') throw new TypeError('a JSON Web Key must be an object');
+    if (keyData.kty !== kty) {
+      // workerd names RSASSA-PKCS1-v1_5 here for every RSA algorithm.
+      const named = kty === 'RSA' ? 'RSASSA-PKCS1-v1_5' : name;
+      throw new DOMException(`${named} "jwk" key import requires a JSON Web Key with Key Type parameter "kty" ("${keyData.kty}") equal to "${kty}".`, 'DataError');
+    }
+    isPrivate = keyData.d !== undefined;
+    const fields = { kty, crv: curve };
+    for (const member of kty === 'RSA' ? ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] : ['x', 'y', 'd']) {
+      if (keyData[member] !== undefined) fields[member] = base64url.decode(keyData[member]);
+    }
+    // As in workerd, an RSA JWK's "alg" is not held against the algorithm asked for.
+    info = callNative(nativeKeyFromJwk, fields);
+  } else if (format === 'raw' && isEc(name)) {
+    isPrivate = false;
+    const point = copyBytes(keyData);
+    if (point === null) throw new TypeError('a raw key must be an ArrayBuffer or an ArrayBufferView');
+    info = callNative(nativeEcFromRaw, curve, point);
+  } else {
+    throw new DOMException(`Unrecognized key import format "${format}".`, 'NotSupportedError');
+  }
+  if (info.kty !== kty) throw new DOMException(`Input was not an ${kty} key.`, 'DataError');
+  if (curve !== null && info.curve !== curve) {
+    throw new DOMException(`Imported ${info.curve} key does not match the requested curve ${curve}.`, 'DataError');
+  }
+  const type = isPrivate ? 'private' : 'public';
+  checkUsages('import', type, name, usages, allowedUsages[name][isPrivate ? 0 : 1]);
+  return new CryptoKey(keyToken, type, info.handle, asymmetricAlgorithm(name, algorithm, info), extractable, usages);
+}
+function exportAsymmetric(format, key, handle) {
+  const { name } = key.algorithm;
+  if (format === 'spki' || format === 'pkcs8') {
+    const wanted = format === 'spki' ? 'public' : 'private';
+    if (key.type !== wanted) {
+      throw new DOMException(`Asymmetric ${format} export requires ${wanted} key (not "${key.type}").`, 'InvalidAccessError');
+    }
+    return callNative(nativeKeyToDer, handle, key.type === 'private');
+  }
+  if (format === 'raw' && isEc(name) && key.type === 'public') return callNative(nativeEcToRaw, handle);
+  if (format !== 'jwk') throw new DOMException(`Cannot export "${name}" in "${format}" format.`, 'InvalidAccessError');
+  const members = callNative(nativeKeyToJwk, handle, key.type === 'private');
+  const encoded = {};
+  for (const member of Object.keys(members)) encoded[member] = base64url.encode(members[member]);
+  if (isRsa(name)) {
+    const jwk = { kty: 'RSA', key_ops: key.usages.slice(), alg: rsaJwkAlg(name, key.algorithm.hash.name), ext: true };
+    const order = key.type === 'private' ? ['d', 'n', 'e', 'p', 'q', 'dp', 'dq', 'qi'] : ['n', 'e'];
+    for (const member of order) jwk[member] = encoded[member];
+    return jwk;
+  }
+  const jwk = { kty: 'EC', key_ops: key.usages.slice(), ext: true, crv: key.algorithm.namedCurve, x: encoded.x, y: encoded.y };
+  if (key.type === 'private') jwk.d = encoded.d;
+  return jwk;
+}
+
+// ---- operations ----
+const aesTagLengths = [32, 64, 96, 104, 112, 120, 128];
+function aesCipher(encrypt, algorithm, key, data) {
+  const name = canonicalName(algorithm);
+  const secret = CryptoKey.use(key, name, encrypt ? 'encrypt' : 'decrypt');
+  const bytes = viewBytes(data, 'data');
+  // workerd's message counts what reached the cipher (AES-GCM's tag apart) and what it gave back.
+  const fail = (input, written) => {
+    const action = encrypt ? 'Encryption' : 'Decryption';
+    return new DOMException(`${action} failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason. Input length was ${input}, output length expected to be ${written} for ${name}`, 'OperationError');
+  };
+  if (name === 'AES-GCM') {
+    const iv = viewBytes(requireField(algorithm, 'iv'), 'iv');
+    if (iv.length === 0) throw new DOMException('AES-GCM IV must not be empty.', 'OperationError');
+    const tagLength = algorithm.tagLength === undefined ? 128 : Number(algorithm.tagLength);
+    if (!aesTagLengths.includes(tagLength)) throw new DOMException(`Invalid AES-GCM tag length ${tagLength}.`, 'OperationError');
+    if (!encrypt && bytes.length * 8 < tagLength) {
+      throw new DOMException(`Ciphertext length of ${bytes.length * 8} bits must be greater than or equal to the size of the AES-GCM tag length of ${tagLength} bits.`, 'OperationError');
+    }
+    const aad = algorithm.additionalData === undefined ? new Uint8Array(0) : viewBytes(algorithm.additionalData, 'additionalData');
+    try {
+      return nativeAes('GCM', encrypt, secret, iv, bytes, aad, tagLength / 8, 0);
+    } catch (e) {
+      if (e instanceof Error && e.name === 'OperationError') throw fail(bytes.length - tagLength / 8, bytes.length - tagLength / 8);
+      throw e;
+    }
+  }
+  if (name === 'AES-CBC') {
+    const iv = viewBytes(requireField(algorithm, 'iv'), 'iv');
+    if (iv.length !== 16) throw new DOMException(`AES-CBC IV must be 16 bytes long (provided ${iv.length}).`, 'OperationError');
+    try {
+      return nativeAes('CBC', encrypt, secret, iv, bytes, undefined, 0, 0);
+    } catch (e) {
+      // OpenSSL holds back the last block until the padding checks out.
+      if (e instanceof Error && e.name === 'OperationError') throw fail(bytes.length, bytes.length > 0 ? Math.floor((bytes.length - 1) / 16) * 16 : 0);
+      throw e;
+    }
+  }
+  if (name === 'AES-CTR') {
+    const counter = viewBytes(requireField(algorithm, 'counter'), 'counter');
+    const length = Number(requireField(algorithm, 'length'));
+    if (counter.length !== 16) throw new DOMException(`Counter must have length of 16 bytes (provided ${counter.length}).`, 'OperationError');
+    if (!(length >= 1 && length <= 128)) throw new DOMException(`Invalid counter of ${length} bits length provided.`, 'OperationError');
+    return callNative(nativeAes, 'CTR', encrypt, secret, counter, bytes, undefined, 0, length);
+  }
+  if (name === 'RSA-OAEP') {
+    const label = algorithm.label === undefined ? new Uint8Array(0) : viewBytes(algorithm.label, 'label');
+    return callNative(rsaOaep, encrypt, secret, key.algorithm.hash.name, label, bytes);
+  }
+  throw new DOMException(`Unrecognized ${encrypt ? 'encryption' : 'decryption'} algorithm "${name}" requested.`, 'NotSupportedError');
+}
+// The scheme and salt length of an RSA or ECDSA signature, and its hash.
+function signatureScheme(name, algorithm, key) {
+  if (name === 'ECDSA') {
+    const hash = algorithm == null || typeof algorithm !== 'object' ? undefined : algorithm.hash;
+    if (hash === undefined) {
+      throw new TypeError('Missing "hash" in AlgorithmIdentifier. (ECDSA requires that the hash algorithm be specified at call time rather than on the key. This differs from other WebCrypto algorithms for historical reasons.)');
+    }
+    return ['ecdsa', normalizeHash(hash), 0];
+  }
+  if (name === 'RSA-PSS') {
+    const salt = algorithm == null || typeof algorithm !== 'object' ? undefined : algorithm.saltLength;
+    if (salt === undefined) throw new DOMException('Failed to provide salt for RSA-PSS key operation which requires a salt', 'DataError');
+    return ['pss', key.algorithm.hash.name, Number(salt)];
+  }
+  return ['pkcs1', key.algorithm.hash.name, 0];
+}
+function deriveBytes(algorithm, key, length, usage) {
+  const name = canonicalName(algorithm);
+  const material = CryptoKey.use(key, name, usage);
+  if (name === 'ECDH') {
+    const peer = requireField(algorithm, 'public', 'derivedKeyParams');  // workerd's wording
+    if (!(peer instanceof CryptoKey) || peer.type !== 'public') throw new DOMException('ECDH needs a public key to derive with.', 'InvalidAccessError');
+    if (peer.algorithm.name !== 'ECDH') {
+      throw new DOMException(`Private key for derivation is using "ECDH" while public key is using "${peer.algorithm.name}".`, 'InvalidAccessError');
+    }
+    if (peer.algorithm.namedCurve !== key.algorithm.namedCurve) {
+      throw new DOMException(`Private key for derivation is using curve "${key.algorithm.namedCurve}" while public key is using "${peer.algorithm.namedCurve}".`, 'InvalidAccessError');
+    }
+    const secret = new Uint8Array(callNative(nativeEcdh, material, CryptoKey.material(peer)));
+    if (length === null || length === undefined) return toArrayBuffer(secret);
+    if (length > secret.length * 8) {
+      throw new DOMException(`Derived key length (${length} bits) is too long (should be at most ${secret.length * 8} bits).`, 'OperationError');
+    }
+    const out = secret.slice(0, Math.ceil(length / 8));
+    if (length % 8 !== 0) out[out.length - 1] &= 0xff << (8 - length % 8);
+    return toArrayBuffer(out);
+  }
+  if (name !== 'PBKDF2' && name !== 'HKDF') throw new DOMException(`Unrecognized key derivation algorithm "${name}" requested.`, 'NotSupportedError');
+  const hash = normalizeHash(requireField(algorithm, 'hash'));
+  const salt = viewBytes(requireField(algorithm, 'salt'), 'salt');
+  const extra = name === 'HKDF' ? viewBytes(requireField(algorithm, 'info'), 'info') : null;
+  const iterations = name === 'PBKDF2' ? Number(requireField(algorithm, 'iterations')) : 0;
+  if (length === null || length === undefined) throw new DOMException(`${name} cannot derive a key with null length.`, 'OperationError');
+  if (length % 8 !== 0) throw new DOMException(`${name} requires a derived key length that is a multiple of eight (requested ${length}).`, 'OperationError');
+  if (name === 'PBKDF2') {
+    if (!(iterations > 0)) throw new DOMException(`PBKDF2 requires a positive iteration count (requested ${iterations}).`, 'OperationError');
+    return callNative(nativePbkdf2, hash, material, salt, iterations, length / 8);
+  }
+  return callNative(nativeHkdf, hash, material, salt, extra, length / 8);
+}
+// The length in bits of a key deriveKey is to make.
+function derivedKeyLength(derivedKeyType) {
+  const name = canonicalName(derivedKeyType);
+  if (isAes(name)) return Number(requireField(derivedKeyType, 'length', 'derivedKeyParams'));
+  if (name === 'HMAC') {
+    if (derivedKeyType.length !== undefined) return Number(derivedKeyType.length);
+    return hashBlockBytes[normalizeHash(requireField(derivedKeyType, 'hash', 'derivedKeyParams'))] * 8;
+  }
+  if (name === 'PBKDF2' || name === 'HKDF') return null;
+  throw new DOMException(`Unrecognized derived key type "${name}" requested.`, 'NotSupportedError');
+}
+
+function importKey(format, keyData, algorithm, extractable, usages) {
+  const name = canonicalName(algorithm);
+  const list = usageList(usages);
+  if (!allowedUsages[name]) throw new DOMException(`Unrecognized key import algorithm "${algorithmName(algorithm)}" requested.`, 'NotSupportedError');
+  format = String(format);
+  if (isRsa(name) || isEc(name)) return importAsymmetric(format, keyData, name, algorithm, Boolean(extractable), list);
+  return importSecret(format, keyData, name, algorithm, Boolean(extractable), list);
 }
 
 const subtle = {
@@ -219,50 +542,85 @@ const subtle = {
     return nativeDigest(normalizeHash(algorithm), viewBytes(data, 'digest data'));
   },
   async importKey(format, keyData, algorithm, extractable, usages) {
-    requireHmac(algorithm);
-    const hash = normalizeHash(algorithm.hash);
-    let secret;
-    if (format === 'raw') {
-      secret = copyBytes(keyData);
-      if (secret === null) throw new TypeError('a raw key must be an ArrayBuffer or an ArrayBufferView');
-    } else if (format === 'jwk') {
-      if (keyData == null || keyData.kty !== 'oct' || typeof keyData.k !== 'string') {
-        throw new DOMException('an HMAC JWK needs kty "oct" and k', 'DataError');
-      }
-      secret = base64url.decode(keyData.k);
-    } else {
-      throw new DOMException('key format ' + format + ' is not supported for HMAC', 'NotSupportedError');
-    }
-    if (secret.length === 0) throw new DOMException('an HMAC key may not be empty', 'DataError');
-    for (const usage of usages) {
-      if (usage !== 'sign' && usage !== 'verify') throw new SyntaxError('an HMAC key cannot be used to ' + usage);
-    }
-    const length = algorithm.length === undefined ? secret.length * 8 : Number(algorithm.length);
-    return new CryptoKey(secret, { name: 'HMAC', hash: { name: hash }, length }, Boolean(extractable), usages);
+    return importKey(format, keyData, algorithm, extractable, usages);
   },
   async generateKey(algorithm, extractable, usages) {
-    requireHmac(algorithm);
-    const hash = normalizeHash(algorithm.hash);
-    const bits = algorithm.length === undefined ? hashBlockBytes[hash] * 8 : Number(algorithm.length);
-    const secret = randomFill(new Uint8Array(Math.ceil(bits / 8)));
-    return subtle.importKey('raw', secret, { name: 'HMAC', hash, length: bits }, extractable, usages);
+    const name = canonicalName(algorithm);
+    const list = usageList(usages);
+    if (!allowedUsages[name] || name === 'PBKDF2' || name === 'HKDF') {
+      throw new DOMException(`Unrecognized key generation algorithm "${algorithmName(algorithm)}" requested.`, 'NotSupportedError');
+    }
+    if (name === 'HMAC') {
+      const hash = normalizeHash(requireField(algorithm, 'hash'));
+      const bits = algorithm.length === undefined ? hashBlockBytes[hash] * 8 : Number(algorithm.length);
+      const secret = randomFill(new Uint8Array(Math.ceil(bits / 8)));
+      checkUsages('generate', 'secret', name, list, allowedUsages[name][0]);
+      return new CryptoKey(keyToken, 'secret', secret, { name, hash: { name: hash }, length: bits }, extractable, list);
+    }
+    if (isAes(name)) {
+      const bits = Number(requireField(algorithm, 'length'));
+      if (![128, 192, 256].includes(bits)) {
+        throw new DOMException(`Generated AES key length must be 128, 192, or 256 bits but requested ${bits}.`, 'OperationError');
+      }
+      checkUsages('generate', 'secret', name, list, allowedUsages[name][0]);
+      return new CryptoKey(keyToken, 'secret', randomFill(new Uint8Array(bits / 8)), { name, length: bits }, extractable, list);
+    }
+    const [privateUsages, publicUsages] = allowedUsages[name];
+    checkUsages('generate', '', name, list, privateUsages.concat(publicUsages));
+    let info;
+    if (isRsa(name)) {
+      normalizeHash(requireField(algorithm, 'hash'));
+      const bits = Number(requireField(algorithm, 'modulusLength'));
+      const exponent = viewBytes(requireField(algorithm, 'publicExponent'), 'publicExponent');
+      if (!(bits >= 256 && bits <= 16384 && bits % 8 === 0)) {
+        throw new DOMException(`The modulus length must be a multiple of 8 between 256 and 16384 (requested ${bits}).`, 'OperationError');
+      }
+      info = callNative(nativeGenerateKeyPair, 'RSA', bits, exponent);
+    } else {
+      info = callNative(nativeGenerateKeyPair, 'EC', keyCurve(algorithm));
+    }
+    const described = asymmetricAlgorithm(name, algorithm, info);
+    // Both halves share one handle; the public CryptoKey is never asked for private operations.
+    const privateKey = new CryptoKey(keyToken, 'private', info.handle, described, extractable, list.filter(u => privateUsages.includes(u)));
+    const publicKey = new CryptoKey(keyToken, 'public', info.handle, { ...described }, true, list.filter(u => publicUsages.includes(u)));
+    return { publicKey, privateKey };
   },
   async exportKey(format, key) {
-    const secret = CryptoKey.exportable(key);
-    if (format === 'raw') return toArrayBuffer(secret);
+    const material = CryptoKey.exportable(key);
+    format = String(format);
+    if (key.type !== 'secret') return exportAsymmetric(format, key, material);
+    if (format === 'raw') return toArrayBuffer(material);
     if (format === 'jwk') {
-      return { kty: 'oct', k: base64url.encode(secret), alg: 'HS' + key.algorithm.hash.name.slice(4), ext: true, key_ops: key.usages.slice() };
+      return { kty: 'oct', key_ops: key.usages.slice(), alg: secretJwkAlg(key.algorithm), ext: true, k: base64url.encode(material) };
     }
-    throw new DOMException('key format ' + format + ' is not supported for HMAC', 'NotSupportedError');
+    throw new DOMException(`Cannot export "${key.algorithm.name}" in "${format}" format.`, 'InvalidAccessError');
   },
   async sign(algorithm, key, data) {
-    requireHmac(algorithm);
-    return nativeHmac(key.algorithm.hash.name, CryptoKey.secretOf(key, 'sign'), viewBytes(data, 'signed data'));
+    const name = canonicalName(algorithm);
+    const material = CryptoKey.use(key, name, 'sign');
+    const bytes = viewBytes(data, 'signed data');
+    if (name === 'HMAC') return nativeHmac(key.algorithm.hash.name, material, bytes);
+    const [scheme, hash, salt] = signatureScheme(name, algorithm, key);
+    return callNative(nativeSign, scheme, material, hash, salt, bytes);
   },
   async verify(algorithm, key, signature, data) {
-    requireHmac(algorithm);
-    const expected = nativeHmac(key.algorithm.hash.name, CryptoKey.secretOf(key, 'verify'), viewBytes(data, 'signed data'));
-    return timingSafeEqual(expected, viewBytes(signature, 'signature'));
+    const name = canonicalName(algorithm);
+    const material = CryptoKey.use(key, name, 'verify');
+    const bytes = viewBytes(data, 'signed data');
+    const given = viewBytes(signature, 'signature');
+    if (name === 'HMAC') return timingSafeEqual(nativeHmac(key.algorithm.hash.name, material, bytes), given);
+    const [scheme, hash, salt] = signatureScheme(name, algorithm, key);
+    return callNative(nativeVerify, scheme, material, hash, salt, given, bytes);
+  },
+  async encrypt(algorithm, key, data) { return aesCipher(true, algorithm, key, data); },
+  async decrypt(algorithm, key, data) { return aesCipher(false, algorithm, key, data); },
+  async deriveBits(algorithm, baseKey, length) {
+    return deriveBytes(algorithm, baseKey, length, 'deriveBits');
+  },
+  async deriveKey(algorithm, baseKey, derivedKeyType, extractable, usages) {
+    const length = derivedKeyLength(derivedKeyType);
+    const bits = deriveBytes(algorithm, baseKey, length, 'deriveKey');
+    return importKey('raw', bits, derivedKeyType, extractable, usages);
   },
 };
 const crypto = { getRandomValues, randomUUID, subtle };
