@@ -19,6 +19,7 @@
 #include <openssl/x509.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -158,8 +159,13 @@ std::string StringArgument(const v8::FunctionCallbackInfo<v8::Value>& info, int 
   return ValueToString(isolate, isolate->GetCurrentContext(), info[index]);
 }
 
-double NumberArgument(const v8::FunctionCallbackInfo<v8::Value>& info, int index) {
-  return info[index]->NumberValue(info.GetIsolate()->GetCurrentContext()).FromMaybe(0);
+// info[index] as an int in [0, INT_MAX]: NaN and negatives are 0, larger numbers INT_MAX
+// (the prelude checks ranges first; converting such doubles unclamped would be undefined).
+int CountArgument(const v8::FunctionCallbackInfo<v8::Value>& info, int index) {
+  double value = info[index]->NumberValue(info.GetIsolate()->GetCurrentContext()).FromMaybe(0);
+  if (!(value > 0)) return 0;
+  if (value >= static_cast<double>(std::numeric_limits<int>::max())) return std::numeric_limits<int>::max();
+  return static_cast<int>(value);
 }
 
 // Web Crypto's curve names and OpenSSL's.
@@ -490,7 +496,7 @@ void CryptoGenerateKeyPair(const v8::FunctionCallbackInfo<v8::Value>& info) {
     if (!BytesArgument(info, 2, &exponent)) return;
     BignumPtr e(BN_bin2bn(Bytes(exponent), static_cast<int>(exponent.size()), nullptr));
     ready = ready && e != nullptr &&
-            EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), static_cast<int>(NumberArgument(info, 1))) == 1 &&
+            EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), CountArgument(info, 1)) == 1 &&
             EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx.get(), e.get()) == 1;
   } else {
     const char* curve = OpensslCurve(StringArgument(info, 1));
@@ -526,7 +532,7 @@ void CryptoSign(const v8::FunctionCallbackInfo<v8::Value>& info) {
   EVP_PKEY_CTX* pctx = nullptr;  // owned by mctx
   size_t length = 0;
   bool ok = mctx != nullptr && EVP_DigestSignInit(mctx.get(), &pctx, md, nullptr, key) == 1 &&
-            (scheme != "pss" || SetPss(pctx, md, static_cast<int>(NumberArgument(info, 3)))) &&
+            (scheme != "pss" || SetPss(pctx, md, CountArgument(info, 3))) &&
             EVP_DigestSign(mctx.get(), nullptr, &length, Bytes(data), data.size()) == 1;
   std::vector<unsigned char> signature(length);
   ok = ok && EVP_DigestSign(mctx.get(), signature.data(), &length, Bytes(data), data.size()) == 1;
@@ -589,7 +595,7 @@ void CryptoVerify(const v8::FunctionCallbackInfo<v8::Value>& info) {
   MdCtxPtr mctx(EVP_MD_CTX_new());
   EVP_PKEY_CTX* pctx = nullptr;  // owned by mctx
   if (mctx == nullptr || EVP_DigestVerifyInit(mctx.get(), &pctx, md, nullptr, key) != 1 ||
-      (scheme == "pss" && !SetPss(pctx, md, static_cast<int>(NumberArgument(info, 3))))) {
+      (scheme == "pss" && !SetPss(pctx, md, CountArgument(info, 3)))) {
     Throw(isolate, "OperationError", "OpenSSL could not verify with the key");
     return;
   }
@@ -672,7 +678,7 @@ void CryptoAes(const v8::FunctionCallbackInfo<v8::Value>& info) {
       (mode == "GCM" && !BytesArgument(info, 5, &aad))) {
     return;
   }
-  auto tag_bytes = static_cast<size_t>(NumberArgument(info, 6));
+  auto tag_bytes = static_cast<size_t>(CountArgument(info, 6));
   const EVP_CIPHER* cipher = AesCipher(mode, key.size());
   if (cipher == nullptr) {
     Throw(isolate, "OperationError", "no AES-" + mode + " cipher for this key");
@@ -685,7 +691,7 @@ void CryptoAes(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (mode == "CTR") {
     // Only the counter block's rightmost `counterBits` bits count up and wrap;
     // OpenSSL carries into all 128, so a pass that would wrap is cut in two.
-    int counter_bits = static_cast<int>(NumberArgument(info, 7));
+    int counter_bits = CountArgument(info, 7);
     if (iv.size() != 16 || counter_bits < 1 || counter_bits > 128) {
       Throw(isolate, "OperationError", "bad AES-CTR counter");
       return;
@@ -766,8 +772,8 @@ void CryptoPbkdf2(const v8::FunctionCallbackInfo<v8::Value>& info) {
   std::string_view password;
   std::string_view salt;
   if (md == nullptr || !BytesArgument(info, 1, &password) || !BytesArgument(info, 2, &salt)) return;
-  auto iterations = static_cast<int>(NumberArgument(info, 3));
-  auto bytes = static_cast<size_t>(NumberArgument(info, 4));
+  auto iterations = CountArgument(info, 3);
+  auto bytes = static_cast<size_t>(CountArgument(info, 4));
   std::vector<unsigned char> out(bytes);
   static const char kEmpty = 0;
   if (bytes > 0 && PKCS5_PBKDF2_HMAC(password.empty() ? &kEmpty : password.data(), static_cast<int>(password.size()),
@@ -790,7 +796,7 @@ void CryptoHkdf(const v8::FunctionCallbackInfo<v8::Value>& info) {
       !BytesArgument(info, 3, &extra)) {
     return;
   }
-  auto bytes = static_cast<size_t>(NumberArgument(info, 4));
+  auto bytes = static_cast<size_t>(CountArgument(info, 4));
   std::vector<unsigned char> out(bytes);
   if (bytes == 0) {
     info.GetReturnValue().Set(NewBuffer(isolate, out.data(), 0));

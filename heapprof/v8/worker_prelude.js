@@ -220,6 +220,15 @@ const isRsa = name => name === 'RSASSA-PKCS1-v1_5' || name === 'RSA-PSS' || name
 const isEc = name => name === 'ECDSA' || name === 'ECDH';
 const isAes = name => name === 'AES-GCM' || name === 'AES-CBC' || name === 'AES-CTR';
 
+// A number member as workerd converts it: NaN and infinities are 0, fractions truncated.
+const integer = value => { const n = Math.trunc(Number(value)); return Number.isFinite(n) ? n : 0; };
+// deriveBits' length: null (all the bits there are) or an unsigned long.
+function bitLength(length) {
+  if (length === null || length === undefined) return null;
+  const n = integer(length);
+  if (n < 0 || n > 0xffffffff) throw new TypeError('deriveBits length must be an unsigned long integer.');
+  return n;
+}
 function requireField(dictionary, field, where = 'algorithm') {
   const value = dictionary == null || typeof dictionary !== 'object' ? undefined : dictionary[field];
   if (value === undefined) throw new TypeError(`Missing field "${field}" in "${where}".`);
@@ -313,7 +322,7 @@ function importSecret(format, keyData, name, algorithm, extractable, usages) {
   if (name === 'HMAC') {
     const hash = normalizeHash(requireField(algorithm, 'hash'));
     if (secret.length === 0) throw new DOMException('Imported HMAC key length (0) must be a non-zero value.', 'DataError');
-    const length = algorithm.length === undefined ? secret.length * 8 : Number(algorithm.length);
+    const length = algorithm.length === undefined ? secret.length * 8 : integer(algorithm.length);
     described = { name, hash: { name: hash }, length };
   } else if (isAes(name)) {
     if (![16, 24, 32].includes(secret.length)) {
@@ -429,7 +438,7 @@ function aesCipher(encrypt, algorithm, key, data) {
   if (name === 'AES-GCM') {
     const iv = viewBytes(requireField(algorithm, 'iv'), 'iv');
     if (iv.length === 0) throw new DOMException('AES-GCM IV must not be empty.', 'OperationError');
-    const tagLength = algorithm.tagLength === undefined ? 128 : Number(algorithm.tagLength);
+    const tagLength = algorithm.tagLength === undefined ? 128 : integer(algorithm.tagLength);
     if (!aesTagLengths.includes(tagLength)) throw new DOMException(`Invalid AES-GCM tag length ${tagLength}.`, 'OperationError');
     if (!encrypt && bytes.length * 8 < tagLength) {
       throw new DOMException(`Ciphertext length of ${bytes.length * 8} bits must be greater than or equal to the size of the AES-GCM tag length of ${tagLength} bits.`, 'OperationError');
@@ -455,7 +464,7 @@ function aesCipher(encrypt, algorithm, key, data) {
   }
   if (name === 'AES-CTR') {
     const counter = viewBytes(requireField(algorithm, 'counter'), 'counter');
-    const length = Number(requireField(algorithm, 'length'));
+    const length = integer(requireField(algorithm, 'length'));
     if (counter.length !== 16) throw new DOMException(`Counter must have length of 16 bytes (provided ${counter.length}).`, 'OperationError');
     if (!(length >= 1 && length <= 128)) throw new DOMException(`Invalid counter of ${length} bits length provided.`, 'OperationError');
     return callNative(nativeAes, 'CTR', encrypt, secret, counter, bytes, undefined, 0, length);
@@ -478,12 +487,20 @@ function signatureScheme(name, algorithm, key) {
   if (name === 'RSA-PSS') {
     const salt = algorithm == null || typeof algorithm !== 'object' ? undefined : algorithm.saltLength;
     if (salt === undefined) throw new DOMException('Failed to provide salt for RSA-PSS key operation which requires a salt', 'DataError');
-    return ['pss', key.algorithm.hash.name, Number(salt)];
+    const saltLength = integer(salt);
+    if (saltLength < 0) throw new DOMException(`SaltLength for RSA-PSS must be non-negative (provided ${saltLength}).`, 'DataError');
+    // RFC 8017's EMSA-PSS bound: the hash, the salt and two bytes fit in the modulus (less its top bit).
+    const hashBytes = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 }[key.algorithm.hash.name];
+    if (key.type === 'private' && hashBytes + saltLength + 2 > Math.ceil((key.algorithm.modulusLength - 1) / 8)) {
+      throw new DOMException('key too small for signing with given digest and salt length', 'OperationError');
+    }
+    return ['pss', key.algorithm.hash.name, saltLength];
   }
   return ['pkcs1', key.algorithm.hash.name, 0];
 }
-function deriveBytes(algorithm, key, length, usage) {
+function deriveBytes(algorithm, key, bits, usage) {
   const name = canonicalName(algorithm);
+  const length = bitLength(bits);
   const material = CryptoKey.use(key, name, usage);
   if (name === 'ECDH') {
     const peer = requireField(algorithm, 'public', 'derivedKeyParams');  // workerd's wording
@@ -507,7 +524,10 @@ function deriveBytes(algorithm, key, length, usage) {
   const hash = normalizeHash(requireField(algorithm, 'hash'));
   const salt = viewBytes(requireField(algorithm, 'salt'), 'salt');
   const extra = name === 'HKDF' ? viewBytes(requireField(algorithm, 'info'), 'info') : null;
-  const iterations = name === 'PBKDF2' ? Number(requireField(algorithm, 'iterations')) : 0;
+  const iterations = name === 'PBKDF2' ? integer(requireField(algorithm, 'iterations')) : 0;
+  if (iterations < -0x80000000 || iterations > 0x7fffffff) {
+    throw new TypeError('Value out of range. Must be between -2147483648 and 2147483647 (inclusive).');
+  }
   if (length === null || length === undefined) throw new DOMException(`${name} cannot derive a key with null length.`, 'OperationError');
   if (length % 8 !== 0) throw new DOMException(`${name} requires a derived key length that is a multiple of eight (requested ${length}).`, 'OperationError');
   if (name === 'PBKDF2') {
@@ -519,9 +539,9 @@ function deriveBytes(algorithm, key, length, usage) {
 // The length in bits of a key deriveKey is to make.
 function derivedKeyLength(derivedKeyType) {
   const name = canonicalName(derivedKeyType);
-  if (isAes(name)) return Number(requireField(derivedKeyType, 'length', 'derivedKeyParams'));
+  if (isAes(name)) return integer(requireField(derivedKeyType, 'length', 'derivedKeyParams'));
   if (name === 'HMAC') {
-    if (derivedKeyType.length !== undefined) return Number(derivedKeyType.length);
+    if (derivedKeyType.length !== undefined) return integer(derivedKeyType.length);
     return hashBlockBytes[normalizeHash(requireField(derivedKeyType, 'hash', 'derivedKeyParams'))] * 8;
   }
   if (name === 'PBKDF2' || name === 'HKDF') return null;
@@ -552,13 +572,13 @@ const subtle = {
     }
     if (name === 'HMAC') {
       const hash = normalizeHash(requireField(algorithm, 'hash'));
-      const bits = algorithm.length === undefined ? hashBlockBytes[hash] * 8 : Number(algorithm.length);
+      const bits = algorithm.length === undefined ? hashBlockBytes[hash] * 8 : integer(algorithm.length);
       const secret = randomFill(new Uint8Array(Math.ceil(bits / 8)));
       checkUsages('generate', 'secret', name, list, allowedUsages[name][0]);
       return new CryptoKey(keyToken, 'secret', secret, { name, hash: { name: hash }, length: bits }, extractable, list);
     }
     if (isAes(name)) {
-      const bits = Number(requireField(algorithm, 'length'));
+      const bits = integer(requireField(algorithm, 'length'));
       if (![128, 192, 256].includes(bits)) {
         throw new DOMException(`Generated AES key length must be 128, 192, or 256 bits but requested ${bits}.`, 'OperationError');
       }
@@ -570,11 +590,14 @@ const subtle = {
     let info;
     if (isRsa(name)) {
       normalizeHash(requireField(algorithm, 'hash'));
-      const bits = Number(requireField(algorithm, 'modulusLength'));
+      const bits = integer(requireField(algorithm, 'modulusLength'));
       const exponent = viewBytes(requireField(algorithm, 'publicExponent'), 'publicExponent');
-      if (!(bits >= 256 && bits <= 16384 && bits % 8 === 0)) {
-        throw new DOMException(`The modulus length must be a multiple of 8 between 256 and 16384 (requested ${bits}).`, 'OperationError');
+      if (bits <= 0) throw new DOMException(`modulusLength must be greater than zero (requested ${bits}).`, 'OperationError');
+      if (bits % 8 !== 0 || bits < 256 || bits > 16384) {
+        throw new DOMException(`The modulus length must be a multiple of 8 and between 256 and 16k, but ${bits} was requested.`, 'OperationError');
       }
+      const e = exponent.reduce((value, byte) => value * 256 + byte, 0);
+      if (e !== 3 && e !== 65537) throw new DOMException(`The "publicExponent" must be either 3 or 65537, but got ${e}.`, 'OperationError');
       info = callNative(nativeGenerateKeyPair, 'RSA', bits, exponent);
     } else {
       info = callNative(nativeGenerateKeyPair, 'EC', keyCurve(algorithm));
