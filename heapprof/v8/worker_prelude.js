@@ -426,9 +426,10 @@ function exportAsymmetric(format, key, handle) {
 
 // ---- operations ----
 const aesTagLengths = [32, 64, 96, 104, 112, 120, 128];
-function aesCipher(encrypt, algorithm, key, data) {
+// encrypt or decrypt (AES and RSA-OAEP); wrapKey and unwrapKey come here with their own usage.
+function aesCipher(encrypt, algorithm, key, data, usage = encrypt ? 'encrypt' : 'decrypt') {
   const name = canonicalName(algorithm);
-  const secret = CryptoKey.use(key, name, encrypt ? 'encrypt' : 'decrypt');
+  const secret = CryptoKey.use(key, name, usage);
   const bytes = viewBytes(data, 'data');
   // workerd's message counts what reached the cipher (AES-GCM's tag apart) and what it gave back.
   const fail = (input, written) => {
@@ -637,6 +638,24 @@ const subtle = {
   },
   async encrypt(algorithm, key, data) { return aesCipher(true, algorithm, key, data); },
   async decrypt(algorithm, key, data) { return aesCipher(false, algorithm, key, data); },
+  // A key exported and encrypted (a JWK as its JSON's UTF-8), and back.
+  async wrapKey(format, key, wrappingKey, wrapAlgorithm) {
+    const exported = await subtle.exportKey(format, key);
+    const bytes = String(format) === 'jwk' ? utf8Encode(JSON.stringify(exported)) : exported;
+    return aesCipher(true, wrapAlgorithm, wrappingKey, bytes, 'wrapKey');
+  },
+  async unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
+    const bytes = aesCipher(false, unwrapAlgorithm, unwrappingKey, wrappedKey, 'unwrapKey');
+    let keyData = bytes;
+    if (String(format) === 'jwk') {
+      try {
+        keyData = JSON.parse(utf8Decode(new Uint8Array(bytes)));
+      } catch {
+        throw new DOMException('The unwrapped key is not a JSON Web Key.', 'DataError');
+      }
+    }
+    return importKey(format, keyData, unwrappedKeyAlgorithm, extractable, usages);
+  },
   async deriveBits(algorithm, baseKey, length) {
     return deriveBytes(algorithm, baseKey, length, 'deriveBits');
   },
