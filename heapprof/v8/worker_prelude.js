@@ -1484,9 +1484,30 @@ const plusSigns = /\+/g;
 const formDecode = s => {
   if (s.indexOf('+') >= 0) s = s.replace(plusSigns, ' ');
   if (s.indexOf('%') < 0) return s;
-  try { return decodeURIComponent(s); } catch { return unescape(s); }
+  try { return decodeURIComponent(s); } catch { return percentDecodeLoose(s); }
 };
-const formEncode = s => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()~]/g, c => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+// The URL standard's percent-decode where decodeURIComponent gives up: a '%'
+// without two hex digits stays as it is, and byte sequences that are not
+// UTF-8 decode to U+FFFD ("%C3%A9%ZZ%FF" -> "é%ZZ�").
+const isHexDigit = b => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
+function percentDecodeLoose(s) {
+  const bytes = new TextEncoder().encode(s);
+  const out = new Uint8Array(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x25 && i + 2 < bytes.length && isHexDigit(bytes[i + 1]) && isHexDigit(bytes[i + 2])) {
+      out[n++] = parseInt(String.fromCharCode(bytes[i + 1], bytes[i + 2]), 16);
+      i += 2;
+    } else {
+      out[n++] = bytes[i];
+    }
+  }
+  return new TextDecoder().decode(out.subarray(0, n));
+}
+// Lone surrogates, which UTF-8 cannot hold: the URL standard encodes them as U+FFFD.
+const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const wellFormed = s => loneSurrogates.test(s) ? s.replace(loneSurrogates, '\ufffd') : s;
+const formEncode = s => encodeURIComponent(wellFormed(s)).replace(/%20/g, '+').replace(/[!'()~]/g, c => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 // The name-value pairs of an application/x-www-form-urlencoded string.
 function parseQuery(text) {
   const list = [];
@@ -1553,12 +1574,17 @@ class URLSearchParams {
 // URLPattern relies on). No IDNA, no IPv6 or opaque-path URLs.
 const defaultPorts = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21' };
 const urlPattern = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/(?:([^/?#@]*)@)?([^/?#:]*)(?::([0-9]*))?([^?#]*)(\?[^#]*)?(#.*)?$/;
-const percentEncoder = pattern => text => pattern.test(text) ? text.replace(pattern, c => encodeURIComponent(c)) : text;
+// One code point of an encode set as UTF-8 percent-escapes. The sets match
+// whole code points (the u flag), so a surrogate pair is one character; a lone
+// surrogate becomes U+FFFD's bytes, and "'" (which encodeURIComponent leaves
+// alone) %27, as the special-query set wants.
+const percentEncodeCodePoint = c => c === "'" ? '%27' : c.length === 1 && c >= '\ud800' && c <= '\udfff' ? '%EF%BF%BD' : encodeURIComponent(c);
+const percentEncoder = pattern => text => pattern.test(text) ? text.replace(pattern, percentEncodeCodePoint) : text;
 // The path, query and fragment percent-encode sets (ASCII part; non-ASCII is always encoded).
-const encodePath = percentEncoder(/[\u0000-\u0020"#<>?`{}\u007f-\uffff]/g);
-const encodeQuery = percentEncoder(/[\u0000-\u0020"#<>'\u007f-\uffff]/g);
-const encodeFragment = percentEncoder(/[\u0000-\u0020"<>`\u007f-\uffff]/g);
-const encodeUserinfo = percentEncoder(/[\u0000-\u0020"#<>?`{}/:;=@[\\\]^|\u007f-\uffff]/g);
+const encodePath = percentEncoder(/[\u0000-\u0020"#<>?`{}\u007f-\u{10ffff}]/gu);
+const encodeQuery = percentEncoder(/[\u0000-\u0020"#<>'\u007f-\u{10ffff}]/gu);
+const encodeFragment = percentEncoder(/[\u0000-\u0020"<>`\u007f-\u{10ffff}]/gu);
+const encodeUserinfo = percentEncoder(/[\u0000-\u0020"#<>?`{}/:;=@[\\\]^|\u007f-\u{10ffff}]/gu);
 // Regular expressions of the hot paths are made once: a literal in a function makes a RegExp per call.
 const dotSegmentOrBackslash = /(^|\/)(\.|%2e){1,2}(\/|$)|\\/i;
 const outerSpaces = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;

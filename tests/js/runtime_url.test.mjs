@@ -29,6 +29,8 @@ test('parsing matches WHATWG URL', () => {
     ['#frag', 'https://a.test/a?q'], ['//other.test/z', 'https://a.test/'], ['https://a.test'],
     ['https://a.test/./a/./b/..'], ['https://a.test/é?é#é'], ['  https://a.test/trim  '], ['https://a.test/%2e%2e/x'],
     ['wss://a.test:443/'], ['https://a.test/a\\b'], ['http://a.test:8080/?'], ['https://a.test/#'],
+    // encodeURIComponent's gaps: "'" in a query, astral characters, lone surrogates.
+    ["https://a.test/it's?q='x'#'"], ['https://a.test/\u{1F600}?e=\u{1F600}#\u{1F600}'], ['https://a.test/\ud800x?\udc00#\ud83d'],
   ];
   for (const [input, base] of cases) {
     const want = new URL(input, base);
@@ -66,6 +68,20 @@ test('searchParams changes update the URL', () => {
   assert.equal(got.href, want.href);
   got.search = '?z=9';
   assert.equal(got.searchParams.get('z'), '9');
+});
+
+test('form encoding and decoding follow the URL standard where encodeURIComponent throws', () => {
+  const RuntimeParams = vm.runInContext('URLSearchParams', context);
+  for (const query of ['a=%C3%A9%ZZ%FF&b=%', 'x=%E2%82&y=100%25', 'plus=a+b%2Bc', "q='%27"]) {
+    const want = new URLSearchParams(query), got = new RuntimeParams(query);
+    assert.equal(JSON.stringify([...got]), JSON.stringify([...want]), `entries of ${query}`);
+  }
+  const want = new URLSearchParams(), got = new RuntimeParams();
+  for (const params of [want, got]) {
+    params.append('lone\ud800', 'v\udc00');
+    params.append('emoji', '\u{1F600}');
+  }
+  assert.equal(got.toString(), want.toString());
 });
 
 test("a Request's url and a URL's parts are the parse's, also where it is skipped", () => {

@@ -53,6 +53,8 @@ const probes = {
   'text-encoder-into': () => { const d = new Uint8Array(4); return new TextEncoder().encodeInto('a✓b', d); },
   'url-search-params': () => { const u = new URL('https://a.example/p?x=1&y=%20z#h'); u.searchParams.append('k', 'v w'); return [u.href, u.search, u.hash, [...u.searchParams]]; },
   'url-search-params-object': () => new URLSearchParams({ a: 'b c', d: 'é', e: '~*' }).toString(),
+  'url-encode-sets': () => ["https://a.example/it's?q='x'#'", 'https://a.example/\u{1F600}?e=\u{1F600}#\u{1F600}', 'https://a.example/\ud800x?\udc00'].map((u) => new URL(u).href),
+  'url-search-params-loose': () => [[...new URLSearchParams('a=%C3%A9%ZZ%FF&b=%&c=%E2%82')], new URLSearchParams([['lone\ud800', 'v\udc00'], ['emoji', '\u{1F600}']]).toString()],
   'request-init': async () => { const r = new Request('https://a.example/x', { method: 'post', body: JSON.stringify({ a: 1 }), headers: { 'content-type': 'application/json' } }); return [r.method, r.url, await r.json(), r.headers.get('content-type')]; },
   'request-get-body': () => new Request('https://a.example/', { method: 'GET', body: 'x' }).method,
   'request-received': request => [request.method, request.redirect, typeof request.signal, request.integrity, request.keepalive],
