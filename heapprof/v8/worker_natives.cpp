@@ -160,6 +160,123 @@ void OwnStrings(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetReturnValue().Set(wrapper);
 }
 
+// ---- atob and btoa ----
+// Native functions installed as the globals themselves, as workerd's are C++:
+// the only allocation is the result, made with no JavaScript frame of the
+// runtime's on the stack, so a profile charges it to the worker's caller. The
+// Data is the prelude's error factory, (kind) -> the DOMException to throw.
+
+void ThrowBase64Error(const v8::FunctionCallbackInfo<v8::Value>& info, const char* kind) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Value> arg = NewString(isolate, kind);
+  v8::Local<v8::Value> error;
+  if (!info.Data().As<v8::Function>()->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 1, &arg).ToLocal(&error)) {
+    return;  // the factory threw: that exception stands
+  }
+  isolate->ThrowException(error);
+}
+
+// The Latin-1 characters of `s`, or false when one is above U+00FF.
+bool Latin1Chars(v8::Isolate* isolate, v8::Local<v8::String> s, std::string* out) {
+  if (!s->ContainsOnlyOneByte()) return false;
+  out->resize(static_cast<size_t>(s->Length()));
+  s->WriteOneByte(isolate, reinterpret_cast<uint8_t*>(out->data()), 0, s->Length(), v8::String::NO_NULL_TERMINATION);
+  return true;
+}
+
+constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// btoa(data): base64 of a string of Latin-1 characters.
+void Btoa(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::String> s;
+  if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) return;
+  std::string bytes;
+  if (!Latin1Chars(isolate, s, &bytes)) return ThrowBase64Error(info, "btoa");
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, bytes.size() - i);
+    uint32_t v = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (n > 1) v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    if (n > 2) v |= static_cast<uint8_t>(bytes[i + 2]);
+    out += kBase64Alphabet[(v >> 18) & 63];
+    out += kBase64Alphabet[(v >> 12) & 63];
+    out += n > 1 ? kBase64Alphabet[(v >> 6) & 63] : '=';
+    out += n > 2 ? kBase64Alphabet[v & 63] : '=';
+  }
+  v8::Local<v8::String> result;
+  if (!v8::String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(out.data()), v8::NewStringType::kNormal,
+                                  static_cast<int>(out.size()))
+           .ToLocal(&result)) {
+    return;  // longer than V8's longest string: V8 has thrown
+  }
+  info.GetReturnValue().Set(result);
+}
+
+// atob(data): HTML's forgiving-base64 decode, to a string of Latin-1 characters.
+void Atob(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::String> s;
+  if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) return;
+  std::string text;
+  if (!Latin1Chars(isolate, s, &text)) return ThrowBase64Error(info, "atob");  // no such character is base64
+  // ASCII whitespace goes; then, at a length divisible by 4, one or two final '='.
+  text.erase(std::remove_if(text.begin(), text.end(),
+                            [](char c) { return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '; }),
+             text.end());
+  if (text.size() % 4 == 0 && !text.empty() && text.back() == '=') {
+    text.pop_back();
+    if (!text.empty() && text.back() == '=') text.pop_back();
+  }
+  if (text.size() % 4 == 1) return ThrowBase64Error(info, "atob");
+  std::string out;
+  out.reserve(text.size() / 4 * 3 + 2);
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else return ThrowBase64Error(info, "atob");
+    buffer = (buffer << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  v8::Local<v8::String> result;
+  if (!v8::String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(out.data()), v8::NewStringType::kNormal,
+                                  static_cast<int>(out.size()))
+           .ToLocal(&result)) {
+    return;
+  }
+  info.GetReturnValue().Set(result);
+}
+
+// base64Functions(errorFactory): [atob, btoa] as native functions.
+void Base64Functions(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  if (!info[0]->IsFunction()) {
+    ThrowTypeError(isolate, "base64Functions(errorFactory) takes a function");
+    return;
+  }
+  v8::Local<v8::Value> functions[2];
+  const std::pair<const char*, v8::FunctionCallback> made[] = {{"atob", Atob}, {"btoa", Btoa}};
+  for (size_t i = 0; i < 2; ++i) {
+    v8::Local<v8::Function> f;
+    if (!v8::Function::New(context, made[i].second, info[0], 1, v8::ConstructorBehavior::kThrow).ToLocal(&f)) return;
+    f->SetName(NewString(isolate, made[i].first));
+    functions[i] = f;
+  }
+  info.GetReturnValue().Set(v8::Array::New(isolate, functions, 2));
+}
+
 bool HasHeader(const WorkerRequest& request, std::string_view name) {
   for (const auto& header : request.headers) {
     if (header.first.size() == name.size() &&
@@ -243,6 +360,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"consoleWrite", ConsoleWrite},
       {"requestParts", RequestParts},
       {"ownStrings", OwnStrings},
+      {"base64Functions", Base64Functions},
       {"utf8Encode", Utf8Encode},
       {"utf8Decode", Utf8Decode},
       {"structuredClone", StructuredClone},

@@ -10,7 +10,7 @@
 (function installWorkerGlobals(natives, libraries) {
 'use strict';
 const {
-  consoleWrite, requestParts, ownStrings, utf8Encode, utf8Decode, structuredClone: nativeClone,
+  consoleWrite, requestParts, ownStrings, base64Functions, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, zlibOpen, zlibRun, zlibClose,
   keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
@@ -112,37 +112,12 @@ class TextDecoder {
   }
 }
 
-// Forgiving base64 (HTML's atob) and btoa over Latin-1 strings.
-const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const base64Index = new Map([...base64Alphabet].map((c, i) => [c, i]));
-function btoa(data) {
-  const s = String(data);
-  let out = '';
-  for (let i = 0; i < s.length; i += 3) {
-    const codes = [s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)];
-    for (let j = 0; j < 3 && i + j < s.length; j++) {
-      if (codes[j] > 0xff) throw new DOMException('btoa() can only operate on characters in the Latin1 (ISO/IEC 8859-1) range.', 'InvalidCharacterError');
-    }
-    const n = (codes[0] << 16) | ((codes[1] || 0) << 8) | (codes[2] || 0);
-    out += base64Alphabet[(n >> 18) & 63] + base64Alphabet[(n >> 12) & 63] +
-      (i + 1 < s.length ? base64Alphabet[(n >> 6) & 63] : '=') + (i + 2 < s.length ? base64Alphabet[n & 63] : '=');
-  }
-  return out;
-}
-function atob(data) {
-  let s = String(data).replace(/[\t\n\f\r ]/g, '');
-  if (s.length % 4 === 0) s = s.replace(/==?$/, '');
-  if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) {
-    throw new DOMException('atob() called with invalid base64-encoded data. (Only whitespace, \'+\', \'/\', alphanumeric ASCII, and up to two terminal \'=\' signs when the input data length is divisible by 4 are allowed.)', 'InvalidCharacterError');
-  }
-  let out = '', buffer = 0, bits = 0;
-  for (const c of s) {
-    buffer = (buffer << 6) | base64Index.get(c);
-    bits += 6;
-    if (bits >= 8) { bits -= 8; out += String.fromCharCode((buffer >> bits) & 0xff); }
-  }
-  return out;
-}
+// atob (HTML's forgiving base64) and btoa over Latin-1 strings: native
+// functions, as workerd's are, so that the decoded string is the one
+// allocation and is charged to the worker's caller (worker_natives.cpp).
+const [atob, btoa] = base64Functions(kind => kind === 'btoa'
+  ? new DOMException('btoa() can only operate on characters in the Latin1 (ISO/IEC 8859-1) range.', 'InvalidCharacterError')
+  : new DOMException('atob() called with invalid base64-encoded data. (Only whitespace, \'+\', \'/\', alphanumeric ASCII, and up to two terminal \'=\' signs when the input data length is divisible by 4 are allowed.)', 'InvalidCharacterError'));
 
 function structuredClone(value) {
   if (arguments.length === 0) throw new TypeError('structuredClone needs a value');

@@ -46,6 +46,9 @@ const probes = {
   'atob-invalid': () => atob('***'),
   'btoa-non-latin1': () => btoa('é✓'),
   'atob-btoa': () => [btoa('hi\u00ff'), atob(' aGk= ')],
+  'atob-forgiving': () => ['', 'YQ', 'YWI', 'YWJj', 'YQ==', 'YWI=', ' Y W\tJ\nj\f\r', null, 12345678, 'YQ=', 'YQ===', 'Y', 'YQ==YQ==', 'YQ-A', 'YQ_A', '\u00e9AAA', 'YWJ\u2713']
+    .map((input) => { try { return [...atob(input)].map((c) => c.charCodeAt(0)); } catch (e) { return `${e.name}`; } }),
+  'btoa-lengths': () => ['', 'a', 'ab', 'abc', 'abcd', '\u0000\u00ff\u0080', null, undefined, 42, '\ud800'].map((input) => { try { return btoa(input); } catch (e) { return `${e.name}`; } }),
   'structured-clone': () => { const c = structuredClone(new Map([[1, { d: new Date(0), s: new Set([1]) }]])); return [c.get(1).d.toISOString(), [...c.get(1).s]]; },
   'structured-clone-function': () => structuredClone(() => 1),
   'text-decoder-fatal': () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])),
