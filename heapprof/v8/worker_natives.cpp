@@ -49,7 +49,12 @@ v8::Local<v8::Uint8Array> NewBytes(v8::Isolate* isolate, const char* data, size_
 void Utf8Encode(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::String> s;
-  if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) return;
+  // An absent argument is "", TextEncoder.encode()'s default (utf8Encode's callers always pass one).
+  if (info[0]->IsUndefined()) {
+    s = v8::String::Empty(isolate);
+  } else if (!info[0]->ToString(isolate->GetCurrentContext()).ToLocal(&s)) {
+    return;
+  }
   // Utf8Length counts a lone surrogate as 3 bytes, as is its replacement.
   std::string bytes(static_cast<size_t>(s->Utf8Length(isolate)), '\0');
   s->WriteUtf8(isolate, bytes.data(), static_cast<int>(bytes.size()), nullptr,
