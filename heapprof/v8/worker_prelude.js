@@ -246,6 +246,7 @@ function callNative(fn, ...args) {
 }
 
 const keyToken = Symbol('CryptoKey');
+let useKey, exportableKey, keyMaterial;  // set by CryptoKey's static block
 class CryptoKey {
   #material;
   constructor(token, type, material, algorithm, extractable, usages) {
@@ -262,23 +263,26 @@ class CryptoKey {
     });
   }
   // The key's bytes (secret) or handle (private, public) for an operation
-  // named `name` that needs `usage`.
-  static use(key, name, usage) {
-    if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
-    if (key.algorithm.name !== name) {
-      throw new DOMException(`Requested algorithm "${name}" does not match this CryptoKey's algorithm "${key.algorithm.name}".`, 'InvalidAccessError');
-    }
-    if (!key.usages.includes(usage)) {
-      throw new DOMException(`Requested key usage "${usage}" does not match any usage listed in this CryptoKey.`, 'InvalidAccessError');
-    }
-    return key.#material;
+  // named `name` that needs `usage`. Private to this file: the static block
+  // hands the functions out, so no worker reaches the key's material.
+  static {
+    useKey = (key, name, usage) => {
+      if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
+      if (key.algorithm.name !== name) {
+        throw new DOMException(`Requested algorithm "${name}" does not match this CryptoKey's algorithm "${key.algorithm.name}".`, 'InvalidAccessError');
+      }
+      if (!key.usages.includes(usage)) {
+        throw new DOMException(`Requested key usage "${usage}" does not match any usage listed in this CryptoKey.`, 'InvalidAccessError');
+      }
+      return key.#material;
+    };
+    exportableKey = key => {
+      if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
+      if (!key.extractable) throw new DOMException(`Attempt to export non-extractable ${key.algorithm.name} key.`, 'InvalidAccessError');
+      return key.#material;
+    };
+    keyMaterial = key => key.#material;
   }
-  static exportable(key) {
-    if (!(key instanceof CryptoKey)) throw new TypeError('expected a CryptoKey');
-    if (!key.extractable) throw new DOMException(`Attempt to export non-extractable ${key.algorithm.name} key.`, 'InvalidAccessError');
-    return key.#material;
-  }
-  static material(key) { return key.#material; }
 }
 
 // ---- secret keys: HMAC, AES, PBKDF2, HKDF ----
@@ -417,7 +421,7 @@ const aesTagLengths = [32, 64, 96, 104, 112, 120, 128];
 // encrypt or decrypt (AES and RSA-OAEP); wrapKey and unwrapKey come here with their own usage.
 function aesCipher(encrypt, algorithm, key, data, usage = encrypt ? 'encrypt' : 'decrypt') {
   const name = canonicalName(algorithm);
-  const secret = CryptoKey.use(key, name, usage);
+  const secret = useKey(key, name, usage);
   const bytes = viewBytes(data, 'data');
   // workerd's message counts what reached the cipher (AES-GCM's tag apart) and what it gave back.
   const fail = (input, written) => {
@@ -490,7 +494,7 @@ function signatureScheme(name, algorithm, key) {
 function deriveBytes(algorithm, key, bits, usage) {
   const name = canonicalName(algorithm);
   const length = bitLength(bits);
-  const material = CryptoKey.use(key, name, usage);
+  const material = useKey(key, name, usage);
   if (name === 'ECDH') {
     const peer = requireField(algorithm, 'public', 'derivedKeyParams');  // workerd's wording
     if (!(peer instanceof CryptoKey) || peer.type !== 'public') throw new DOMException('ECDH needs a public key to derive with.', 'InvalidAccessError');
@@ -500,7 +504,7 @@ function deriveBytes(algorithm, key, bits, usage) {
     if (peer.algorithm.namedCurve !== key.algorithm.namedCurve) {
       throw new DOMException(`Private key for derivation is using curve "${key.algorithm.namedCurve}" while public key is using "${peer.algorithm.namedCurve}".`, 'InvalidAccessError');
     }
-    const secret = new Uint8Array(callNative(nativeEcdh, material, CryptoKey.material(peer)));
+    const secret = new Uint8Array(callNative(nativeEcdh, material, keyMaterial(peer)));
     if (length === null || length === undefined) return toArrayBuffer(secret);
     if (length > secret.length * 8) {
       throw new DOMException(`Derived key length (${length} bits) is too long (should be at most ${secret.length * 8} bits).`, 'OperationError');
@@ -598,7 +602,7 @@ const subtle = {
     return { publicKey, privateKey };
   },
   async exportKey(format, key) {
-    const material = CryptoKey.exportable(key);
+    const material = exportableKey(key);
     format = String(format);
     if (key.type !== 'secret') return exportAsymmetric(format, key, material);
     if (format === 'raw') return toArrayBuffer(material);
@@ -609,7 +613,7 @@ const subtle = {
   },
   async sign(algorithm, key, data) {
     const name = canonicalName(algorithm);
-    const material = CryptoKey.use(key, name, 'sign');
+    const material = useKey(key, name, 'sign');
     const bytes = viewBytes(data, 'signed data');
     if (name === 'HMAC') return nativeHmac(key.algorithm.hash.name, material, bytes);
     const [scheme, hash, salt] = signatureScheme(name, algorithm, key);
@@ -617,7 +621,7 @@ const subtle = {
   },
   async verify(algorithm, key, signature, data) {
     const name = canonicalName(algorithm);
-    const material = CryptoKey.use(key, name, 'verify');
+    const material = useKey(key, name, 'verify');
     const bytes = viewBytes(data, 'signed data');
     const given = viewBytes(signature, 'signature');
     if (name === 'HMAC') return timingSafeEqual(nativeHmac(key.algorithm.hash.name, material, bytes), given);
@@ -696,28 +700,32 @@ class EventTarget {
     return !event.defaultPrevented;
   }
 }
+let abortSignal;  // set by AbortSignal's static block
 class AbortSignal extends EventTarget {
   #aborted = false; #reason = undefined;
   get aborted() { return this.#aborted; }
   get reason() { return this.#reason; }
   throwIfAborted() { if (this.#aborted) throw this.#reason; }
-  static abortSignal(signal, reason) {
-    if (signal.#aborted) return;
-    signal.#aborted = true;
-    signal.#reason = reason === undefined ? new DOMException('The operation was aborted', 'AbortError') : reason;
-    signal.dispatchEvent(new Event('abort'));
+  // Private to this file (AbortController and the statics abort signals).
+  static {
+    abortSignal = (signal, reason) => {
+      if (signal.#aborted) return;
+      signal.#aborted = true;
+      signal.#reason = reason === undefined ? new DOMException('The operation was aborted', 'AbortError') : reason;
+      signal.dispatchEvent(new Event('abort'));
+    };
   }
-  static abort(reason) { const signal = new AbortSignal(); AbortSignal.abortSignal(signal, reason); return signal; }
+  static abort(reason) { const signal = new AbortSignal(); abortSignal(signal, reason); return signal; }
   static timeout(ms) {
     const signal = new AbortSignal();
-    setTimeout(() => AbortSignal.abortSignal(signal, new DOMException('The operation timed out', 'TimeoutError')), ms);
+    setTimeout(() => abortSignal(signal, new DOMException('The operation timed out', 'TimeoutError')), ms);
     return signal;
   }
   static any(signals) {
     const signal = new AbortSignal();
     for (const s of signals) {
-      if (s.aborted) { AbortSignal.abortSignal(signal, s.reason); break; }
-      s.addEventListener('abort', () => AbortSignal.abortSignal(signal, s.reason), { once: true });
+      if (s.aborted) { abortSignal(signal, s.reason); break; }
+      s.addEventListener('abort', () => abortSignal(signal, s.reason), { once: true });
     }
     return signal;
   }
@@ -725,7 +733,7 @@ class AbortSignal extends EventTarget {
 class AbortController {
   #signal = new AbortSignal();
   get signal() { return this.#signal; }
-  abort(reason) { AbortSignal.abortSignal(this.#signal, reason); }
+  abort(reason) { abortSignal(this.#signal, reason); }
 }
 
 // ---- Headers, bodies, Request, Response ----
@@ -761,6 +769,7 @@ const immutableHeaders = () => new TypeError('Can\'t modify immutable headers.')
 // The sorted list of Headers without any (read only): most responses have none.
 const noHeaders = Object.freeze([]);
 
+let makeHeadersImmutable, adoptHeaders, flattenHeaders;  // set by Headers' static block
 class Headers {
   // [name, value, name, value, ...] in insertion order, names lower-case; null
   // until the first header (most responses have none). A flat list is cheaper
@@ -835,15 +844,21 @@ class Headers {
     this.#sortedList = null;
     if (list !== null) for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === key) list.splice(i, 2);
   }
-  // For the runtime: from now on append, set and delete throw, as they do in
-  // workerd on the headers of the request a worker receives.
-  static makeImmutable(headers) { headers.#immutable = true; }
-  // For the runtime: Headers that take `list` over ([name, value, ...], names
-  // already lower-case and valid, values valid) instead of copying it.
-  static adopt(list) {
-    const headers = new Headers();
-    if (list.length > 0) headers.#list = list;
-    return headers;
+  // The runtime's access to Headers, private to this file (a static would be
+  // reachable by every worker):
+  static {
+    // from now on append, set and delete throw, as they do in workerd on the
+    // headers of the request a worker receives;
+    makeHeadersImmutable = headers => { headers.#immutable = true; };
+    // Headers that take `list` over ([name, value, ...], names already
+    // lower-case and valid, values valid) instead of copying it;
+    adoptHeaders = list => {
+      const headers = new Headers();
+      if (list.length > 0) headers.#list = list;
+      return headers;
+    };
+    // [name, value, ...] in iteration order (read only).
+    flattenHeaders = headers => headers.#sortedCombined();
   }
   // [name, value, ...] sorted by name, values combined, Set-Cookie kept apart
   // (Fetch's "sort and combine"); the list itself when it is already so.
@@ -882,8 +897,6 @@ class Headers {
   *values() { for (const [, value] of this.entries()) yield value; }
   forEach(callback, thisArg) { for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this); }
   [Symbol.iterator]() { return this.entries(); }
-  // For the runtime: [name, value, ...] in iteration order (read only).
-  static flatten(headers) { return headers.#sortedCombined(); }
 }
 
 // ---- streams (web-streams-polyfill) and bodies ----
@@ -1105,7 +1118,7 @@ function extractBody(body, headers) {
   const bytes = copyBytes(body);
   if (bytes !== null) return bytes;
   if (body instanceof URLSearchParams) return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
-  if (body instanceof Blob) return typedBody(Blob.bytesOf(body), body.type || null, headers);
+  if (body instanceof Blob) return typedBody(blobBytes(body), body.type || null, headers);
   if (body instanceof FormData) {
     const form = serializeMultipart(body);
     return typedBody(form.value, form.type, headers);
@@ -1123,6 +1136,7 @@ function typedBody(value, type, headers) {
 const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
 const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
 
+let bodyContent, bodyForClone;  // set by Body's static block
 class Body {
   #body;  // null, a string, a Uint8Array or a ReadableStream
   #used = false;
@@ -1179,21 +1193,25 @@ class Body {
     for (const [name, value] of new URLSearchParams(await this.text())) form.append(name, value);
     return form;
   }
-  // For the runtime: the body's bytes or text (null when none), or a promise
-  // of its bytes when it is a stream (read to its end).
-  static content(body) {
-    if (!(body.#body instanceof ReadableStream)) return body.#body;
-    if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
-    return readAllBytes(body.#body);
-  }
-  // The body for a clone: strings and bytes are immutable once stored, so
-  // they are shared; a stream is teed, one branch for each.
-  static forClone(body) {
-    if (body.bodyUsed) throw new TypeError('Body has already been used. It can only be used once.');
-    if (!(body.#body instanceof ReadableStream)) return body.#body;
-    const [mine, theirs] = body.#body.tee();
-    body.#body = mine;
-    return theirs;
+  // Private to this file (Body is Request's and Response's prototype, so a
+  // static of it would be reachable by workers):
+  static {
+    // for the runtime: the body's bytes or text (null when none), or a
+    // promise of its bytes when it is a stream (read to its end);
+    bodyContent = body => {
+      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
+      return readAllBytes(body.#body);
+    };
+    // the body for a clone: strings and bytes are immutable once stored, so
+    // they are shared; a stream is teed, one branch for each.
+    bodyForClone = body => {
+      if (body.bodyUsed) throw new TypeError('Body has already been used. It can only be used once.');
+      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      const [mine, theirs] = body.#body.tee();
+      body.#body = mine;
+      return theirs;
+    };
   }
 }
 // The `.body` of a body already consumed by text() & co.: a stream that was read to its end.
@@ -1243,7 +1261,7 @@ class Request extends Body {
     const from = !host && input instanceof Request ? input : null;
     const headers = host ? init.headers : new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
     const method = normalizeMethod(init.method !== undefined ? init.method : from ? from.method : 'GET');
-    let body = init.body !== undefined ? init.body : from ? Body.forClone(from) : null;
+    let body = init.body !== undefined ? init.body : from ? bodyForClone(from) : null;
     if ((method === 'GET' || method === 'HEAD') && body != null) {
       throw new TypeError('Request with a GET or HEAD method cannot have a body.');
     }
@@ -1300,7 +1318,7 @@ class Response extends Body {
   get type() { return this.#type; }
   get url() { return this.#url; }
   clone() {
-    return new Response(Body.forClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers });
+    return new Response(bodyForClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers });
   }
   static json(data, init = noInit) {
     const text = JSON.stringify(data);
@@ -1313,17 +1331,18 @@ class Response extends Body {
     const response = new Response(null);
     response.#status = 0;
     response.#type = 'error';
-    Headers.makeImmutable(response.#headers);
+    makeHeadersImmutable(response.#headers);
     return response;
   }
   static redirect(url, status = 302) {
     if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError('Invalid redirect status: ' + status);
     const response = new Response(null, { status, headers: { location: new URL(String(url)).href } });
-    Headers.makeImmutable(response.headers);
+    makeHeadersImmutable(response.headers);
     return response;
   }
 }
 
+let blobBytes;  // set by Blob's static block
 class Blob {
   #bytes; #type;
   constructor(parts = [], options = {}) {
@@ -1349,7 +1368,7 @@ class Blob {
     const norm = i => i < 0 ? Math.max(this.size + i, 0) : Math.min(i, this.size);
     return new Blob([this.#bytes.subarray(norm(start), Math.max(norm(start), norm(end)))], { type });
   }
-  static bytesOf(blob) { return blob.#bytes; }
+  static { blobBytes = blob => blob.#bytes; }  // private to this file
 }
 class File extends Blob {
   #name; #lastModified;
@@ -1456,7 +1475,7 @@ function serializeMultipart(form) {
       chunks.push(utf8Encode(head + '\r\n\r\n' + value.replace(/\r\n|\r|\n/g, '\r\n') + '\r\n'));
     } else {
       chunks.push(utf8Encode(head + '; filename="' + escapeName(value.name) + '"\r\nContent-Type: ' +
-        (value.type || 'application/octet-stream') + '\r\n\r\n'), Blob.bytesOf(value), utf8Encode('\r\n'));
+        (value.type || 'application/octet-stream') + '\r\n\r\n'), blobBytes(value), utf8Encode('\r\n'));
     }
   }
   chunks.push(utf8Encode('--' + boundary + '--\r\n'));
@@ -1508,6 +1527,7 @@ function parseQuery(text) {
   }
   return list;
 }
+let ownParams, resetParams, queryChanged;  // set by the static blocks of URLSearchParams and URL
 class URLSearchParams {
   #list = [];
   #owner = null;  // the URL whose searchParams these are: its query follows their changes
@@ -1526,9 +1546,12 @@ class URLSearchParams {
       this.#list = parseQuery(String(init));
     }
   }
-  static own(params, url) { params.#owner = url; }
-  static reset(params, query) { params.#list = parseQuery(query); }
-  #changed() { if (this.#owner !== null) URL.queryChanged(this.#owner, this.toString()); }
+  // URL's access, private to this file.
+  static {
+    ownParams = (params, url) => { params.#owner = url; };
+    resetParams = (params, query) => { params.#list = parseQuery(query); };
+  }
+  #changed() { if (this.#owner !== null) queryChanged(this.#owner, this.toString()); }
   get size() { return this.#list.length; }
   append(name, value) { this.#list.push([String(name), String(value)]); this.#changed(); }
   delete(name, value) {
@@ -1704,7 +1727,7 @@ class URL {
   set search(value) {
     const text = String(value);
     this.#search = text === '' ? '' : encodeQuery(text.startsWith('?') ? text : '?' + text);
-    if (this.#params !== null) URLSearchParams.reset(this.#params, this.#search);
+    if (this.#params !== null) resetParams(this.#params, this.#search);
   }
   get hash() { return this.#hash === '#' ? '' : this.#hash; }
   set hash(value) {
@@ -1715,12 +1738,12 @@ class URL {
     if (this.#params === null) {
       this.#params = new URLSearchParams(this.#search);
       // The URL's query follows its searchParams' changes (no closure per URL).
-      URLSearchParams.own(this.#params, this);
+      ownParams(this.#params, this);
     }
     return this.#params;
   }
-  // For URLSearchParams: the query of `url` after its searchParams changed.
-  static queryChanged(url, text) { url.#search = text === '' ? '' : '?' + text; }
+  // For URLSearchParams (private to this file): the query of `url` after its searchParams changed.
+  static { queryChanged = (url, text) => { url.#search = text === '' ? '' : '?' + text; }; }
   get origin() { return this.#protocol === 'file:' ? 'null' : this.#protocol + '//' + this.#host(); }
   #host() { return this.#port === '' ? this.#hostname : this.#hostname + ':' + this.#port; }
   #href() {
@@ -1947,7 +1970,7 @@ return {
       list[i] = headerName(list[i]);
       list[i + 1] = headerValue(list[i + 1]);
     }
-    const headers = Headers.adopt(list);
+    const headers = adoptHeaders(list);
     hostInit.method = parts[0];
     hostInit.headers = headers;
     // A body that arrives over HTTP has the type its sender gave it, or none.
@@ -1960,7 +1983,7 @@ return {
     } finally {
       hostInit.headers = hostInit.body = null;
     }
-    Headers.makeImmutable(headers);  // new Request(request) gives a mutable copy, as in workerd
+    makeHeadersImmutable(headers);  // new Request(request) gives a mutable copy, as in workerd
     return request;
   },
   // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
@@ -1972,8 +1995,8 @@ return {
         (response === null ? 'null' : typeof response === 'object' ? 'an object that is not a Response' : typeof response) +
         ' instead of a Response');
     }
-    const parts = [response.status, response.statusText, Headers.flatten(response.headers), ''];
-    const body = Body.content(response);
+    const parts = [response.status, response.statusText, flattenHeaders(response.headers), ''];
+    const body = bodyContent(response);
     if (body instanceof Promise) return body.then(bytes => { parts[3] = bytes; return parts; });
     if (body !== null) parts[3] = body;
     return parts;
