@@ -18,11 +18,36 @@ const {
 } = natives;
 const { ReadableStream, WritableStream, TransformStream } = libraries;
 
+// The legacy codes of DOMException's names (WebIDL), as constants on the
+// class and its prototype and as an instance's `code` (0 for other names).
+const domExceptionCodes = [
+  ['IndexSizeError', 'INDEX_SIZE_ERR'], ['DOMStringSizeError', 'DOMSTRING_SIZE_ERR'],
+  ['HierarchyRequestError', 'HIERARCHY_REQUEST_ERR'], ['WrongDocumentError', 'WRONG_DOCUMENT_ERR'],
+  ['InvalidCharacterError', 'INVALID_CHARACTER_ERR'], ['NoDataAllowedError', 'NO_DATA_ALLOWED_ERR'],
+  ['NoModificationAllowedError', 'NO_MODIFICATION_ALLOWED_ERR'], ['NotFoundError', 'NOT_FOUND_ERR'],
+  ['NotSupportedError', 'NOT_SUPPORTED_ERR'], ['InUseAttributeError', 'INUSE_ATTRIBUTE_ERR'],
+  ['InvalidStateError', 'INVALID_STATE_ERR'], ['SyntaxError', 'SYNTAX_ERR'],
+  ['InvalidModificationError', 'INVALID_MODIFICATION_ERR'], ['NamespaceError', 'NAMESPACE_ERR'],
+  ['InvalidAccessError', 'INVALID_ACCESS_ERR'], ['ValidationError', 'VALIDATION_ERR'],
+  ['TypeMismatchError', 'TYPE_MISMATCH_ERR'], ['SecurityError', 'SECURITY_ERR'], ['NetworkError', 'NETWORK_ERR'],
+  ['AbortError', 'ABORT_ERR'], ['URLMismatchError', 'URL_MISMATCH_ERR'], ['QuotaExceededError', 'QUOTA_EXCEEDED_ERR'],
+  ['TimeoutError', 'TIMEOUT_ERR'], ['InvalidNodeTypeError', 'INVALID_NODE_TYPE_ERR'], ['DataCloneError', 'DATA_CLONE_ERR'],
+];
+const domExceptionCode = new Map(domExceptionCodes.map(([name], i) => [name, i + 1]));
 class DOMException extends Error {
-  #name;
-  constructor(message = '', name = 'Error') { super(message); this.#name = String(name); }
-  get name() { return this.#name; }
+  // name and code are the instance's own read-only properties, as in workerd.
+  constructor(message = '', name = 'Error') {
+    super(message);
+    const text = String(name);
+    Object.defineProperty(this, 'code', { value: domExceptionCode.get(text) || 0, enumerable: true, configurable: true });
+    Object.defineProperty(this, 'name', { value: text, enumerable: true, configurable: true });
+  }
 }
+domExceptionCodes.forEach(([, constant], i) => {
+  const property = { value: i + 1, enumerable: true, configurable: true };
+  Object.defineProperty(DOMException, constant, property);
+  Object.defineProperty(DOMException.prototype, constant, property);
+});
 
 // ---- bytes and text ----
 
@@ -661,14 +686,51 @@ const crypto = { getRandomValues, randomUUID, subtle };
 
 // ---- events and abort ----
 
+// An event's state lives in private fields (a worker sees only the
+// accessors, as in workerd); EventTarget moves it through dispatch with these,
+// set by Event's static block:
+let beginDispatch, endDispatch, stoppedImmediately;
 class Event {
-  #type; #defaultPrevented = false;
-  constructor(type, init = {}) { this.#type = String(type); this.cancelable = Boolean(init.cancelable); this.target = null; }
+  #type; #bubbles; #cancelable; #composed;
+  #defaultPrevented = false; #stopped = false; #stoppedImmediately = false;
+  #target = null; #dispatching = false;
+  constructor(type, init = {}) {
+    if (arguments.length === 0) throw new TypeError('Failed to construct \'Event\': constructor parameter 1 is not of type \'string\'.');
+    this.#type = String(type);
+    this.#bubbles = Boolean(init.bubbles);
+    this.#cancelable = Boolean(init.cancelable);
+    this.#composed = Boolean(init.composed);
+  }
   get type() { return this.#type; }
+  get bubbles() { return this.#bubbles; }
+  get cancelable() { return this.#cancelable; }
+  get composed() { return this.#composed; }
   get defaultPrevented() { return this.#defaultPrevented; }
-  preventDefault() { if (this.cancelable) this.#defaultPrevented = true; }
-  stopImmediatePropagation() {}
-  stopPropagation() {}
+  get returnValue() { return !this.#defaultPrevented; }
+  get isTrusted() { return false; }  // events a worker makes; the runtime dispatches none through here
+  get timeStamp() { return 0; }  // workerd reports 0 too: no clock reading through events
+  // There is no tree: an event is at its target while dispatched, nowhere before.
+  get eventPhase() { return this.#dispatching ? Event.AT_TARGET : Event.NONE; }
+  get target() { return this.#target; }
+  get srcElement() { return this.#target; }
+  // workerd leaves currentTarget at the target after the dispatch.
+  get currentTarget() { return this.#target; }
+  composedPath() { return this.#dispatching ? [this.#target] : []; }
+  get cancelBubble() { return this.#stopped; }
+  set cancelBubble(value) { if (value) this.#stopped = true; }
+  preventDefault() { if (this.#cancelable) this.#defaultPrevented = true; }
+  stopPropagation() { this.#stopped = true; }
+  // Only the immediate flag, as workerd: cancelBubble stays false.
+  stopImmediatePropagation() { this.#stoppedImmediately = true; }
+  static {
+    beginDispatch = (event, target) => { event.#target = target; event.#dispatching = true; };
+    endDispatch = event => { event.#dispatching = false; };
+    stoppedImmediately = event => event.#stoppedImmediately;
+  }
+}
+for (const [name, value] of [['NONE', 0], ['CAPTURING_PHASE', 1], ['AT_TARGET', 2], ['BUBBLING_PHASE', 3]]) {
+  Object.defineProperty(Event, name, { value, enumerable: true });
+  Object.defineProperty(Event.prototype, name, { value, enumerable: true });
 }
 class CustomEvent extends Event {
   #detail;
@@ -689,21 +751,31 @@ class EventTarget {
     if (list) this.#listeners.set(type, list.filter(entry => entry.listener !== listener));
   }
   dispatchEvent(event) {
-    event.target = this;
-    for (const entry of (this.#listeners.get(event.type) || []).slice()) {
-      if (entry.once) this.removeEventListener(event.type, entry.listener);
-      if (typeof entry.listener === 'function') entry.listener.call(this, event);
-      else entry.listener.handleEvent(event);
+    if (!(event instanceof Event)) throw new TypeError('Failed to execute \'dispatchEvent\' on \'EventTarget\': parameter 1 is not of type \'Event\'.');
+    beginDispatch(event, this);
+    try {
+      // An on<type> handler (onabort...) runs before the listeners, as in workerd.
+      const handler = this['on' + event.type];
+      if (typeof handler === 'function') handler.call(this, event);
+      for (const entry of (this.#listeners.get(event.type) || []).slice()) {
+        if (stoppedImmediately(event)) break;
+        if (entry.once) this.removeEventListener(event.type, entry.listener);
+        if (typeof entry.listener === 'function') entry.listener.call(this, event);
+        else entry.listener.handleEvent(event);
+      }
+    } finally {
+      endDispatch(event);
     }
-    const handler = this['on' + event.type];
-    if (typeof handler === 'function') handler.call(this, event);
     return !event.defaultPrevented;
   }
 }
 let abortSignal;  // set by AbortSignal's static block
 class AbortSignal extends EventTarget {
-  #aborted = false; #reason = undefined;
+  #aborted = false; #reason = undefined; #onabort = null;
   get aborted() { return this.#aborted; }
+  // Called by dispatchEvent (as on<type>) before the listeners.
+  get onabort() { return this.#onabort; }
+  set onabort(handler) { this.#onabort = typeof handler === 'function' ? handler : null; }
   get reason() { return this.#reason; }
   throwIfAborted() { if (this.#aborted) throw this.#reason; }
   // Private to this file (AbortController and the statics abort signals).

@@ -65,6 +65,25 @@ const probes = {
   'blob': async () => { const b = new Blob(['ab', new Uint8Array([99])], { type: 'Text/Plain' }); return [b.size, b.type, await b.text(), await b.slice(1, 2).text()]; },
   'file': () => { const f = new File(['x'], 'a.txt', { type: 'text/plain', lastModified: 5 }); return [f.name, f.size, f.type, f.lastModified]; },
   'abort': () => { const c = new AbortController(); c.abort(); return [c.signal.aborted, c.signal.reason.name, c.signal.reason.message]; },
+  'event-dispatch': () => {
+    const target = new EventTarget();
+    const log = [];
+    target.addEventListener('x', e => { log.push(e.eventPhase, e.target === target, e.currentTarget === target, e.composedPath().length, e.cancelable); e.stopImmediatePropagation(); log.push(e.cancelBubble); });
+    target.addEventListener('x', () => log.push('second listener'));
+    target.onx = e => log.push('onx', e.type);
+    const e = new Event('x', { cancelable: true, bubbles: true });
+    log.push(e.eventPhase, e.target, e.isTrusted, e.timeStamp, e.bubbles, e.composed);
+    log.push(target.dispatchEvent(e), e.eventPhase, e.currentTarget === target, e.composedPath().length, e.returnValue);
+    const stopped = new Event('y');
+    stopped.stopPropagation();
+    const cancelled = new Event('z', { cancelable: true });
+    cancelled.preventDefault();
+    log.push(stopped.cancelBubble, cancelled.defaultPrevented, cancelled.returnValue, Object.keys(e).length);
+    try { new Event(); } catch (err) { log.push(err.name); }
+    return log;
+  },
+  'abort-onabort': () => { const c = new AbortController(); const log = []; c.signal.onabort = e => log.push('onabort', e.type); c.signal.addEventListener('abort', () => log.push('listener')); c.signal.onabort = c.signal.onabort; c.abort(); c.abort(); return [log, typeof c.signal.onabort]; },
+  'dom-exception-codes': () => { const e = new DOMException('m', 'TimeoutError'); return [e.name, e.code, e.message, new DOMException('m').code, new DOMException('m', 'Nope').code, DOMException.ABORT_ERR, e.DATA_CLONE_ERR, e instanceof Error, String(e)]; },
   'custom-event': () => { const t = new EventTarget(); let got = null; t.addEventListener('ping', e => { got = e.detail; }); t.dispatchEvent(new CustomEvent('ping', { detail: 7 })); return got; },
   'digest': async () => [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))].slice(0, 4),
   'hmac': async () => { const k = await crypto.subtle.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']); return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode('m')))].slice(0, 4); },
