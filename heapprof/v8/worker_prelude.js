@@ -11,7 +11,7 @@
 'use strict';
 const {
   consoleWrite, requestParts, ownStrings, base64Functions, utf8Encode, utf8Decode, structuredClone: nativeClone,
-  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual, zlibOpen, zlibRun, zlibClose,
+  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual: nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose,
   keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
   aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh,
@@ -575,7 +575,8 @@ function importKey(format, keyData, algorithm, extractable, usages) {
   return importSecret(format, keyData, name, algorithm, Boolean(extractable), list);
 }
 
-const subtle = {
+// crypto.subtle's methods, the prototype of SubtleCrypto below.
+const subtleMethods = {
   async digest(algorithm, data) {
     return nativeDigest(normalizeHash(algorithm), viewBytes(data, 'digest data'));
   },
@@ -649,7 +650,7 @@ const subtle = {
     const material = useKey(key, name, 'verify');
     const bytes = viewBytes(data, 'signed data');
     const given = viewBytes(signature, 'signature');
-    if (name === 'HMAC') return timingSafeEqual(nativeHmac(key.algorithm.hash.name, material, bytes), given);
+    if (name === 'HMAC') return nativeTimingSafeEqual(nativeHmac(key.algorithm.hash.name, material, bytes), given);
     const [scheme, hash, salt] = signatureScheme(name, algorithm, key);
     return callNative(nativeVerify, scheme, material, hash, salt, given, bytes);
   },
@@ -682,7 +683,32 @@ const subtle = {
     return importKey('raw', bits, derivedKeyType, extractable, usages);
   },
 };
-const crypto = { getRandomValues, randomUUID, subtle };
+// workerd's extension: a comparison whose time depends on the length alone.
+subtleMethods.timingSafeEqual = function timingSafeEqual(a, b) {
+  for (const [i, value] of [a, b].entries()) {
+    if (!(value instanceof ArrayBuffer || ArrayBuffer.isView(value))) {
+      throw new TypeError(`Failed to execute 'timingSafeEqual' on 'SubtleCrypto': parameter ${i + 1} is not of type 'BufferSource'.`);
+    }
+  }
+  if (a.byteLength !== b.byteLength) throw new TypeError('Input buffers must have the same byte length.');
+  return nativeTimingSafeEqual(viewBytes(a), viewBytes(b));
+};
+// The runtime makes the one instance of the classes a worker can test with
+// instanceof but never construct (Crypto, SubtleCrypto, Navigator, Cache...).
+const runtimeToken = Symbol('runtime');
+const illegalConstructor = token => { if (token !== runtimeToken) throw new TypeError('Illegal constructor'); };
+class SubtleCrypto { constructor(token) { illegalConstructor(token); } }
+for (const [name, method] of Object.entries(subtleMethods)) {
+  Object.defineProperty(SubtleCrypto.prototype, name, { value: method, writable: true, configurable: true });
+}
+const subtle = new SubtleCrypto(runtimeToken);
+class Crypto {
+  constructor(token) { illegalConstructor(token); }
+  get subtle() { return subtle; }
+  getRandomValues(array) { return getRandomValues(array); }
+  randomUUID() { return randomUUID(); }
+}
+const crypto = new Crypto(runtimeToken);
 
 // ---- events and abort ----
 
@@ -1843,11 +1869,39 @@ function formatArg(value) {
   }
   return String(value);
 }
-const consoleMethod = level => (...args) => consoleWrite(level, args.map(formatArg).join(' '));
+// The counters and timers of console.count and console.time, by label.
+const consoleCounts = new Map();
+const consoleTimers = new Map();
+let consoleIndent = '';  // console.group's
+const consoleLine = (level, args) => consoleWrite(level, consoleIndent + args.map(formatArg).join(' '));
+const consoleMethod = level => (...args) => consoleLine(level, args);
+// The methods of V8's console (workerd's), with V8's wording; times are the
+// runtime's virtual clock (performance.now).
 const console = {
   log: consoleMethod('log'), info: consoleMethod('info'), debug: consoleMethod('debug'),
   warn: consoleMethod('warn'), error: consoleMethod('error'),
+  dir: consoleMethod('log'), dirxml: consoleMethod('log'), table: consoleMethod('log'),
+  trace(...args) { consoleLine('log', ['Trace' + (args.length > 0 ? ': ' + args.map(formatArg).join(' ') : ''), new Error().stack.replace(/^[^\n]*\n/, '')]); },
+  assert(condition, ...args) { if (!condition) consoleLine('error', ['Assertion failed' + (args.length > 0 ? ':' : ''), ...args]); },
+  count(label = 'default') {
+    const n = (consoleCounts.get(String(label)) || 0) + 1;
+    consoleCounts.set(String(label), n);
+    consoleLine('info', [`${label}: ${n}`]);
+  },
+  countReset(label = 'default') { consoleCounts.delete(String(label)); },
+  time(label = 'default') { consoleTimers.set(String(label), virtualNow); },
+  timeLog(label = 'default', ...args) {
+    if (!consoleTimers.has(String(label))) { consoleLine('warn', [`Timer '${label}' does not exist`]); return; }
+    consoleLine('info', [`${label}: ${virtualNow - consoleTimers.get(String(label))} ms`, ...args]);
+  },
+  timeEnd(label = 'default') { console.timeLog(label); consoleTimers.delete(String(label)); },
+  group(...args) { if (args.length > 0) consoleLine('log', args); consoleIndent += '  '; },
+  groupCollapsed(...args) { console.group(...args); },
+  groupEnd() { consoleIndent = consoleIndent.slice(2); },
+  // What only DevTools shows: nothing to do without an inspector, as in V8.
+  clear() {}, profile() {}, profileEnd() {}, timeStamp() {},
 };
+Object.defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
 
 // Timers on virtual time: a timer fires once microtasks are drained and no
 // earlier timer is due; nothing waits for real time to pass. As on the
@@ -1877,10 +1931,29 @@ function runNextTimer() {
   best.callback(...best.args);
   return true;
 }
-const performance = {
-  timeOrigin: 0,
-  now() { return virtualNow; },
-};
+// performance and scheduler as workerd has them: an instance of a class a
+// worker never sees as a global.
+class Performance {
+  constructor(token) { illegalConstructor(token); }
+  get timeOrigin() { return 0; }
+  now() { return virtualNow; }
+}
+const performance = new Performance(runtimeToken);
+class Scheduler {
+  constructor(token) { illegalConstructor(token); }
+  wait(ms) { return new Promise(resolve => setTimeout(resolve, ms)); }
+}
+// navigator's fields are the instance's own, as in workerd. Libraries detect
+// Workers by navigator.userAgent (Hono's getRuntimeKey does).
+class Navigator {
+  constructor(token) {
+    illegalConstructor(token);
+    this.platform = '';
+    this.hardwareConcurrency = 1;
+    this.userAgent = 'Cloudflare-Workers';
+    Object.freeze(this);
+  }
+}
 const queueMicrotask = callback => { Promise.resolve().then(callback); };
 
 // ---- subrequests and caches ----
@@ -1905,6 +1978,7 @@ async function fetch(input, init) {
 // returns a copy. Honest about what it is: nothing leaves the isolate.
 class Cache {
   #entries = new Map();
+  constructor(token) { illegalConstructor(token); }
   #key(request) { return request instanceof Request ? request.url : new URL(String(request)).href; }
   async match(request) {
     const entry = this.#entries.get(this.#key(request));
@@ -1918,13 +1992,14 @@ class Cache {
 }
 class CacheStorage {
   #named = new Map();
-  default = new Cache();
+  default = new Cache(runtimeToken);
+  constructor(token) { illegalConstructor(token); }
   async open(name) {
-    if (!this.#named.has(name)) this.#named.set(name, new Cache());
+    if (!this.#named.has(name)) this.#named.set(name, new Cache(runtimeToken));
     return this.#named.get(name);
   }
 }
-const caches = new CacheStorage();
+const caches = new CacheStorage(runtimeToken);
 
 // A KV namespace binding, in memory for this isolate (values are strings or
 // bytes; expiration and consistency are not modelled).
@@ -2002,6 +2077,10 @@ class ExecutionContext {
 }
 
 const fetchListeners = [];
+function removeEventListener(type, listener) {
+  const at = type === 'fetch' ? fetchListeners.indexOf(listener) : -1;
+  if (at >= 0) fetchListeners.splice(at, 1);
+}
 function addEventListener(type, listener) {
   if (type === 'fetch' && typeof listener === 'function') fetchListeners.push(listener);
 }
@@ -2011,12 +2090,15 @@ Object.assign(globalThis, {
   ...libraries, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
   Event, CustomEvent, EventTarget, AbortController, AbortSignal, DOMException,
-  // Libraries detect Workers by navigator.userAgent (Hono's getRuntimeKey does).
-  navigator: Object.freeze({ userAgent: 'Cloudflare-Workers', hardwareConcurrency: 1 }),
-  scheduler: Object.freeze({ wait: ms => new Promise(resolve => setTimeout(resolve, ms)) }),
+  navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
+  Crypto, SubtleCrypto, Navigator, Cache, CacheStorage, self: globalThis,
+  origin: 'null',  // a worker's origin is opaque, as in workerd
   console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
-  fetch, caches, addEventListener,
+  fetch, caches, addEventListener, removeEventListener,
 });
+// Not in workerd, so a worker that relies on them would not run there.
+delete globalThis.WeakRef;
+delete globalThis.FinalizationRegistry;
 
 return {
   subrequestFetch: fetch,

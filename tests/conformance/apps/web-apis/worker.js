@@ -84,6 +84,16 @@ const probes = {
   },
   'abort-onabort': () => { const c = new AbortController(); const log = []; c.signal.onabort = e => log.push('onabort', e.type); c.signal.addEventListener('abort', () => log.push('listener')); c.signal.onabort = c.signal.onabort; c.abort(); c.abort(); return [log, typeof c.signal.onabort]; },
   'dom-exception-codes': () => { const e = new DOMException('m', 'TimeoutError'); return [e.name, e.code, e.message, new DOMException('m').code, new DOMException('m', 'Nope').code, DOMException.ABORT_ERR, e.DATA_CLONE_ERR, e instanceof Error, String(e)]; },
+  'global-classes': () => {
+    const construct = C => { try { new C(); return 'constructed'; } catch (e) { return `${e.name}: ${e.message}`; } };
+    return [crypto instanceof Crypto, crypto.subtle instanceof SubtleCrypto, navigator instanceof Navigator, caches instanceof CacheStorage,
+      caches.default instanceof Cache, [Crypto, SubtleCrypto, Navigator, Cache, CacheStorage].map(construct),
+      self === globalThis, origin, typeof WeakRef, typeof FinalizationRegistry, navigator.platform, performance.timeOrigin,
+      Object.prototype.toString.call(console), Object.getPrototypeOf(performance).constructor.name, Object.getPrototypeOf(scheduler).constructor.name];
+  },
+  'timing-safe-equal': () => ['ab', 'ax', 'abc'].map(t => { try { return crypto.subtle.timingSafeEqual(utf8('ab'), utf8(t)); } catch (e) { return `${e.name}: ${e.message}`; } })
+    .concat([(() => { try { return crypto.subtle.timingSafeEqual('ab', utf8('ab')); } catch (e) { return `${e.name}: ${e.message}`; } })(), crypto.subtle.timingSafeEqual(new ArrayBuffer(2), new DataView(new ArrayBuffer(2)))]),
+  'remove-event-listener': () => { const listener = () => {}; addEventListener('fetch', listener); removeEventListener('fetch', listener); return typeof removeEventListener; },
   'custom-event': () => { const t = new EventTarget(); let got = null; t.addEventListener('ping', e => { got = e.detail; }); t.dispatchEvent(new CustomEvent('ping', { detail: 7 })); return got; },
   'digest': async () => [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))].slice(0, 4),
   'hmac': async () => { const k = await crypto.subtle.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']); return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode('m')))].slice(0, 4); },
