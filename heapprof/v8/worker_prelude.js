@@ -923,6 +923,11 @@ class Headers {
     }
     return found;
   }
+  // workerd's extension, for the one header whose values are never combined.
+  getAll(name) {
+    if (headerName(name) !== 'set-cookie') throw new TypeError('getAll() can only be used with the header name "Set-Cookie".');
+    return this.getSetCookie();
+  }
   getSetCookie() {
     const cookies = [];
     const list = this.#list;
@@ -1391,6 +1396,8 @@ const nullBodyStatus = status => status === 101 || status === 204 || status === 
 class OwnedHeadersInit {
   constructor(status, statusText, headers) { this.status = status; this.statusText = statusText; this.headers = headers; }
 }
+// Response.cf of the Responses made with one (workerd keeps init.cf).
+const responseCf = new WeakMap();
 class Response extends Body {
   #status; #statusText; #headers; #type; #url;
   constructor(body = null, init = noInit) {
@@ -1407,7 +1414,12 @@ class Response extends Body {
     this.#headers = headers;
     this.#type = 'default';
     this.#url = '';
+    // Rare, so kept off the Response itself (no slot in every one).
+    if (init.cf !== undefined) responseCf.set(this, init.cf);
   }
+  get cf() { return responseCf.get(this); }
+  // No WebSocket is offered, so no Response carries one.
+  get webSocket() { return null; }
   get status() { return this.#status; }
   get statusText() { return this.#statusText; }
   get headers() { return this.#headers; }
@@ -1416,7 +1428,7 @@ class Response extends Body {
   get type() { return this.#type; }
   get url() { return this.#url; }
   clone() {
-    return new Response(bodyForClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers });
+    return new Response(bodyForClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers, cf: this.cf });
   }
   static json(data, init = noInit) {
     const text = JSON.stringify(data);
@@ -1789,6 +1801,12 @@ class URL {
   static canParse(input, base) {
     try { new URL(input, base); return true; } catch { return false; }
   }
+  static parse(input, base) {
+    try { return new URL(input, base); } catch { return null; }
+  }
+  // Blob URLs: workerd has none either, and says so in these words.
+  static createObjectURL() { throw new Error('URL.createObjectURL() is not implemented'); }
+  static revokeObjectURL() { throw new Error('URL.revokeObjectURL() is not implemented'); }
   get protocol() { return this.#protocol; }
   set protocol(value) {
     const m = /^([a-zA-Z][a-zA-Z0-9+.-]*)/.exec(String(value));
@@ -1990,6 +2008,14 @@ class Cache {
   }
   async delete(request) { return this.#entries.delete(this.#key(request)); }
 }
+// What workerd's caches do not implement, refused with workerd's words (a
+// throw, not a rejected promise, as there).
+const notImplemented = (on, method) => function () {
+  throw new Error(`Failed to execute '${method}' on '${on}': the method is not implemented.`);
+};
+for (const method of ['add', 'addAll', 'keys', 'matchAll']) {
+  Object.defineProperty(Cache.prototype, method, { value: notImplemented('Cache', method), writable: true, configurable: true });
+}
 class CacheStorage {
   #named = new Map();
   default = new Cache(runtimeToken);
@@ -1998,6 +2024,9 @@ class CacheStorage {
     if (!this.#named.has(name)) this.#named.set(name, new Cache(runtimeToken));
     return this.#named.get(name);
   }
+}
+for (const method of ['delete', 'has', 'keys', 'match']) {
+  Object.defineProperty(CacheStorage.prototype, method, { value: notImplemented('CacheStorage', method), writable: true, configurable: true });
 }
 const caches = new CacheStorage(runtimeToken);
 

@@ -94,6 +94,15 @@ const probes = {
   'timing-safe-equal': () => ['ab', 'ax', 'abc'].map(t => { try { return crypto.subtle.timingSafeEqual(utf8('ab'), utf8(t)); } catch (e) { return `${e.name}: ${e.message}`; } })
     .concat([(() => { try { return crypto.subtle.timingSafeEqual('ab', utf8('ab')); } catch (e) { return `${e.name}: ${e.message}`; } })(), crypto.subtle.timingSafeEqual(new ArrayBuffer(2), new DataView(new ArrayBuffer(2)))]),
   'remove-event-listener': () => { const listener = () => {}; addEventListener('fetch', listener); removeEventListener('fetch', listener); return typeof removeEventListener; },
+  'small-statics': async () => {
+    const attempt = f => { try { return f(); } catch (e) { return `${e.name}: ${e.message}`; } };
+    const h = new Headers([['set-cookie', 'a=1'], ['Set-Cookie', 'b=2'], ['x', '1']]);
+    const cached = [() => caches.has('x'), () => caches.default.keys(), () => caches.default.add('https://a.example/')].map(attempt);
+    const withCf = new Response('x', { cf: { cacheTtl: 5 } });
+    return [h.getAll('SET-COOKIE'), attempt(() => h.getAll('x')), URL.parse('/b?c', 'https://a.example/a')?.href, URL.parse('nope'),
+      attempt(() => URL.createObjectURL(new Blob(['x']))), attempt(() => URL.revokeObjectURL('blob:x')), cached,
+      withCf.cf, withCf.clone().cf, new Response('x').cf, new Response('x').webSocket];
+  },
   'custom-event': () => { const t = new EventTarget(); let got = null; t.addEventListener('ping', e => { got = e.detail; }); t.dispatchEvent(new CustomEvent('ping', { detail: 7 })); return got; },
   'digest': async () => [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))].slice(0, 4),
   'hmac': async () => { const k = await crypto.subtle.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']); return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode('m')))].slice(0, 4); },
