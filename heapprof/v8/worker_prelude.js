@@ -763,6 +763,67 @@ class CustomEvent extends Event {
   constructor(type, init = {}) { super(type, init); this.#detail = init.detail === undefined ? null : init.detail; }
   get detail() { return this.#detail; }
 }
+// The other events workerd defines, with its layout: ErrorEvent's fields are
+// accessors, MessageEvent's and CloseEvent's the instance's own.
+class ErrorEvent extends Event {
+  #message; #filename; #lineno; #colno; #error;
+  constructor(type, init = {}) {
+    super(type, init);
+    this.#message = init.message === undefined ? '' : String(init.message);
+    this.#filename = init.filename === undefined ? '' : String(init.filename);
+    this.#lineno = init.lineno === undefined ? 0 : init.lineno >>> 0;
+    this.#colno = init.colno === undefined ? 0 : init.colno >>> 0;
+    this.#error = init.error;
+  }
+  get message() { return this.#message; }
+  get filename() { return this.#filename; }
+  get lineno() { return this.#lineno; }
+  get colno() { return this.#colno; }
+  get error() { return this.#error; }
+}
+class MessageEvent extends Event {
+  constructor(type, init = {}) {
+    super(type, init);
+    Object.defineProperties(this, {
+      ports: { value: init.ports === undefined ? [] : Array.from(init.ports), enumerable: true },
+      source: { value: init.source === undefined ? null : init.source, enumerable: true },
+      lastEventId: { value: init.lastEventId === undefined ? '' : String(init.lastEventId), enumerable: true },
+      origin: { value: init.origin === undefined ? '' : String(init.origin), enumerable: true },
+      data: { value: init.data === undefined ? null : init.data, enumerable: true },
+    });
+  }
+}
+class CloseEvent extends Event {
+  constructor(type, init = {}) {
+    super(type, init);
+    Object.defineProperties(this, {
+      code: { value: init.code === undefined ? 0 : init.code & 0xffff, enumerable: true },
+      reason: { value: init.reason === undefined ? '' : String(init.reason), enumerable: true },
+      wasClean: { value: Boolean(init.wasClean), enumerable: true },
+    });
+  }
+}
+// The event a service-worker style script's fetch listeners get; only the
+// runtime makes one (state: what respondWith was given).
+class ExtendableEvent extends Event {
+  #ctx;
+  constructor(token, type, ctx) { illegalConstructor(token); super(type); this.#ctx = ctx; }
+  waitUntil(promise) { this.#ctx.waitUntil(promise); }
+}
+class FetchEvent extends ExtendableEvent {
+  #state;
+  constructor(token, request, ctx, state) {
+    super(token, 'fetch', ctx);
+    this.request = request;
+    this.#state = state;
+  }
+  respondWith(response) {
+    if (this.#state.responded) throw new Error('respondWith() was already called for this request');
+    this.#state.responded = true;
+    this.#state.response = Promise.resolve(response);
+  }
+  passThroughOnException() {}  // there is no origin behind the runtime to pass the request to
+}
 class EventTarget {
   #listeners = new Map();
   addEventListener(type, listener, options) {
@@ -2118,7 +2179,7 @@ Object.assign(globalThis, {
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
   ...libraries, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
-  Event, CustomEvent, EventTarget, AbortController, AbortSignal, DOMException,
+  Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent, ExtendableEvent, FetchEvent, EventTarget, AbortController, AbortSignal, DOMException,
   navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
   Crypto, SubtleCrypto, Navigator, Cache, CacheStorage, self: globalThis,
   origin: 'null',  // a worker's origin is opaque, as in workerd
@@ -2192,16 +2253,7 @@ return {
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.
   makeFetchEvent(request, ctx) {
     const state = { response: undefined, responded: false };
-    const event = {
-      type: 'fetch', request,
-      waitUntil(promise) { ctx.waitUntil(promise); }, passThroughOnException() {},
-      respondWith(response) {
-        if (state.responded) throw new Error('respondWith() was already called for this request');
-        state.responded = true;
-        state.response = Promise.resolve(response);
-      },
-    };
-    return [event, state];
+    return [new FetchEvent(runtimeToken, request, ctx, state), state];
   },
 };
 })

@@ -103,6 +103,15 @@ const probes = {
       attempt(() => URL.createObjectURL(new Blob(['x']))), attempt(() => URL.revokeObjectURL('blob:x')), cached,
       withCf.cf, withCf.clone().cf, new Response('x').cf, new Response('x').webSocket];
   },
+  'event-classes': () => {
+    const attempt = f => { try { return f(); } catch (e) { return `${e.name}: ${e.message}`; } };
+    const shape = e => Object.fromEntries(['type', 'message', 'filename', 'lineno', 'colno', 'error', 'data', 'ports', 'source', 'lastEventId', 'origin', 'code', 'reason', 'wasClean'].filter(k => k in e).map(k => [k, e[k] === undefined ? '(undefined)' : e[k]]));
+    return [shape(new ErrorEvent('error', { message: 'm', filename: 'f.js', lineno: 3, colno: 4, error: 5 })), shape(new ErrorEvent('error')),
+      shape(new MessageEvent('message', { data: { a: 1 } })), shape(new MessageEvent('message')), shape(new MessageEvent('message', { data: 1, lastEventId: 7, origin: 'https://o.example' })), Object.keys(new MessageEvent('m', { data: 1 })),
+      shape(new CloseEvent('close', { code: 1000, reason: 'bye', wasClean: true })), shape(new CloseEvent('close')),
+      new ErrorEvent('e') instanceof Event, new CloseEvent('c') instanceof Event,
+      attempt(() => new ExtendableEvent('x')), attempt(() => new FetchEvent('fetch'))];
+  },
   'custom-event': () => { const t = new EventTarget(); let got = null; t.addEventListener('ping', e => { got = e.detail; }); t.dispatchEvent(new CustomEvent('ping', { detail: 7 })); return got; },
   'digest': async () => [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))].slice(0, 4),
   'hmac': async () => { const k = await crypto.subtle.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']); return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode('m')))].slice(0, 4); },
