@@ -1106,11 +1106,11 @@ async function readAllBytes(stream) {
   return all;
 }
 
-class TextEncoderStream {
-  #transform;
+// TransformStreams, as in workerd (instanceof TransformStream holds).
+class TextEncoderStream extends TransformStream {
   constructor() {
     let pending = '';  // a high surrogate whose pair may come in the next chunk
-    this.#transform = new TransformStream({
+    super({
       transform(chunk, controller) {
         let text = pending + String(chunk);
         pending = '';
@@ -1122,15 +1122,12 @@ class TextEncoderStream {
     });
   }
   get encoding() { return 'utf-8'; }
-  get readable() { return this.#transform.readable; }
-  get writable() { return this.#transform.writable; }
 }
-class TextDecoderStream {
-  #decoder; #transform;
+class TextDecoderStream extends TransformStream {
+  #decoder;
   constructor(label = 'utf-8', options = {}) {
     const decoder = new TextDecoder(label, options);
-    this.#decoder = decoder;
-    this.#transform = new TransformStream({
+    super({
       transform(chunk, controller) {
         const text = decoder.decode(viewBytes(chunk, 'a TextDecoderStream chunk'), { stream: true });
         if (text !== '') controller.enqueue(text);
@@ -1140,12 +1137,11 @@ class TextDecoderStream {
         if (text !== '') controller.enqueue(text);
       },
     });
+    this.#decoder = decoder;
   }
   get encoding() { return this.#decoder.encoding; }
   get fatal() { return this.#decoder.fatal; }
   get ignoreBOM() { return this.#decoder.ignoreBOM; }
-  get readable() { return this.#transform.readable; }
-  get writable() { return this.#transform.writable; }
 }
 
 // CompressionStream and DecompressionStream through zlib (natives), chunk by

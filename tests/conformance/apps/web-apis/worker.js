@@ -89,7 +89,8 @@ const probes = {
     return [crypto instanceof Crypto, crypto.subtle instanceof SubtleCrypto, navigator instanceof Navigator, caches instanceof CacheStorage,
       caches.default instanceof Cache, [Crypto, SubtleCrypto, Navigator, Cache, CacheStorage].map(construct),
       self === globalThis, origin, typeof WeakRef, typeof FinalizationRegistry, navigator.platform, performance.timeOrigin,
-      Object.prototype.toString.call(console), Object.getPrototypeOf(performance).constructor.name, Object.getPrototypeOf(scheduler).constructor.name];
+      Object.prototype.toString.call(console), Object.getPrototypeOf(performance).constructor.name, Object.getPrototypeOf(scheduler).constructor.name,
+      new TextEncoderStream() instanceof TransformStream, new TextDecoderStream() instanceof TransformStream];
   },
   'timing-safe-equal': () => ['ab', 'ax', 'abc'].map(t => { try { return crypto.subtle.timingSafeEqual(utf8('ab'), utf8(t)); } catch (e) { return `${e.name}: ${e.message}`; } })
     .concat([(() => { try { return crypto.subtle.timingSafeEqual('ab', utf8('ab')); } catch (e) { return `${e.name}: ${e.message}`; } })(), crypto.subtle.timingSafeEqual(new ArrayBuffer(2), new DataView(new ArrayBuffer(2)))]),
