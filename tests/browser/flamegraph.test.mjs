@@ -215,6 +215,26 @@ test('diff page colours growth red and ranks the grower first', async () => {
   await page.close();
 });
 
+test('diff page leaves changes within sampling noise uncoloured and says so', async () => {
+  const { page, errors } = await open('diff-noise.html');
+  const list = await frames(page);
+  const steady = byName(list, 'steady');
+  const grower = byName(list, 'grower');
+  const [sr, sg, sb] = await pixelAt(page, steady);
+  const [gr, gg, gb] = await pixelAt(page, grower);
+  // steady: +20 samples of ~1 KiB against a noise of about +-57 KiB: the unchanged colour.
+  assert.ok(Math.abs(sr - sb) < 20 && Math.abs(sr - sg) < 20, `steady is within the noise: ${[sr, sg, sb]}`);
+  assert.ok(gr > gb + 60, `grower grew beyond the noise: red ${[gr, gg, gb]}`);
+  assert.match(await page.locator('#summary').innerText(), /within sampling noise \(95 %\) are not coloured/);
+  const box = await page.locator('#flame').boundingBox();
+  await page.mouse.move(box.x + steady.x + steady.w / 2, box.y + steady.y + steady.h / 2);
+  assert.match(await page.locator('#tooltip').innerText(), /Noise\s+±[0-9.]+ KiB, the change is within it/);
+  await page.mouse.move(box.x + grower.x + grower.w / 2, box.y + grower.y + grower.h / 2);
+  assert.match(await page.locator('#tooltip').innerText(), /the change is beyond it/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('50k-frame profile renders without freezing (time reported, not asserted)', async () => {
   const started = Date.now();
   const { page, errors } = await open('big.html');

@@ -76,6 +76,22 @@ inline Profile LeakSecondWindow() {
   }));
 }
 
+// Two windows of small objects (64 B at a 1 KiB interval: each sample stands
+// for about 1 KiB, so the values carry sampling noise): steady 400 -> 420
+// samples, a change well within the noise; grower 100 -> 600, far beyond it.
+inline Profile NoisyFirstWindow() {
+  return BuildProfile(SnapshotOf({
+      {{"handler", "steady"}, 400, 64, true},
+      {{"handler", "grower"}, 100, 64, true},
+  }));
+}
+inline Profile NoisySecondWindow() {
+  return BuildProfile(SnapshotOf({
+      {{"handler", "steady"}, 420, 64, true},
+      {{"handler", "grower"}, 600, 64, true},
+  }));
+}
+
 // A profile with about `nodes` distinct call-tree nodes (deterministic).
 inline Profile BigProfile(size_t nodes, int functions = 3000) {
   internal::StackTable table;

@@ -183,9 +183,18 @@
     return c;
   }
   var maxAbsDelta = {};
+  // The 95 % half-width of a node's change that sampling alone explains
+  // (both sides' variances, as heapprof diff's ±noise column), or null when
+  // either profile cannot say how it was sampled.
+  function changeNoise(node, t) {
+    var vb = varTotals(baseCol(t)), vn = varTotals(newCol(t));
+    return vb && vn ? 1.959963984540054 * Math.sqrt(vb[node] + vn[node]) : null;
+  }
   function diffColour(node) {
     var t = state.type, nv = totals(newCol(t))[node], bv = totals(baseCol(t))[node];
     var d = nv - bv;
+    var noise = changeNoise(node, t);
+    if (noise !== null && Math.abs(d) <= noise) return 'rgb(233,228,220)';  // within the noise: as unchanged
     if (!(t in maxAbsDelta)) {
       var nt = totals(newCol(t)), bt = totals(baseCol(t)), m = 0;
       for (var k = 1; k < N; k++) m = Math.max(m, Math.abs(nt[k] - bt[k]));
@@ -404,7 +413,9 @@
       var base = totals(baseCol(t))[0];
       summary = D.types[t].type + ': ' + fmtValue(base, u) + ' \u2192 ' + fmtValue(tot[0], u) +
         ' (' + signed(fmtValue(tot[0] - base, u), tot[0] - base) + ')';
-      $('summary').innerHTML = '<span class="legend">shrank <i></i> grew</span> &nbsp; ' + esc(summary);
+      var sampled = changeNoise(0, t) !== null;
+      $('summary').innerHTML = '<span class="legend">shrank <i></i> grew</span> &nbsp; ' + esc(summary) +
+        (sampled ? ' &nbsp; <span class="hint">changes within sampling noise (95 %) are not coloured</span>' : '');
     } else {
       if (state.zoom !== 0) summary += ' \u00B7 zoomed: ' + fmtValue(tot[state.zoom], u) + ' (' + fmtPct(tot[state.zoom], tot[0]) + ')';
       $('summary').textContent = summary;
@@ -439,10 +450,12 @@
       var where = fnWhere(f);
       html = '<div class="fn">' + esc(fnName(f)) + '</div>' + (where ? '<div class="file">' + esc(where) + '</div>' : '') + '<table>';
       if (DIFF) {
-        var bt = totals(baseCol(t))[n], bs = D.self[baseCol(t)][n];
+        var bt = totals(baseCol(t))[n], bs = D.self[baseCol(t)][n], noise = changeNoise(n, t);
         html += '<tr><td class="k">Total</td><td>' + esc(fmtValue(bt, u)) + ' \u2192 ' + esc(fmtValue(tot, u)) + '</td></tr>' +
           '<tr><td class="k">Change</td><td>' + esc(signed(fmtValue(tot - bt, u), tot - bt)) +
           (bt > 0 ? ' (' + signed(fmtPct(tot - bt, bt), tot - bt) + ')' : ' (new)') + '</td></tr>' +
+          (noise === null ? '' : '<tr><td class="k">Noise</td><td>\u00b1' + esc(fmtValue(noise, u)) +
+            (Math.abs(tot - bt) <= noise ? ', the change is within it' : ', the change is beyond it') + '</td></tr>') +
           '<tr><td class="k">Self</td><td>' + esc(fmtValue(bs, u)) + ' \u2192 ' + esc(fmtValue(self, u)) + '</td></tr>';
       } else {
         var vt = varTotals(newCol(t)), vs = D.variance && D.variance[newCol(t)];
