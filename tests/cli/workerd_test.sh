@@ -21,7 +21,11 @@ share() {
 at_least() {
   awk -v v="$1" -v m="$2" 'BEGIN { exit !(v >= m) }' || fail "$3: $1 < $2"
 }
-workerds() { pgrep -f "heapprof-workerd-" || true; }
+# This test's workerd processes only (other tests may run workerd at the same
+# time): heapprof makes its workerd config folder under $TMPDIR.
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+workerds() { pgrep -f "$TMPDIR/heapprof-workerd-" || true; }
 
 # The leak, profiled in workerd.
 expect_exit 0 leak -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --window 1s \
