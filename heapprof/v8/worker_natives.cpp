@@ -282,6 +282,41 @@ void Base64Functions(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetReturnValue().Set(v8::Array::New(isolate, functions, 2));
 }
 
+// The body of Response.json as made by jsonResponder: JSON text made by V8's
+// own serializer with no frame of the runtime's on the stack (the text, the
+// big allocation, is charged to the worker's caller, as workerd's C++ one
+// is), then the Data, the prelude's finish(text, init), makes the Response.
+// finish gets undefined when the value cannot be serialized (undefined, a
+// function, a symbol: V8's Stringify answers "undefined" for those, which no
+// serializable value gives).
+void RespondJson(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::String> text;
+  if (!v8::JSON::Stringify(context, info[0]).ToLocal(&text)) return;  // it threw (a cycle, a BigInt, toJSON)
+  v8::Local<v8::Value> args[2] = {text, info[1]};
+  if (text->Length() == 9 && text->StringEquals(NewString(isolate, "undefined"))) args[0] = v8::Undefined(isolate);
+  v8::Local<v8::Value> response;
+  if (!info.Data().As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, args).ToLocal(&response)) return;
+  info.GetReturnValue().Set(response);
+}
+
+// jsonResponder(finish): Response.json as a native function over finish.
+void JsonResponder(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  if (!info[0]->IsFunction()) {
+    ThrowTypeError(isolate, "jsonResponder(finish) takes a function");
+    return;
+  }
+  v8::Local<v8::Function> f;
+  if (!v8::Function::New(isolate->GetCurrentContext(), RespondJson, info[0], 1, v8::ConstructorBehavior::kThrow)
+           .ToLocal(&f)) {
+    return;
+  }
+  f->SetName(NewString(isolate, "json"));
+  info.GetReturnValue().Set(f);
+}
+
 bool HasHeader(const WorkerRequest& request, std::string_view name) {
   for (const auto& header : request.headers) {
     if (header.first.size() == name.size() &&
@@ -366,6 +401,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"requestParts", RequestParts},
       {"ownStrings", OwnStrings},
       {"base64Functions", Base64Functions},
+      {"jsonResponder", JsonResponder},
       {"utf8Encode", Utf8Encode},
       {"utf8Decode", Utf8Decode},
       {"structuredClone", StructuredClone},

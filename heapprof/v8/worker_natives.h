@@ -13,7 +13,8 @@ namespace heapprof::internal {
 // consoleWrite(level, text), utf8Encode(string) -> Uint8Array,
 // utf8Decode(bytes) -> string, structuredClone(value) (V8's serializer),
 // ownStrings(fn, name) (fn behind a native function whose string results are
-// copies of their own), base64Functions(errorFactory) (atob and btoa), the crypto primitives of worker_crypto.h and the zlib
+// copies of their own), base64Functions(errorFactory) (atob and btoa),
+// jsonResponder(finish) (Response.json with V8's serializer), the crypto primitives of worker_crypto.h and the zlib
 // streams of worker_compression.h. `state` is the WorkerRuntime::State.
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state);
 

@@ -10,7 +10,7 @@
 (function installWorkerGlobals(natives, libraries) {
 'use strict';
 const {
-  consoleWrite, requestParts, ownStrings, base64Functions, utf8Encode, utf8Decode, structuredClone: nativeClone,
+  consoleWrite, requestParts, ownStrings, base64Functions, jsonResponder, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual: nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose,
   keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
@@ -1487,13 +1487,7 @@ class Response extends Body {
   clone() {
     return new Response(bodyForClone(this), { status: this.#status, statusText: this.#statusText, headers: this.#headers, cf: this.cf });
   }
-  static json(data, init = noInit) {
-    const text = JSON.stringify(data);
-    if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized to JSON');
-    const headers = new Headers(init.headers);
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(text, new OwnedHeadersInit(init.status, init.statusText, headers));
-  }
+  static json(data, init = noInit) { return finishJson(JSON.stringify(data), init); }  // replaced by the native below
   static error() {
     const response = new Response(null);
     response.#status = 0;
@@ -1508,6 +1502,16 @@ class Response extends Body {
     return response;
   }
 }
+// Response.json is a native function, as workerd's is C++: V8 serializes the
+// value with no frame of the runtime's on the stack, so the JSON text is
+// charged to the worker's caller (worker_natives.cpp), and this makes the rest.
+function finishJson(text, init = noInit) {
+  if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized to JSON');
+  const headers = new Headers(init.headers);
+  if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  return new Response(text, new OwnedHeadersInit(init.status, init.statusText, headers));
+}
+Object.defineProperty(Response, 'json', { value: jsonResponder(finishJson) });
 
 let blobBytes;  // set by Blob's static block
 class Blob {

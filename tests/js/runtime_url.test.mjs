@@ -17,6 +17,7 @@ vm.runInContext(prelude, context)({
   randomFill: a => a,
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
+  jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
 }, { ReadableStream, WritableStream, TransformStream });  // Node's for web-streams-polyfill's: classes extend them
 const RuntimeURL = vm.runInContext('URL', context);
 const components = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname',
