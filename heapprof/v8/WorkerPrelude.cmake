@@ -8,9 +8,17 @@
 #   heapprof/v8/js/libraries.js. Their code is never copied into the repository.
 # - the libraries bundle's source map (RuntimeLibrariesMap.cmake), so profiles
 #   name those frames by package file instead of a line of the bundle.
+# - html-rewriter-wasm's WebAssembly module (lol-html, behind HTMLRewriter) as
+#   bytes in the binary (.incbin), not in the bundle: a base64 string there
+#   would be part of every worker's script source on its heap, while the
+#   bytes are read (natives.htmlRewriterWasm) only by a worker that uses
+#   HTMLRewriter.
 
 set(HEAPPROF_JS_RUNTIME_DEPS "${PROJECT_SOURCE_DIR}/.deps/js-runtime" CACHE PATH
     "Where tools/bootstrap.sh installed heapprof/v8/js/package.json's npm packages")
+
+# For the .incbin of the HTMLRewriter module (at file scope, as CMake requires).
+enable_language(ASM)
 
 function(heapprof_embed_worker_prelude target)
   set(_src "${PROJECT_SOURCE_DIR}/heapprof/v8")
@@ -34,6 +42,13 @@ function(heapprof_embed_worker_prelude target)
   set(_bundle "${_gen}/worker_libraries.js")
   set(_map "${_gen}/worker_libraries.map.json")
   set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
+  # html-rewriter-wasm's glue is CommonJS for Node: its `fs`, `path` and
+  # `util` come from html_rewriter_host.js, `assert` from
+  # html_rewriter_assert.js (aliases resolve in the working directory).
+  set(_wasm "${_deps}/node_modules/html-rewriter-wasm/dist/html_rewriter_bg.wasm")
+  set(_node_shims
+      --alias:fs=./html_rewriter_host.js --alias:path=./html_rewriter_host.js --alias:util=./html_rewriter_host.js
+      --alias:assert=./html_rewriter_assert.js "--define:__dirname=\"\"")
   # An IIFE whose completion value is libraries.js's namespace; chrome102 is
   # libnode's V8 10.2. Module resolution looks in the installed node_modules.
   # The map is external (the bundle keeps its lines and has no
@@ -44,11 +59,13 @@ function(heapprof_embed_worker_prelude target)
     BYPRODUCTS "${_bundle}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
             "${_esbuild}" "${_src}/js/libraries.js" --bundle --format=iife --global-name=libraries
-            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
+            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning ${_node_shims}
             --sourcemap=external --sources-content=false
             "--banner:js=(() => {" "--footer:js=return libraries })()" "--outfile=${_bundle}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
-    DEPENDS "${_src}/js/libraries.js" "${_deps}/installed-lock.json" "${_map_script}"
+    DEPENDS "${_src}/js/libraries.js" "${_src}/js/html_rewriter_host.js" "${_src}/js/html_rewriter_assert.js"
+            "${_deps}/installed-lock.json" "${_map_script}"
+    WORKING_DIRECTORY "${_src}/js"
     COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"
     VERBATIM)
 
@@ -63,4 +80,15 @@ function(heapprof_embed_worker_prelude target)
     COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)
   target_sources(${target} PRIVATE "${_out}")
+
+  set(_wasm_asm "${_gen}/html_rewriter_wasm.S")
+  file(WRITE "${_wasm_asm}.tmp"
+       ".section .rodata\n"
+       ".global heapprof_html_rewriter_wasm\n.balign 16\nheapprof_html_rewriter_wasm:\n"
+       ".incbin \"${_wasm}\"\n"
+       ".global heapprof_html_rewriter_wasm_end\nheapprof_html_rewriter_wasm_end:\n"
+       ".section .note.GNU-stack,\"\",@progbits\n")
+  file(COPY_FILE "${_wasm_asm}.tmp" "${_wasm_asm}" ONLY_IF_DIFFERENT)
+  set_source_files_properties("${_wasm_asm}" PROPERTIES LANGUAGE ASM OBJECT_DEPENDS "${_wasm}")
+  target_sources(${target} PRIVATE "${_wasm_asm}")
 endfunction()

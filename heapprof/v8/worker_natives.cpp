@@ -16,6 +16,10 @@
 #include "heapprof/v8/worker_crypto.h"
 #include "heapprof/v8/worker_state.h"
 
+// html-rewriter-wasm's WebAssembly module, embedded by WorkerPrelude.cmake.
+extern "C" const unsigned char heapprof_html_rewriter_wasm[];
+extern "C" const unsigned char heapprof_html_rewriter_wasm_end[];
+
 namespace heapprof::internal {
 namespace {
 
@@ -388,6 +392,21 @@ bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out) {
   return false;
 }
 
+// htmlRewriterWasm() -> ArrayBuffer: a copy of lol-html's WebAssembly module
+// for HTMLRewriter's first use in the isolate. A copy (not a view of the
+// binary's read-only bytes) because JavaScript may write into an ArrayBuffer;
+// WebAssembly.Module keeps its own, and this one is garbage after.
+namespace {
+void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  const size_t size = static_cast<size_t>(heapprof_html_rewriter_wasm_end - heapprof_html_rewriter_wasm);
+  v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, size);
+  std::memcpy(buffer->GetBackingStore()->Data(), heapprof_html_rewriter_wasm, size);
+  info.GetReturnValue().Set(buffer);
+}
+
+}  // namespace
+
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
   v8::Isolate* isolate = context->GetIsolate();
   v8::Local<v8::External> data = v8::External::New(isolate, state);
@@ -426,6 +445,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"pbkdf2", CryptoPbkdf2},
       {"hkdf", CryptoHkdf},
       {"ecdh", CryptoEcdh},
+      {"htmlRewriterWasm", HtmlRewriterWasm},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;
