@@ -52,6 +52,15 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
   for (const auto& [path, module] : state->modules) {
     if (module.Get(isolate) == referrer) from = path;
   }
+  // workerd's built-in modules (cloudflare:sockets' connect, cloudflare:workers'
+  // env, WorkerEntrypoint and DurableObject, node:* with nodejs_compat) have no
+  // counterpart here; no bundle can carry them, so say where the worker runs.
+  if (spec.starts_with("cloudflare:") || spec.starts_with("node:")) {
+    ThrowError(isolate, "cannot import \"" + spec + "\" from " + from + ": \"" + spec +
+                            "\" is not available in heapprof's embedded runtime; profile this worker in workerd "
+                            "with --runtime workerd");
+    return {};
+  }
   if (!(spec.starts_with("./") || spec.starts_with("../") || spec.starts_with("/"))) {
     ThrowError(isolate, "cannot import \"" + spec + "\" from " + from +
                             ": heapprof resolves relative paths only (bundle package imports first)");

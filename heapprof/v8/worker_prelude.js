@@ -2157,7 +2157,7 @@ ownStringsOf(URLSearchParams.prototype, ['get']);
 ownStringsOf(Request.prototype, ['url']);
 ownStringsOf(Headers.prototype, ['get']);
 
-// ---- HTMLRewriter ----
+// ---- HTMLRewriter and the APIs this runtime lacks ----
 
 // HTMLRewriter with workerd's API over lol-html, workerd's own rewriter,
 // compiled to WebAssembly (html-rewriter-wasm, in `libraries`). The module
@@ -2273,6 +2273,32 @@ class HTMLRewriter {
   }
 }
 
+// What workerd offers and this runtime does not: using it throws an Error
+// that says so (counted as the request's failure, its message in the run's
+// outcome) instead of a ReferenceError that reads like a bug of the worker.
+// docs/runtime.md lists them.
+function missingApi(what) {
+  return new Error(what + " is not available in heapprof's embedded runtime; " +
+                   'profile this worker in workerd with --runtime workerd');
+}
+// A class, so that `typeof X` and `instanceof X` answer as in workerd (and
+// libraries that look for it find it); constructing one throws.
+function missingClass(name) {
+  return { [name]: class { constructor() { throw missingApi(name); } } }[name];
+}
+// Globals of workerd's with no counterpart here. Installed first, so that a
+// real implementation of one of them, once written, takes its place.
+const missingGlobals = {
+  WebSocketPair: missingClass('WebSocketPair'),
+  WebSocket: missingClass('WebSocket'),
+  EventSource: missingClass('EventSource'),
+};
+// A method of Navigator's, as workerd's navigator.sendBeacon is.
+Object.defineProperty(Navigator.prototype, 'sendBeacon', {
+  value: { sendBeacon() { throw missingApi('navigator.sendBeacon'); } }.sendBeacon,
+  writable: true, configurable: true,
+});
+
 // ctx of fetch(request, env, ctx). Its methods live on the prototype, as
 // workerd's do, rather than as two closures made for every request.
 class ExecutionContext {
@@ -2292,6 +2318,7 @@ function addEventListener(type, listener) {
 }
 
 Object.assign(globalThis, {
+  ...missingGlobals,
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
   ...webApis, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
