@@ -8,11 +8,13 @@
 #   heapprof/v8/js/libraries.js. Their code is never copied into the repository.
 # - the libraries bundle's source map (RuntimeLibrariesMap.cmake), so profiles
 #   name those frames by package file instead of a line of the bundle.
-# - html-rewriter-wasm's WebAssembly module (lol-html, behind HTMLRewriter) as
-#   bytes in the binary (.incbin), not in the bundle: a base64 string there
-#   would be part of every worker's script source on its heap, while the
-#   bytes are read (natives.htmlRewriterWasm) only by a worker that uses
-#   HTMLRewriter.
+# - HTMLRewriter's engine (heapprof/v8/js/html_rewriter.js and
+#   html-rewriter-wasm's glue) as a second bundle with its source map, run
+#   only by a worker that uses HTMLRewriter (natives.htmlRewriterEngine);
+# - html-rewriter-wasm's WebAssembly module (lol-html) as bytes in the binary
+#   (.incbin), not in a bundle: a base64 string there would be script source
+#   on the V8 heap, while the bytes are read (natives.htmlRewriterWasm) only
+#   by a worker that uses HTMLRewriter.
 
 set(HEAPPROF_JS_RUNTIME_DEPS "${PROJECT_SOURCE_DIR}/.deps/js-runtime" CACHE PATH
     "Where tools/bootstrap.sh installed heapprof/v8/js/package.json's npm packages")
@@ -42,13 +44,6 @@ function(heapprof_embed_worker_prelude target)
   set(_bundle "${_gen}/worker_libraries.js")
   set(_map "${_gen}/worker_libraries.map.json")
   set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
-  # html-rewriter-wasm's glue is CommonJS for Node: its `fs`, `path` and
-  # `util` come from html_rewriter_host.js, `assert` from
-  # html_rewriter_assert.js (aliases resolve in the working directory).
-  set(_wasm "${_deps}/node_modules/html-rewriter-wasm/dist/html_rewriter_bg.wasm")
-  set(_node_shims
-      --alias:fs=./html_rewriter_host.js --alias:path=./html_rewriter_host.js --alias:util=./html_rewriter_host.js
-      --alias:assert=./html_rewriter_assert.js "--define:__dirname=\"\"")
   # An IIFE whose completion value is libraries.js's namespace; chrome102 is
   # libnode's V8 10.2. Module resolution looks in the installed node_modules.
   # The map is external (the bundle keeps its lines and has no
@@ -59,14 +54,38 @@ function(heapprof_embed_worker_prelude target)
     BYPRODUCTS "${_bundle}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
             "${_esbuild}" "${_src}/js/libraries.js" --bundle --format=iife --global-name=libraries
-            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning ${_node_shims}
+            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
             --sourcemap=external --sources-content=false
             "--banner:js=(() => {" "--footer:js=return libraries })()" "--outfile=${_bundle}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
-    DEPENDS "${_src}/js/libraries.js" "${_src}/js/html_rewriter_host.js" "${_src}/js/html_rewriter_assert.js"
+    DEPENDS "${_src}/js/libraries.js" "${_deps}/installed-lock.json" "${_map_script}"
+    COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"
+    VERBATIM)
+
+  # HTMLRewriter's engine, a script of its own that the runtime runs at the
+  # first HTMLRewriter use (its value: html_rewriter.js's load). Its sources
+  # are named under the libraries' prefix, as npm package files. The glue is
+  # CommonJS for Node: its `fs`, `path` and `util` come from
+  # html_rewriter_host.js, `assert` from html_rewriter_assert.js (aliases
+  # resolve in the working directory).
+  set(_rewriter "${_gen}/worker_html_rewriter.js")
+  set(_rewriter_map "${_gen}/worker_html_rewriter.map.json")
+  set(_wasm "${_deps}/node_modules/html-rewriter-wasm/dist/html_rewriter_bg.wasm")
+  add_custom_command(
+    OUTPUT "${_rewriter}" "${_rewriter_map}"
+    BYPRODUCTS "${_rewriter}.map"
+    COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
+            "${_esbuild}" "${_src}/js/html_rewriter.js" --bundle --format=iife --global-name=htmlRewriter
+            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
+            --alias:fs=./html_rewriter_host.js --alias:path=./html_rewriter_host.js
+            --alias:util=./html_rewriter_host.js --alias:assert=./html_rewriter_assert.js "--define:__dirname=\"\""
+            --sourcemap=external --sources-content=false
+            "--banner:js=(() => {" "--footer:js=return htmlRewriter.load })()" "--outfile=${_rewriter}"
+    COMMAND ${CMAKE_COMMAND} "-DIN=${_rewriter}.map" "-DOUT=${_rewriter_map}" -P "${_map_script}"
+    DEPENDS "${_src}/js/html_rewriter.js" "${_src}/js/html_rewriter_host.js" "${_src}/js/html_rewriter_assert.js"
             "${_deps}/installed-lock.json" "${_map_script}"
     WORKING_DIRECTORY "${_src}/js"
-    COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"
+    COMMENT "Bundling the worker runtime's HTMLRewriter engine and its source map (esbuild)"
     VERBATIM)
 
   set(_out "${_gen}/worker_prelude_source.cpp")
@@ -74,9 +93,9 @@ function(heapprof_embed_worker_prelude target)
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${_out}"
-            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}"
+            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}"
             "-DHEADER=heapprof/v8/worker_prelude.h" -P "${_script}"
-    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_script}"
+    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_script}"
     COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)
   target_sources(${target} PRIVATE "${_out}")

@@ -13,8 +13,17 @@ Result<const SourceMap*> RuntimeLibrariesSourceMap() {
   return &parsed.value();
 }
 
+Result<const SourceMap*> RuntimeHtmlRewriterSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerHtmlRewriterSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the HTMLRewriter engine's embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
 Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
   if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
+  if (script == internal::kWorkerHtmlRewriterName) return RuntimeHtmlRewriterSourceMap();
   if (others_ == nullptr) return static_cast<const SourceMap*>(nullptr);
   return others_->MapFor(script);
 }

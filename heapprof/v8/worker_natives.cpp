@@ -14,6 +14,7 @@
 #include "heapprof/v8/v8_util.h"
 #include "heapprof/v8/worker_compression.h"
 #include "heapprof/v8/worker_crypto.h"
+#include "heapprof/v8/worker_prelude.h"
 #include "heapprof/v8/worker_state.h"
 
 // html-rewriter-wasm's WebAssembly module, embedded by WorkerPrelude.cmake.
@@ -405,6 +406,21 @@ void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetReturnValue().Set(buffer);
 }
 
+// htmlRewriterEngine() -> load(host): runs HTMLRewriter's engine script,
+// compiled only now so that a worker without HTMLRewriter holds neither its
+// source nor its code. Its errors propagate as JavaScript exceptions.
+void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerHtmlRewriterName));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> load;
+  if (v8::Script::Compile(context, NewString(isolate, kWorkerHtmlRewriterSource), &origin).ToLocal(&script) &&
+      script->Run(context).ToLocal(&load)) {
+    info.GetReturnValue().Set(load);
+  }
+}
+
 }  // namespace
 
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
@@ -446,6 +462,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"hkdf", CryptoHkdf},
       {"ecdh", CryptoEcdh},
       {"htmlRewriterWasm", HtmlRewriterWasm},
+      {"htmlRewriterEngine", HtmlRewriterEngine},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -16,6 +16,14 @@ extern const char kWorkerLibrariesSource[];
 // heapprof/v8/runtime_source_maps.h hands it out parsed.
 extern const char kWorkerLibrariesSourceMap[];
 
+// A script whose completion value is load(host) of
+// heapprof/v8/js/html_rewriter.js: html-rewriter-wasm's glue, which
+// compiles lol-html's WebAssembly module when loaded. Run at a worker's first
+// HTMLRewriter use only (natives.htmlRewriterEngine), and its source map,
+// whose sources are named under the libraries' prefix.
+extern const char kWorkerHtmlRewriterSource[];
+extern const char kWorkerHtmlRewriterSourceMap[];
+
 // A script whose completion value is a function(natives, libraries) that
 // installs the globals and returns the runtime's internals: { makeRequest,
 // makeContext, makeFetchEvent, readResponse, fetchListeners, runNextTimer }.
@@ -26,5 +34,6 @@ extern const char kWorkerPreludeSource[];
 // The resource names the runtime's frames carry in stacks and profiles.
 inline constexpr const char* kWorkerPreludeName = "heapprof:runtime";
 inline constexpr const char* kWorkerLibrariesName = "heapprof:runtime-libraries";
+inline constexpr const char* kWorkerHtmlRewriterName = "heapprof:runtime-html-rewriter";
 
 }  // namespace heapprof::internal

@@ -2160,14 +2160,14 @@ ownStringsOf(Headers.prototype, ['get']);
 // ---- HTMLRewriter and the APIs this runtime lacks ----
 
 // HTMLRewriter with workerd's API over lol-html, workerd's own rewriter,
-// compiled to WebAssembly (html-rewriter-wasm, in `libraries`). The module
-// is compiled at the first HTMLRewriter use in the isolate, not at start-up:
-// a worker that never rewrites HTML pays nothing for it.
-const { htmlRewriterEngine, ...webApis } = libraries;
+// compiled to WebAssembly (html-rewriter-wasm). Its script and module are
+// run and compiled at the first HTMLRewriter use in the isolate, not at
+// start-up: a worker that never rewrites HTML pays nothing for them.
 let rewriterEngine = null;
 function htmlRewriterModule() {
   if (rewriterEngine === null) {
-    rewriterEngine = htmlRewriterEngine({ wasmBytes: natives.htmlRewriterWasm, TextDecoder, TextEncoder });
+    const load = natives.htmlRewriterEngine();  // runs the engine's script (heapprof/v8/js/html_rewriter.js)
+    rewriterEngine = load({ wasmBytes: natives.htmlRewriterWasm, TextDecoder, TextEncoder });
   }
   return rewriterEngine;
 }
@@ -2320,7 +2320,7 @@ function addEventListener(type, listener) {
 Object.assign(globalThis, {
   ...missingGlobals,
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  ...webApis, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
+  ...libraries, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
   Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent, ExtendableEvent, FetchEvent, EventTarget, AbortController, AbortSignal, DOMException,
   navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),

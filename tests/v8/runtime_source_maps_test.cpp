@@ -62,6 +62,26 @@ TEST_CASE("the embedded map names each bundled package file under the libraries'
   CHECK(RuntimeLibrariesSourceMap().value() == map.value());
 }
 
+TEST_CASE("HTMLRewriter's engine script has its own map, its sources named under the libraries' prefix", "[runtime_maps]") {
+  Result<const SourceMap*> map = RuntimeHtmlRewriterSourceMap();
+  REQUIRE(map.ok());
+  bool glue = false;
+  for (const std::string& s : map.value()->sources()) {
+    INFO(s);
+    REQUIRE(s.starts_with(kPrefix));
+    CHECK(s.find("..") == std::string::npos);
+    CHECK(s.find("node_modules") == std::string::npos);
+    glue = glue || s == kPrefix + "html-rewriter-wasm/dist/html_rewriter.js";
+  }
+  CHECK(glue);
+  const std::string bundle = internal::kWorkerHtmlRewriterSource;
+  const size_t bundle_lines = static_cast<size_t>(std::count(bundle.begin(), bundle.end(), '\n')) + 1;
+  CHECK(map.value()->generated_lines() <= bundle_lines);
+  CHECK(map.value()->generated_lines() > bundle_lines * 9 / 10);
+  RuntimeSourceMapProvider provider;
+  CHECK(provider.MapFor(internal::kWorkerHtmlRewriterName).value() == map.value());
+}
+
 TEST_CASE("the runtime provider answers the libraries' script and hands every other to the worker's", "[runtime_maps]") {
   FixedProvider others(nullptr);
   RuntimeSourceMapProvider provider(&others);

@@ -1,9 +1,9 @@
 // What html-rewriter-wasm's wasm-bindgen glue takes from Node (esbuild
 // aliases its `fs`, `path` and `util` to this file; WorkerPrelude.cmake):
 // the glue reads its .wasm with fs.readFileSync at its top level, which runs
-// on its first require (libraries.js's htmlRewriterEngine), so the module is
-// compiled only by a worker that uses HTMLRewriter. The bytes and the text
-// codecs are the runtime's, handed over by the prelude through provide().
+// on its first require (html_rewriter.js's load), so the module is compiled
+// only by a worker that uses HTMLRewriter. The bytes and the text codecs are
+// the runtime's, handed over by the prelude through provide().
 'use strict';
 let host = null;
 function need() {

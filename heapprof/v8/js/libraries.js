@@ -16,31 +16,3 @@ export {
 // URLPattern, from the WICG polyfill's side-effect-free entry point (it
 // canonicalizes through the global URL).
 export { URLPattern } from 'urlpattern-polyfill/urlpattern';
-
-// HTMLRewriter's engine: lol-html (workerd's own HTML rewriter) compiled to
-// WebAssembly with asyncify for async handlers. Nothing of it runs until the
-// first call: then its glue compiles the module, whose bytes `host.wasmBytes()`
-// gives (the prelude wraps the engine into workerd's HTMLRewriter API).
-import htmlRewriterHost from './html_rewriter_host.js';
-import htmlRewriterAsyncify from 'html-rewriter-wasm/dist/asyncify.js';
-export function htmlRewriterEngine(host) {
-  htmlRewriterHost.provide(host);
-  // The glue asks for two modules by a tagged template, require(String.raw`...`),
-  // which esbuild leaves to a global `require`: there is one only while the
-  // glue's top level runs (an own one of the worker's is put back after).
-  const modules = { './asyncify.js': htmlRewriterAsyncify, util: htmlRewriterHost };
-  const before = Object.getOwnPropertyDescriptor(globalThis, 'require');
-  Object.defineProperty(globalThis, 'require', {
-    configurable: true, writable: true,
-    value: name => {
-      if (!Object.hasOwn(modules, name)) throw new Error('html-rewriter-wasm requires an unknown module ' + name);
-      return modules[name];
-    },
-  });
-  try {
-    return require('html-rewriter-wasm');
-  } finally {
-    if (before === undefined) delete globalThis.require;
-    else Object.defineProperty(globalThis, 'require', before);
-  }
-}

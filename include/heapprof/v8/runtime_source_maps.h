@@ -18,8 +18,12 @@ namespace heapprof {
 // the process's life (thread-safe). An error only if the build embedded a
 // broken map.
 Result<const SourceMap*> RuntimeLibrariesSourceMap();
+// Likewise for HTMLRewriter's engine (heapprof:runtime-html-rewriter), a
+// script of its own run at a worker's first HTMLRewriter use; its sources are
+// named under the same heapprof:runtime-libraries/ prefix.
+Result<const SourceMap*> RuntimeHtmlRewriterSourceMap();
 
-// Answers the runtime's libraries script from the embedded map and every
+// Answers the runtime's library scripts from their embedded maps and every
 // other script from `others` (no map when null). Wrap the worker's own
 // provider in it wherever a WorkerRuntime's profile or stacks are symbolized.
 class RuntimeSourceMapProvider final : public SourceMapProvider {
