@@ -2187,7 +2187,7 @@ function handlerFunctions(handlers, names) {
   return functions;
 }
 class HTMLRewriter {
-  #handlers = [];  // [selector, handlers], a null selector for onDocument
+  #handlers = [];  // [selector, handlerFunctions(...)], a null selector for onDocument
   on(selector, handlers) {
     selector = String(selector);
     // lol-html parses the selector here, as workerd does: a bad one throws from on().
@@ -2252,7 +2252,9 @@ class HTMLRewriter {
             if (failure !== null) throw failure.error;
           }
         } catch (error) {
-          release();
+          // The error to report is the handler's or the source's, not one of
+          // freeing an engine rewriter that the error left mid-write.
+          try { release(); } catch { rewriter = null; }
           reader.cancel(error).catch(() => {});
           throw error;
         }
