@@ -1,7 +1,8 @@
 // Not a framework: the Web API behaviours frameworks lean on, one route each
 // (/<name>), so a difference from workerd names the API. What the embedded
-// runtime does not offer yet (legacy TextDecoder labels, HTMLRewriter,
-// WebSocketPair, AES-KW in crypto.subtle) is left out.
+// runtime does not offer yet (legacy TextDecoder labels, WebSocketPair,
+// AES-KW in crypto.subtle: docs/runtime.md) is left out; HTMLRewriter has
+// its own app (apps/htmlrewriter).
 // Compression streams, compared by what does not depend on where a runtime
 // cuts its output pieces: the bytes, the errors, and output arriving before
 // the input ends.
