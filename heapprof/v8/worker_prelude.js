@@ -1666,7 +1666,7 @@ const formDecode = s => {
 };
 // The URL standard's percent-decode where decodeURIComponent gives up: a '%'
 // without two hex digits stays as it is, and byte sequences that are not
-// UTF-8 decode to U+FFFD ("%C3%A9%ZZ%FF" -> "é%ZZ�").
+// UTF-8 decode to U+FFFD ("%C3%A9%ZZ%FF" -> "\u00e9%ZZ\ufffd").
 const isHexDigit = b => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
 function percentDecodeLoose(s) {
   const bytes = new TextEncoder().encode(s);
