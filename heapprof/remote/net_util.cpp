@@ -22,7 +22,8 @@ Status NetError(const std::string& step, const HostPort& where, const boost::sys
     return Error(ErrorCode::kUnavailable, fmt::format("nothing is listening on {} (connection refused)", at));
   }
   if (ec == beast::error::timeout || ec == asio::error::timed_out) {
-    return Error(ErrorCode::kUnavailable, fmt::format("{} did not answer in time ({})", at, step));
+    // Its own code: a caller's deadline passing is not the same as nothing listening.
+    return Error(ErrorCode::kDeadlineExceeded, fmt::format("{} did not answer in time ({})", at, step));
   }
   if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == beast::http::error::end_of_stream ||
       ec == beast::websocket::error::closed || ec == asio::error::broken_pipe ||

@@ -120,7 +120,8 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
     Window window(session, options);
     if (Status s = window.Start(alloc); !s.ok()) return s;
     const Clock::time_point opened = Clock::now();
-    if (Status s = session.Wait(length, stop); !s.ok()) return s;
+    auto over = [&] { return stop() || (options.window_full && options.window_full()); };
+    if (Status s = session.Wait(length, over); !s.ok()) return s;
     *measured = Clock::now() - opened;
     out.interrupted = out.interrupted || stop();
     Result<Json> tree = window.Stop(!alloc && options.gc_before_inuse);

@@ -28,7 +28,8 @@ struct HttpResponse {
 };
 
 // Sends one request and reads the whole response. kUnavailable when nothing
-// listens or the server closes early, or when `timeout` passes first.
+// listens or the server closes early; kDeadlineExceeded when `timeout` passes
+// first (the connection is then dropped).
 Result<HttpResponse> SendHttp(const HostPort& server, const HttpRequest& request, Millis timeout);
 
 }  // namespace heapprof::remote

@@ -36,6 +36,9 @@ struct RemoteWindowOptions {
   RemoteSampleTypes types = RemoteSampleTypes::kBoth;
   bool gc_before_inuse = true;      // HeapProfiler.collectGarbage before the in-use snapshot
   std::function<bool()> stop;       // when it turns true, the open window ends now (e.g. Ctrl-C)
+  // When it turns true, the open window ends as if its time were up (e.g. it
+  // has seen its share of --requests); not an interruption.
+  std::function<bool()> window_full;
   std::function<void(std::string_view)> on_window;  // told "alloc" / "inuse" as each window opens
   Millis command_timeout{30000};    // per protocol command (a big getSamplingProfile takes a while)
   // Metadata for the profile's comments.
