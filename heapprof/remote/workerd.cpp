@@ -72,7 +72,7 @@ using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
   services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:{}", http = (), service = "main") ],
+  sockets = [ (name = "http", address = "127.0.0.1:{}", http = (style = proxy), service = "main") ],
   v8Flags = [ {} ],
 );
 

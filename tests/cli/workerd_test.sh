@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # heapprof run --runtime workerd: the real workerd (tools/bootstrap.sh puts it
 # in .deps/workerd) serves tests/remote/leak-worker.js and a Hono app bundled
-# by esbuild (minified TypeScript with a source map); the profiles come
-# through the DevTools protocol. Checked with `go tool pprof`: the leak's and
+# by esbuild (minified TypeScript with a source map) and a worker with its own
+# routes driven by a requests file; the profiles come through the DevTools
+# protocol. Checked with `go tool pprof`: the leak's and
 # the garbage's shares, the Hono app's own functions and .ts file, every
 # response 2xx and non-empty; refused flags, a failing worker, Ctrl-C, and no
 # workerd left behind.
@@ -55,6 +56,61 @@ go tool pprof -top -nodefraction=0 -nodecount=1000 -sample_index=alloc_space hon
 for f in renderUserProfile searchCatalog; do expect_in hono.top " $f"; done
 go tool pprof -raw hono.pb.gz >hono.raw 2>/dev/null
 expect_in hono.raw "hono-shop.ts"
+
+# A worker with routes of its own (anything else is 404) driven by a requests
+# file, as in the embedded runtime: every response 2xx, the routes' functions
+# in the profile, --requests sharing the windows, and --responses-out the
+# same status and body for each request as the embedded runtime's records
+# (workerd's content-length header aside); request.url is the file's URL.
+routes="$src/tests/remote/routes-worker.js"
+expect_exit 0 routes -- "$heapprof" run --runtime workerd "$routes" --requests-file "$src/tests/remote/routes.jsonl" \
+  --requests 400 --warmup 20 --interval 16KiB --responses-out routes-w.jsonl -o routes.pb.gz --top 0
+expect_in routes.err "allocation window open for 190 requests"
+responses="$(sed -n 's/^  responses //p' routes.out)"
+echo "routes: responses $responses"
+echo "$responses" | grep -qE '^(2[0-9][0-9]: [0-9]+(, )?)+$' || fail "routes: not every response is 2xx: $responses"
+go tool pprof -top -nodefraction=0 -nodecount=1000 -sample_index=alloc_space routes.pb.gz >routes.top 2>/dev/null
+for f in renderInvoice tokenizeQuery acceptOrder; do expect_in routes.top " $f"; done
+expect_exit 0 routes-embedded -- "$heapprof" run "$routes" --requests-file "$src/tests/remote/routes.jsonl" \
+  --requests 400 --warmup 20 --responses-out routes-e.jsonl -o routes-e.pb.gz --top 0
+node - routes-e.jsonl routes-w.jsonl <<'JS' || fail "routes: workerd's responses differ from the embedded runtime's"
+const fs = require('node:fs');
+const read = f => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+const [embedded, workerd] = [read(process.argv[2]), read(process.argv[3])];
+if (embedded.length !== 400 || workerd.length < 400) throw new Error(`records: ${embedded.length}, ${workerd.length}`);
+const keys = ['index', 'method', 'url', 'status', 'body', 'body_base64', 'error'];
+const search = workerd.find(r => r.url.includes('/search'));
+if (!search.headers.some(([n, v]) => n === 'x-url' && v === search.url)) throw new Error('request.url is not the file\'s URL');
+embedded.forEach((e, i) => {
+  for (const k of keys) {
+    if (JSON.stringify(e[k]) !== JSON.stringify(workerd[i][k])) throw new Error(`record ${i}: ${k} differs`);
+  }
+});
+console.log(`routes: ${embedded.length} records identical in status and body`);
+JS
+
+# One request in four outlives --request-timeout: counted as timed out and
+# recorded as an error; 5 of 25 failed passes the default --max-failures
+# (50 %) and fails --max-failures 10 %.
+{ cat "$src/tests/remote/routes.jsonl"; echo '{"url": "https://shop.example/slow"}'; } >slow.jsonl
+expect_exit 0 timeout -- "$heapprof" run --runtime workerd "$routes" --requests-file slow.jsonl --requests 25 --warmup 5 \
+  --request-timeout 300ms --responses-out timeout.jsonl -o timeout.pb.gz --top 0
+expect_in timeout.out "timed out: "
+expect_in timeout.out "timed out x"
+expect_in timeout.jsonl '"error":"no response within --request-timeout 300 ms","index":4,"method":"GET","url":"https://shop.example/slow"}'
+expect_exit 1 max-failures -- "$heapprof" run --runtime workerd "$routes" --requests-file slow.jsonl --requests 25 \
+  --warmup 5 --request-timeout 300ms --max-failures 10% -o max-failures.pb.gz --top 0
+expect_in max-failures.err "above the limit of 10 % (--max-failures)"
+[ -s max-failures.pb.gz ] || fail "max-failures: the profile is not written"
+# --url builds the one request, as in the embedded runtime; its flags are checked the same way.
+expect_exit 0 url -- "$heapprof" run --runtime workerd "$routes" --url https://shop.example/orders --method POST \
+  --header "content-type: application/json" --body '{"items": [7]}' --requests 30 --warmup 2 -o url.pb.gz --top 0
+expect_in url.out "responses 201: "
+expect_exit 2 url-and-file -- "$heapprof" run --runtime workerd "$routes" --url https://a.example/ \
+  --requests-file slow.jsonl
+expect_in url-and-file.err "--url and --requests-file are alternatives"
+expect_exit 2 requests-time-warmup -- "$heapprof" run --runtime workerd "$routes" --requests 100 --warmup 1s
+expect_in requests-time-warmup.err "give --warmup as a number of requests"
 
 # Flags only the embedded host can honour are refused before anything starts.
 expect_exit 2 replicas -- "$heapprof" run --runtime workerd "$src/tests/remote/leak-worker.js" --replicas 2

@@ -86,7 +86,9 @@ void RegisterRun(Commands& commands) {
       "130 (143 for SIGTERM); a second one ends heapprof at once.",
       [args] { return RunCommand(*args); });
   run->add_option("worker", args->worker, "The worker script (.js)")->required();
-  run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included)")
+  run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included). With --runtime workerd: the windows share what the warm-up leaves, "
+                  "each ending once it has seen its share (requests served while one window closes and the next opens "
+                  "are counted apart)")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   run->add_option("--duration,-d")
       ->description("Stop after this much time, e.g. 5s (warm-up included)")
@@ -146,12 +148,14 @@ void RegisterRun(Commands& commands) {
   run->add_flag("--no-gc", args->no_gc,
                 "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
   run->add_option("--requests-file", args->requests_file,
-                  "Replay these requests in order, cycling: JSON lines ({\"method\", \"url\", \"headers\", "
+                  "Replay these requests in order, cycling (with either --runtime): JSON lines ({\"method\", \"url\", \"headers\", "
                   "\"body\"}) or a HAR file [default: heapprof's synthetic stream]");
   run->add_option("--responses-out", args->responses_out,
                   "Also write every response the worker served, in order, as JSON lines: {\"index\", \"method\", "
                   "\"url\", \"status\", \"headers\", \"body\" (or \"body_base64\")}, or \"error\" for a request "
-                  "that threw, rejected or timed out (kept in memory until the run ends)");
+                  "that threw, rejected or timed out (kept in memory until the run ends). With --runtime workerd: the "
+                  "responses as workerd sent them over HTTP (its content-length header included); a handler that "
+                  "throws is workerd's 500");
   run->add_option("--url", args->url, "Send this one request, repeated (with --method, --header, --body)");
   run->add_option("--method", args->method, "The method of --url's request")->capture_default_str();
   run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")
@@ -161,13 +165,15 @@ void RegisterRun(Commands& commands) {
   AddFetchHandlerOption(run, args->fetch_handler);
   run->add_option("--max-failures")
       ->description("Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
-                    "or answer 5xx")
+                    "or answer 5xx (with --runtime workerd: answer 5xx, which is how workerd answers a handler that throws or "
+                    "rejects, time out, or get no response)")
       ->type_name("SHARE")
       ->check(ParsedInto(&args->max_failures, ParseFailureShare))
       ->default_str("50%");
   run->add_option("--request-timeout")
       ->description("Terminate a request (or the worker's top level) that runs longer, and count it as failed "
-                    "(0: no limit)")
+                    "(0: no limit). With --runtime workerd the limit is heapprof's as the client: it stops waiting, drops the "
+                    "connection and counts the request as timed out; workerd's own limits still apply inside")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
       ->default_str("30s");

@@ -50,6 +50,19 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
   return (out.parent_path() / (name + ext)).string();
 }
 
+Result<std::vector<WorkerRequest>> TrafficFromFlags(const RunArgs& args) {
+  if (!args.url.empty()) {
+    if (!args.requests_file.empty()) return Bad("--url and --requests-file are alternatives; give one");
+    Result<WorkerRequest> request = MakeRequestFromFlags(args.method, args.url, args.headers, args.body);
+    if (!request.ok()) return Bad(request.status().message());
+    return std::vector<WorkerRequest>{std::move(request).value()};
+  }
+  if (args.method != "GET" || !args.headers.empty() || !args.body.empty()) {
+    return Bad("--method, --header and --body describe the request of --url; give --url too");
+  }
+  return std::vector<WorkerRequest>{};
+}
+
 Result<Plan> MakePlan(const RunArgs& args) {
   Plan plan;
   plan.worker = args.worker;
@@ -121,14 +134,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
 
   // Traffic: one repeated request from flags (a requests file is read by the command).
-  if (!args.url.empty()) {
-    if (!args.requests_file.empty()) return Bad("--url and --requests-file are alternatives; give one");
-    Result<WorkerRequest> request = MakeRequestFromFlags(args.method, args.url, args.headers, args.body);
-    if (!request.ok()) return Bad(request.status().message());
-    plan.traffic = {std::move(request).value()};
-  } else if (args.method != "GET" || !args.headers.empty() || !args.body.empty()) {
-    return Bad("--method, --header and --body describe the request of --url; give --url too");
-  }
+  Result<std::vector<WorkerRequest>> traffic = TrafficFromFlags(args);
+  if (!traffic.ok()) return traffic.status();
+  plan.traffic = std::move(traffic).value();
   if (args.max_failures) plan.max_failures = *args.max_failures;
   if (args.request_timeout) plan.request_timeout = *args.request_timeout;
   plan.symbolize = !args.no_source_maps;

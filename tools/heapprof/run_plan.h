@@ -104,6 +104,11 @@ struct Plan {
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).
 Result<Plan> MakePlan(const RunArgs& args);
 
+// The request of --url (--method, --header, --body) as the run's traffic, or
+// none (the requests file, read by the command, or the synthetic stream);
+// shared by both runtimes so the flags mean the same in each.
+Result<std::vector<WorkerRequest>> TrafficFromFlags(const RunArgs& args);
+
 // The file of one replica for an output path: `path` itself when one replica
 // is profiled, else `<stem>-<replica>.<ext>` beside it ("a/x.pb.gz", "w-1" ->
 // "a/x-w-1.pb.gz"; without -o, "w.pb.gz" -> "w-1.pb.gz").

@@ -1,14 +1,18 @@
 // `heapprof run WORKER --runtime workerd`. The flags that only the embedded
 // host can honour are refused up front; the rest map onto workerd's config,
-// the load thread and the DevTools windows of heapprof attach.
+// the load thread (the user's traffic, the failure policy, --responses-out,
+// --requests, with the embedded runtime's parsing and records) and the
+// DevTools windows of heapprof attach.
 #include "tools/heapprof/run_workerd.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -17,6 +21,9 @@
 #include "heapprof/remote/remote_profiler.h"
 #include "heapprof/remote/workerd.h"
 #include "heapprof/estimate.h"
+#include "heapprof/file_io.h"
+#include "heapprof/outcomes.h"
+#include "heapprof/traffic.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/worker_runtime.h"
@@ -25,6 +32,7 @@
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
+#include "tools/heapprof/run_plan.h"
 
 namespace heapprof::cli {
 namespace {
@@ -36,7 +44,8 @@ using remote::Millis;
 constexpr int64_t kDefaultWindowNs = 2'000'000'000;
 constexpr uint64_t kDefaultWarmupRequests = 200;
 constexpr Millis kStartTimeout{20000};
-constexpr Millis kRequestTimeout{30000};  // a paid plan's CPU limit, as the embedded runtime's
+// --request-timeout 0 (no limit): the client still needs a deadline for its socket.
+constexpr Millis kNoTimeout{24 * 3600 * 1000};
 
 // The flags only the embedded host can honour, refused with the reason.
 Status RefuseEmbeddedOnly(const RunArgs& args) {
@@ -56,20 +65,6 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
     return refuse("--heap-limit", "workerd sets its own limit");
   }
   if (args.depth != 64) return refuse("--depth", "V8's inspector always records 128 frames");
-  if (args.requests > 0) return refuse("--requests", "the windows are timed; use --window or --duration");
-  // The user's traffic and failure policy are the embedded runtime's for now.
-  if (!args.requests_file.empty()) return refuse("--requests-file", "workerd is driven with the synthetic requests");
-  if (!args.url.empty()) return refuse("--url", "workerd is driven with the synthetic requests");
-  if (!args.responses_out.empty()) {
-    return refuse("--responses-out", "workerd is driven with the synthetic requests (tests/conformance records "
-                                     "workerd's responses to a requests file)");
-  }
-  if (args.max_failures && *args.max_failures != 0.5) {
-    return refuse("--max-failures", "a workerd run fails when most requests fail");
-  }
-  if (args.request_timeout && *args.request_timeout != kDefaultRequestTimeout) {
-    return refuse("--request-timeout", "workerd enforces its own limits");
-  }
   if (!args.fetch_handler.empty()) {
     return refuse("--fetch-handler", "workerd makes the worker's subrequests itself, over its own network");
   }
@@ -98,18 +93,43 @@ std::string FindWorkerd(const std::string& flag) {
   return ".deps/workerd/bin/workerd";
 }
 
-// Sends heapprof's synthetic requests one after another on a thread of its
-// own, and keeps the outcomes.
+// HTTP header names compare and record in lower case, as Headers iterates them.
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Sends the run's requests one after another on a thread of its own, as the
+// embedded engine does: the user's (--requests-file, --url) replayed in order
+// and cycled, else heapprof's synthetic stream; request i is traffic[i % n].
+// It keeps the outcomes, counted as the embedded engine counts them, and with
+// --responses-out the records of every response in order.
 class LoadDriver {
  public:
-  explicit LoadDriver(remote::HostPort server) : server_(std::move(server)) {}
+  struct Options {
+    remote::HostPort server;
+    std::vector<WorkerRequest> traffic;  // empty: the synthetic stream
+    Millis timeout{0};                   // the client gives up and counts the request as timed out
+    bool record = false;                 // keep ResponseRecord lines
+  };
+  explicit LoadDriver(Options options) : o_(std::move(options)) {}
   ~LoadDriver() { Stop(); }
 
   void Start() {
     thread_ = std::thread([this] {
-      while (!stop_.load()) Send(sent_.fetch_add(1));
+      while (!stop_.load()) {
+        if (sent_.load() < limit_.load()) {
+          Send(sent_.fetch_add(1));
+        } else {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));  // waiting for the next window's share
+        }
+      }
     });
   }
+  // With --requests the thread sends only a window's share, then waits until
+  // the window has seen it.
+  void Limit(uint64_t sent) { limit_.store(sent); }
+  void Allow(uint64_t more) { limit_.store(sent_.load() + more); }
   void Stop() {
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
@@ -120,14 +140,11 @@ class LoadDriver {
   }
   uint64_t answered() {
     std::lock_guard lock(mu_);
-    uint64_t n = 0;
-    for (const auto& [status, count] : statuses_) n += count;
-    return n;
+    return outcomes_.requests();
   }
-  // "200: 3051, 404: 3" and the failures (transport errors, 4xx/5xx, empty bodies).
-  std::map<int, uint64_t> statuses() {
+  RequestOutcomes outcomes() {
     std::lock_guard lock(mu_);
-    return statuses_;
+    return outcomes_;
   }
   uint64_t empty_bodies() {
     std::lock_guard lock(mu_);
@@ -137,49 +154,80 @@ class LoadDriver {
     std::lock_guard lock(mu_);
     return errors_;
   }
+  std::string responses() {
+    std::lock_guard lock(mu_);
+    return responses_;
+  }
 
  private:
   void Send(uint64_t index) {
-    WorkerRequest synthetic = SyntheticRequest(index);
-    remote::HttpRequest request;
-    request.method = synthetic.method;
-    // The synthetic URL's path and query; its host travels in the Host header it carries.
-    std::string_view url = synthetic.url;
-    size_t scheme = url.find("://");
-    size_t path = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
-    request.target = path == std::string_view::npos ? "/" : std::string(url.substr(path));
-    request.headers = synthetic.headers;
-    request.body = synthetic.body;
-    Result<remote::HttpResponse> response = remote::SendHttp(server_, request, kRequestTimeout);
+    const WorkerRequest request = o_.traffic.empty() ? SyntheticRequest(index) : o_.traffic[index % o_.traffic.size()];
+    remote::HttpRequest http;
+    http.method = request.method;
+    // workerd's socket is proxy style: the absolute URL on the request line is
+    // the worker's request.url, scheme included, as the embedded host gives it.
+    http.target = request.url;
+    http.headers = request.headers;
+    const bool has_host = std::any_of(http.headers.begin(), http.headers.end(),
+                                      [](const auto& h) { return Lower(h.first) == "host"; });
+    if (!has_host) {
+      std::string_view url = request.url;
+      size_t scheme = url.find("://");
+      std::string_view rest = scheme == std::string_view::npos ? url : url.substr(scheme + 3);
+      std::string_view host = rest.substr(0, rest.find_first_of("/?#"));
+      if (!host.empty()) http.headers.emplace_back("host", std::string(host));
+    }
+    http.body = request.body;
+    Result<remote::HttpResponse> response = remote::SendHttp(o_.server, http, o_.timeout);
+    if (InterruptWatcher::received() != 0 && !response.ok()) return;  // cut short by Ctrl-C: not counted
+    const bool timed_out = !response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded;
+    const std::string timeout_message = fmt::format("no response within --request-timeout {} ms", o_.timeout.count());
     std::lock_guard lock(mu_);
+    if (o_.record) {
+      Result<WorkerResponse> answer = [&]() -> Result<WorkerResponse> {
+        if (timed_out) return Error(ErrorCode::kDeadlineExceeded, timeout_message);
+        if (!response.ok()) return response.status();
+        WorkerResponse r;
+        r.status = response->status;
+        for (const auto& [name, value] : response->headers) r.headers.emplace_back(Lower(name), value);
+        r.body = response->body;
+        return r;
+      }();
+      responses_ += ResponseRecord(index, request, answer);
+      responses_ += '\n';
+    }
     if (!response.ok()) {
-      ++statuses_[0];
-      if (errors_.size() < 3) errors_.push_back(response.status().message());
+      // workerd answers a handler that throws or rejects with a 500; no
+      // answer at all is a timeout (ours) or workerd dropping the connection.
+      outcomes_.AddFailure(timed_out ? RequestFailure::kTimedOut : RequestFailure::kThrown,
+                           timed_out ? timeout_message : "no response: " + response.status().message());
+      if (errors_.size() < 3) errors_.push_back(request.method + " " + request.url + ": " + response.status().message());
       return;
     }
-    ++statuses_[response->status];
+    outcomes_.AddResponse(response->status);
     if (response->body.empty()) ++empty_;
     if (response->status >= 400 && errors_.size() < 3) {
-      errors_.push_back(fmt::format("{} {} -> {}: {}", request.method, request.target, response->status,
+      errors_.push_back(fmt::format("{} {} -> {}: {}", request.method, request.url, response->status,
                                     response->body.substr(0, 200)));
     }
   }
 
-  remote::HostPort server_;
+  const Options o_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> sent_{0};
+  std::atomic<uint64_t> limit_{std::numeric_limits<uint64_t>::max()};
   std::thread thread_;
   std::mutex mu_;
-  std::map<int, uint64_t> statuses_;  // 0 = no response
+  RequestOutcomes outcomes_;
   uint64_t empty_ = 0;
   std::vector<std::string> errors_;
+  std::string responses_;
 };
 
-std::string Histogram(const std::map<int, uint64_t>& statuses) {
+std::string Histogram(const std::map<int, uint64_t>& statuses) {  // "200: 3051, 404: 3"
   std::string out;
   for (const auto& [status, count] : statuses) {
-    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", status == 0 ? std::string("no response") : std::to_string(status),
-                       count);
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", status, count);
   }
   return out.empty() ? "none" : out;
 }
@@ -196,21 +244,57 @@ int RunInWorkerd(const RunArgs& args) {
   // auto: as the embedded host chooses it for the platform's 128 MB limit, which workerd's isolates share.
   const uint64_t interval =
       args.interval_bytes.value_or(static_cast<uint64_t>(AutoInterval(kDefaultHeapLimitBytes)));
-  const uint64_t warmup_requests = args.warmup ? args.warmup->requests : kDefaultWarmupRequests;
+  uint64_t warmup_requests = args.warmup ? args.warmup->requests : kDefaultWarmupRequests;
   const int64_t warmup_ns = args.warmup ? args.warmup->ns : 0;
   const int windows = types.value() == remote::RemoteSampleTypes::kBoth ? 2 : 1;
+  // --requests N, warm-up included, as in the embedded runtime: the windows
+  // share what the warm-up leaves, each ending once it has seen its share
+  // (or its time is up, with --window or --duration too).
+  uint64_t window_requests = 0;
+  if (args.requests > 0) {
+    const uint64_t n = static_cast<uint64_t>(args.requests);
+    if (warmup_ns > 0) {
+      return UsageError("run", "with --runtime workerd, --requests counts the warm-up in requests: give --warmup "
+                               "as a number of requests");
+    }
+    if (warmup_requests >= n) {
+      if (args.warmup) {
+        return UsageError("run", fmt::format("the warm-up ({} requests) leaves nothing to profile within --requests {}",
+                                             warmup_requests, n));
+      }
+      warmup_requests = n / 10;  // a short run: keep most of it in the windows
+    }
+    window_requests = (n - warmup_requests) / windows;
+    if (window_requests == 0) {
+      return UsageError("run", fmt::format("--requests {} leaves no request for each of the {} windows after the "
+                                           "warm-up of {}", n, windows, warmup_requests));
+    }
+  }
   int64_t window_ns = kDefaultWindowNs;
   if (args.window_ns) {
     window_ns = *args.window_ns;
   } else if (args.duration_ns) {
     window_ns = (*args.duration_ns - warmup_ns) / windows;
+  } else if (window_requests > 0) {
+    window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(kNoTimeout).count();  // the count ends it
   }
   if (window_ns <= 0) return UsageError("run", "the window must be longer than 0 (check --window, --duration, --warmup)");
+  Result<std::vector<WorkerRequest>> traffic = TrafficFromFlags(args);
+  if (!traffic.ok()) return UsageError("run", traffic.status().message());
+  const double max_failures = args.max_failures.value_or(0.5);
+  const std::chrono::milliseconds request_timeout = args.request_timeout.value_or(kDefaultRequestTimeout);
   const std::string output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
   if (!fs::is_regular_file(args.worker)) {
     return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
   }
-  if (Status s = CheckOutputs({args.worker}, {output, args.flamegraph}); !s.ok()) return Fail("run", s);
+  std::vector<std::string> inputs = {args.worker};
+  if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
+  if (Status s = CheckOutputs(inputs, {output, args.flamegraph, args.responses_out}); !s.ok()) return Fail("run", s);
+  if (!args.requests_file.empty()) {
+    Result<std::vector<WorkerRequest>> read = ReadRequestsFile(args.requests_file);
+    if (!read.ok()) return Fail("run", read.status());
+    traffic = std::move(read);
+  }
 
   InterruptWatcher interrupts([] {});
   remote::WorkerdSpec spec;
@@ -238,7 +322,11 @@ int RunInWorkerd(const RunArgs& args) {
   }
   int inlining = args.allow_inlining ? 1 : std::find(unknown.begin(), unknown.end(), "--no-turbo-inlining") == unknown.end() ? 0 : 1;
 
-  LoadDriver load(workerd.http());
+  LoadDriver load({.server = workerd.http(),
+                   .traffic = std::move(traffic).value(),
+                   .timeout = request_timeout.count() == 0 ? kNoTimeout : Millis(request_timeout.count()),
+                   .record = !args.responses_out.empty()});
+  if (window_requests > 0) load.Limit(0);  // after the warm-up, only the windows' shares
   const Clock::time_point start = Clock::now();
   load.Serve(warmup_requests);
   load.Start();
@@ -268,9 +356,25 @@ int RunInWorkerd(const RunArgs& args) {
   options.types = types.value();
   options.gc_before_inuse = !args.no_gc;
   options.stop = [] { return InterruptWatcher::received() != 0; };
+  uint64_t window_opened_at = 0;
+  if (window_requests > 0) {
+    options.window_full = [&] {
+      if (load.answered() - window_opened_at < window_requests) return false;
+      // workerd's inspector answers the protocol's commands (stopSampling, the
+      // GC before the in-use snapshot) only while its isolate has work: the
+      // load goes on between windows, uncounted in the windows' shares.
+      load.Limit(std::numeric_limits<uint64_t>::max());
+      return true;
+    };
+  }
   options.on_window = [&](std::string_view kind) {
-    fmt::print(stderr, "heapprof run: {} window open for {:.2f} s in workerd\n",
-               kind == "inuse" ? "in-use" : "allocation", static_cast<double>(window_ns) / 1e9);
+    window_opened_at = load.answered();
+    if (window_requests > 0) load.Allow(window_requests);
+    const std::string length = window_requests == 0 ? fmt::format("{:.2f} s", static_cast<double>(window_ns) / 1e9)
+                               : args.window_ns || args.duration_ns
+                                   ? fmt::format("{} requests or {:.2f} s", window_requests, static_cast<double>(window_ns) / 1e9)
+                                   : fmt::format("{} requests", window_requests);
+    fmt::print(stderr, "heapprof run: {} window open for {} in workerd\n", kind == "inuse" ? "in-use" : "allocation", length);
   };
   options.target_name = fs::path(args.worker).filename().string();
   options.runtime = "workerd";
@@ -294,14 +398,13 @@ int RunInWorkerd(const RunArgs& args) {
                            "\n(no profile written)");
   }
 
-  const std::map<int, uint64_t> statuses = load.statuses();
-  uint64_t total = 0, failed = 0;
-  for (const auto& [status, count] : statuses) {
-    total += count;
-    if (status == 0 || status >= 400) failed += count;
-  }
+  const RequestOutcomes outcomes = load.outcomes();
+  std::string statuses = Histogram(outcomes.statuses());
+  if (outcomes.timed_out() > 0) statuses += fmt::format(", timed out: {}", outcomes.timed_out());
+  if (outcomes.thrown() > 0) statuses += fmt::format(", no response: {}", outcomes.thrown());
+  const uint64_t total = outcomes.requests();
   Profile& profile = profiled->profile;
-  profile.comments.push_back(profile.AddString(fmt::format("responses: {}", Histogram(statuses))));
+  profile.comments.push_back(profile.AddString(fmt::format("responses: {}", statuses)));
   // workerd names the module by its file name; point the frames at the file, for the source maps.
   const std::string absolute = fs::absolute(args.worker).lexically_normal().string();
   for (std::string& s : profile.strings) {
@@ -324,19 +427,24 @@ int RunInWorkerd(const RunArgs& args) {
   report.headline = fmt::format("Profiled {} in {}: {} requests in {:.2f} s", options.target_name, options.runtime,
                                 total, static_cast<double>(elapsed_ns) / 1e9);
   report.details.push_back(fmt::format("warm-up  {} requests before the first window", warmed));
-  report.details.push_back(fmt::format("responses {}{}", Histogram(statuses),
+  report.details.push_back(fmt::format("responses {}{}", statuses,
                                        load.empty_bodies() > 0 ? fmt::format(", {} with an empty body", load.empty_bodies())
                                                                : std::string()));
   report.details.push_back(fmt::format("inlining {} (workerd config v8Flags)", inlining == 0 ? "off" : "allowed"));
   report.more_samples_hint = "Profile a longer window (--window)";
   int code = ReportRemoteProfile(profile, report);
-  if (failed > 0) {
-    fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", failed, total, Histogram(statuses));
+  if (total > 0) fmt::print("\n{}", FormatOutcomes(outcomes, nullptr));
+  if (outcomes.failed() > 0) {
+    fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", outcomes.failed(), total, statuses);
     for (const std::string& e : load.first_errors()) fmt::print(stderr, "  {}\n", e);
   }
+  if (!args.responses_out.empty()) {
+    if (Status s = WriteFileAtomic(args.responses_out, load.responses()); !s.ok()) return std::max(code, Fail("run", s));
+  }
   if (code != kExitOk) return code;
-  if (total == 0 || failed * 2 > total) {
-    return Fail("run", fmt::format("most requests failed ({} of {}): the profile is of the error path", failed, total));
+  if (total == 0) return Fail("run", "no request was answered: the profile is of an idle worker");
+  if (FailureVerdict verdict = JudgeFailures(outcomes, max_failures); verdict.too_many) {
+    return Fail("run", verdict.message + "; the profile is written all the same");
   }
   if (int signal = InterruptWatcher::received(); signal != 0) return InterruptedExitCode(signal);
   return kExitOk;
