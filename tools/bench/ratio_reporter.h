@@ -1,13 +1,15 @@
 // Google Benchmark's console table, then the program's own lines of ratios:
 // the reporter keeps each run's times by argument and benchmark name
 // ("BM_Encode/10000" -> ["10000"]["BM_Encode"]) and hands them to `print`
-// once the table is done.
+// once the table is done. With --benchmark_repetitions the median of the
+// repetitions stands for the benchmark (these machines are noisy).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,10 +31,16 @@ class RatioReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      std::string name = run.benchmark_name();
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type != Run::RT_Iteration && !median) continue;
+      std::string name = run.run_name.str();
       size_t slash = name.find('/');
-      RunTiming& t = runs_[name.substr(slash + 1)][name.substr(0, slash)];
+      std::string argument = name.substr(slash + 1);
+      std::string benchmark = name.substr(0, slash);
+      if (!median && medians_.count(name) > 0) continue;
+      if (median) medians_.insert(name);
+      RunTiming& t = runs_[argument][benchmark];
       t.wall_ms = run.GetAdjustedRealTime();
       t.cpu_ms = run.GetAdjustedCPUTime();
       for (const auto& [key, counter] : run.counters) t.counters[key] = counter.value;
@@ -46,6 +54,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
  private:
   std::function<void(const RunsByArgument&)> print_;
   RunsByArgument runs_;
+  std::set<std::string> medians_;  // benchmarks whose timing is a median of repetitions
 };
 
 }  // namespace heapprof::bench

@@ -43,8 +43,11 @@ section "one GC-prologue snapshot, 100 / 1k / 10k-node trees (Google Benchmark)"
 
 section "encode + gzip (Google Benchmark), size against pprof-format + gzip (@datadog/pprof's encoder)"
 mkdir -p "$tmp/raw"
-if [ -n "$quick" ]; then gzip_reps=1; else gzip_reps=3; fi
+# Repeated (the table takes the median, and shows the range): one run of a
+# few seconds on this shared machine moves by +-10 %.
+if [ -n "$quick" ]; then gzip_reps=1; encode_reps=3; else gzip_reps=3; encode_reps=5; fi
 "$build/encode_bench" --raw-out="$tmp/raw" --gzip-reps="$gzip_reps" --benchmark_min_time="$min_time" --benchmark_format=console \
+  --benchmark_repetitions="$encode_reps" \
   --benchmark_out="$tmp/encode.json" --benchmark_out_format=json
 node "$root/tools/bench/pprof_format_size.js" "$tmp/raw" --json "$tmp/encode_sizes.json"
 

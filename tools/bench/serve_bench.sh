@@ -63,7 +63,7 @@ wait_http "$url"
 wd_url=""
 if [ -n "$workerd" ] && [ -x "$workerd" ]; then
   wd_port="$(free_port)" wd_inspector="$(free_port)"
-  config="$(node "$(dirname "${BASH_SOURCE[0]}")/../workerd_config.mjs" --dir "$tmp/workerd" --script "$worker" \
+  config="$(node "$(dirname "${BASH_SOURCE[0]}")/../workerd_config.mjs" --dir "$tmp/workerd-config" --script "$worker" \
     --module-name worker.js --address "127.0.0.1:$wd_port")"
   # The inspector is on in every workerd phase, so only the window differs.
   "$workerd" serve "$config" --inspector-addr="127.0.0.1:$wd_inspector" >"$tmp/workerd.out" 2>&1 &
