@@ -49,6 +49,9 @@ if [ -n "$quick" ]; then gzip_reps=1; encode_reps=3; else gzip_reps=3; encode_re
 "$build/encode_bench" --raw-out="$tmp/raw" --gzip-reps="$gzip_reps" --benchmark_min_time="$min_time" --benchmark_format=console \
   --benchmark_repetitions="$encode_reps" \
   --benchmark_out="$tmp/encode.json" --benchmark_out_format=json
+# Google Benchmark writes a repeated constant counter's coefficient of
+# variation as nan, which JSON has no word for.
+sed -i -E 's/: *-?(nan|NaN|inf|Inf)\b/: null/g' "$tmp/encode.json"
 node "$root/tools/bench/pprof_format_size.js" "$tmp/raw" --json "$tmp/encode_sizes.json"
 
 section "symbolize a 10k-location profile against a ~5 MB source map"
