@@ -11,7 +11,11 @@ const track = makeTracker();
 
 export default {
   fetch(request) {
-    track(request.url, request.url.length % 97);
+    // The caller keeps nothing of its own: a kept request.url would be a copy
+    // charged to fetch (as in workerd), and its sampling noise would blur how
+    // much of the closure's bytes optimization moves to fetch.
+    const length = request.url.length;
+    track(length % 7, length % 97);
     return new Response('ok');
   },
 };
