@@ -41,21 +41,23 @@ function(heapprof_embed_worker_prelude target)
                "${_src}/js/package-lock.json" "${_deps}/installed-lock.json")
 
   set(_gen "${PROJECT_BINARY_DIR}/generated/heapprof")
+  # What both bundles share: an IIFE for libnode's V8 10.2 (chrome102), ASCII
+  # output (V8 keeps a source with any other character at two bytes a
+  # character), an external map without sourcesContent (the packages' dist
+  # files are on npm at the pinned versions; profiles need only positions).
+  set(_esbuild_common --bundle --format=iife --target=chrome102 --charset=ascii --legal-comments=eof
+                      --log-level=warning --sourcemap=external --sources-content=false)
   set(_bundle "${_gen}/worker_libraries.js")
   set(_map "${_gen}/worker_libraries.map.json")
   set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
-  # An IIFE whose completion value is libraries.js's namespace; chrome102 is
-  # libnode's V8 10.2. Module resolution looks in the installed node_modules.
-  # The map is external (the bundle keeps its lines and has no
-  # sourceMappingURL) and without sourcesContent: the packages' dist files
-  # are on npm at the pinned versions, and the profile needs only positions.
+  # Its completion value is libraries.js's namespace. Module resolution looks
+  # in the installed node_modules; the bundle keeps its lines and has no
+  # sourceMappingURL.
   add_custom_command(
     OUTPUT "${_bundle}" "${_map}"
     BYPRODUCTS "${_bundle}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
-            "${_esbuild}" "${_src}/js/libraries.js" --bundle --format=iife --global-name=libraries
-            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
-            --sourcemap=external --sources-content=false
+            "${_esbuild}" "${_src}/js/libraries.js" ${_esbuild_common} --global-name=libraries
             "--banner:js=(() => {" "--footer:js=return libraries })()" "--outfile=${_bundle}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
     DEPENDS "${_src}/js/libraries.js" "${_deps}/installed-lock.json" "${_map_script}"
@@ -75,11 +77,9 @@ function(heapprof_embed_worker_prelude target)
     OUTPUT "${_rewriter}" "${_rewriter_map}"
     BYPRODUCTS "${_rewriter}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
-            "${_esbuild}" "${_src}/js/html_rewriter.js" --bundle --format=iife --global-name=htmlRewriter
-            --target=chrome102 --charset=utf8 --legal-comments=eof --log-level=warning
+            "${_esbuild}" "${_src}/js/html_rewriter.js" ${_esbuild_common} --global-name=htmlRewriter
             --alias:fs=./html_rewriter_host.js --alias:path=./html_rewriter_host.js
             --alias:util=./html_rewriter_host.js --alias:assert=./html_rewriter_assert.js "--define:__dirname=\"\""
-            --sourcemap=external --sources-content=false
             "--banner:js=(() => {" "--footer:js=return htmlRewriter.load })()" "--outfile=${_rewriter}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_rewriter}.map" "-DOUT=${_rewriter_map}" -P "${_map_script}"
     DEPENDS "${_src}/js/html_rewriter.js" "${_src}/js/html_rewriter_host.js" "${_src}/js/html_rewriter_assert.js"
