@@ -98,6 +98,12 @@ expect_exit 0 timeout -- "$heapprof" run --runtime workerd "$routes" --requests-
 expect_in timeout.out "timed out: "
 expect_in timeout.out "timed out x"
 expect_in timeout.jsonl '"error":"no response within --request-timeout 300 ms","index":4,"method":"GET","url":"https://shop.example/slow"}'
+# HEAD requests: the answer has no body, whatever its Content-Length says (a
+# client waiting for one times out).
+{ echo '{"method": "HEAD", "url": "https://shop.example/invoices/17"}'; echo '{"url": "https://shop.example/invoices/4"}'; } >head.jsonl
+expect_exit 0 head -- "$heapprof" run --runtime workerd "$routes" --requests-file head.jsonl --requests 20 --warmup 2 \
+  --request-timeout 2s -o head.pb.gz --top 0
+if grep -q "timed out" head.out head.err; then fail "head: HEAD requests timed out: $(grep -h "timed out" head.out head.err)"; fi
 expect_exit 1 max-failures -- "$heapprof" run --runtime workerd "$routes" --requests-file slow.jsonl --requests 25 \
   --warmup 5 --request-timeout 300ms --max-failures 10% -o max-failures.pb.gz --top 0
 expect_in max-failures.err "above the limit of 10 % (--max-failures)"
