@@ -3,8 +3,10 @@
 #include "heapprof/core/text.h"
 #include "heapprof/pprof_endpoints.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
 #include <filesystem>
 #include <utility>
 
@@ -27,6 +29,7 @@ constexpr std::string_view kAllocs = "/debug/pprof/allocs";
 constexpr std::string_view kIndex = "/debug/pprof/";
 constexpr std::string_view kFlamegraph = "/debug/heapprof/flamegraph";
 constexpr std::string_view kCaptures = "/debug/heapprof/captures/";
+constexpr std::string_view kWindows = "/debug/heapprof/windows/";
 
 int HttpStatusFor(const Status& s) {
   switch (s.code()) {
@@ -54,29 +57,92 @@ std::string QueryEscape(std::string_view text) {
 
 std::string MiB(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
-// `seconds` as Go's handlers take it (an integer), or a duration such as 500ms.
-Result<std::chrono::nanoseconds> ParseSeconds(std::string_view text, std::chrono::seconds max) {
+// Input shown in a message: printable ASCII as is, anything else as \xNN,
+// at most 64 characters of it.
+std::string Shown(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i == 64) {
+      out += "...";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+
+std::string DurationText(std::chrono::nanoseconds d) {
+  int64_t ns = d.count();
+  if (ns % 1'000'000'000 == 0) return fmt::format("{}s", ns / 1'000'000'000);
+  if (ns % 1'000'000 == 0) return fmt::format("{}ms", ns / 1'000'000);
+  return fmt::format("{}ns", ns);
+}
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `seconds` as Go's handlers take it (a whole number of seconds), or a
+// duration with its unit such as 500ms, within [min, max]. Nothing else: no
+// sign, no bare fraction, no spaces.
+Result<std::chrono::nanoseconds> ParseSeconds(std::string_view text, std::chrono::nanoseconds min,
+                                              std::chrono::nanoseconds max) {
+  auto bad = [&] {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("seconds must be a whole number of seconds or a duration with its unit such as 500ms, "
+                             "from {} to {}; not '{}'",
+                             DurationText(min), DurationText(max), Shown(text)));
+  };
   int64_t ns = 0;
-  int64_t whole = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), whole);
-  if (ec == std::errc() && end == text.data() + text.size()) {
-    if (whole <= 0 || whole > max.count()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("seconds must be between 1 and {}, not {}", max.count(), text));
-    }
-    ns = whole * 1'000'000'000;
+  if (AllDigits(text)) {
+    if (text.size() > 9) return bad();
+    ns = std::stoll(std::string(text)) * 1'000'000'000;
   } else {
+    if (text.empty() || !(text.front() >= '0' && text.front() <= '9') ||
+        !std::isalpha(static_cast<unsigned char>(text.back())) ||
+        std::any_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '+' || c == '-'; })) {
+      return bad();
+    }
     Result<int64_t> d = ParseDuration(text);
-    if (!d.ok() || d.value() <= 0) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("seconds must be a whole number of seconds or a duration such as 500ms, not '{}'", text));
-    }
-    if (d.value() > std::chrono::nanoseconds(max).count()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("seconds must be at most {}", max.count()));
-    }
+    if (!d.ok()) return bad();
     ns = d.value();
   }
+  if (ns < min.count() || ns > max.count()) return bad();
   return std::chrono::nanoseconds(ns);
+}
+
+// Compares secrets in time that does not depend on where they differ.
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// The peer's address without its port ("127.0.0.1:5000" -> "127.0.0.1").
+std::string AddressOf(const std::string& remote) {
+  size_t colon = remote.rfind(':');
+  return colon == std::string::npos ? remote : remote.substr(0, colon);
+}
+
+std::string UtcTime(std::chrono::system_clock::time_point t) {
+  std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+HttpResponse TooMany(std::string text, int64_t retry_after_seconds) {
+  HttpResponse r = TextResponse(429, text);
+  r.headers.emplace_back("Retry-After", std::to_string(std::max<int64_t>(1, retry_after_seconds)));
+  return r;
 }
 
 }  // namespace
@@ -133,41 +199,255 @@ Status SetDefaultSampleType(heapprof::Profile& profile, std::string_view sample_
   return Status::Ok();
 }
 
+bool TargetPatternMatches(std::string_view pattern, std::string_view name) {
+  // Iterative glob with backtracking to the last '*'.
+  size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+Result<std::vector<AccessToken>> ParseTokenFile(std::string_view text, std::string_view origin) {
+  std::vector<AccessToken> tokens;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    ++line_no;
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      size_t start = i;
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+      if (i > start) words.emplace_back(line.substr(start, i - start));
+    }
+    if (words.empty() || words.front().starts_with("#")) continue;
+    auto bad = [&](const std::string& why) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{} line {}: {}", origin, line_no, why));
+    };
+    if (words.size() < 3) {
+      return bad("expected NAME SECRET PATTERN [PATTERN...] (a pattern such as worker-1, worker-* or *)");
+    }
+    AccessToken token;
+    token.name = words[0];
+    token.secret = words[1];
+    token.targets.assign(words.begin() + 2, words.end());
+    if (token.secret.size() < kMinTokenSecretBytes) {
+      return bad(fmt::format("the secret of {} is shorter than {} characters", Shown(token.name),
+                             kMinTokenSecretBytes));
+    }
+    for (unsigned char c : token.name + token.secret) {
+      if (c < 0x21 || c > 0x7e) return bad("names and secrets are printable ASCII");
+    }
+    for (const AccessToken& other : tokens) {
+      if (other.name == token.name) return bad(fmt::format("the name {} is used twice", Shown(token.name)));
+      if (other.secret == token.secret) return bad(fmt::format("{} has the secret of {}", Shown(token.name),
+                                                               Shown(other.name)));
+    }
+    tokens.push_back(std::move(token));
+  }
+  if (tokens.empty()) return Error(ErrorCode::kInvalidArgument, fmt::format("{} has no tokens", origin));
+  return tokens;
+}
+
+Result<std::vector<AccessToken>> ReadTokenFile(const std::string& path) {
+  ReadOptions options;
+  options.max_bytes = size_t{1} << 20;
+  HEAPPROF_ASSIGN_OR_RETURN(std::string text, ReadFileBytes(path, options));
+  return ParseTokenFile(text, path);
+}
+
 PprofEndpoints::PprofEndpoints(ProfileSource& source, const PprofEndpointOptions& options)
     : source_(source), options_(options) {}
+
+bool PprofEndpoints::Caller::May(std::string_view target) const {
+  if (!token) return true;
+  for (const std::string& pattern : token->targets) {
+    if (TargetPatternMatches(pattern, target)) return true;
+  }
+  return false;
+}
+
+Result<PprofEndpoints::Caller> PprofEndpoints::Authenticate(const HttpRequest& request) const {
+  Caller caller;
+  if (options_.tokens.empty()) {
+    caller.client = AddressOf(request.remote);
+    return caller;
+  }
+  std::string_view auth = HeaderValue(request.headers, "authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (auth.size() > kBearer.size() && std::equal(kBearer.begin(), kBearer.end(), auth.begin(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+      })) {
+    std::string_view secret = auth.substr(kBearer.size());
+    for (const AccessToken& token : options_.tokens) {
+      if (SameSecret(token.secret, secret)) {
+        caller.token = &token;
+        caller.client = token.name;
+        return caller;
+      }
+    }
+  }
+  return Error(ErrorCode::kInvalidArgument,
+               "the debug endpoints need a token: send 'Authorization: Bearer TOKEN' with one from --debug-token-file");
+}
+
+std::vector<OpenWindow> PprofEndpoints::OpenWindows() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<OpenWindow> out;
+  for (const auto& [id, held] : windows_) out.push_back(held.info);
+  return out;
+}
 
 bool PprofEndpoints::Handles(std::string_view target) {
   std::string_view path = target.substr(0, target.find('?'));
   return path == kHeap || path == kAllocs || path == kIndex || path == "/debug/pprof" || path == kFlamegraph ||
-         (path.starts_with(kCaptures) && path.size() > kCaptures.size());
+         (path.starts_with(kCaptures) && path.size() > kCaptures.size()) ||
+         (path.starts_with(kWindows) && path.size() > kWindows.size());
 }
 
 HttpResponse PprofEndpoints::Handle(const HttpRequest& request) {
-  if (request.method != "GET" && request.method != "HEAD") {
-    HttpResponse r = TextResponse(405, "the debug endpoints answer GET only");
-    r.headers.emplace_back("Allow", "GET, HEAD");
+  Result<Caller> caller = Authenticate(request);
+  if (!caller.ok()) {
+    HttpResponse r = TextResponse(401, caller.status().message());
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
     return r;
   }
   Result<ParsedTarget> parsed = ParseRequestTarget(request.target);
   if (!parsed.ok()) return ErrorResponse(parsed.status());
   const std::string& path = parsed->path;
-  if (path == kHeap) return ProfileResponse(request, "heap");
-  if (path == kAllocs) return ProfileResponse(request, "allocs");
-  if (path == kFlamegraph) return ProfileResponse(request, "flamegraph");
-  if (path == kIndex || path == "/debug/pprof") return Index();
-  if (path.starts_with(kCaptures)) return CaptureFileResponse(std::string_view(path).substr(kCaptures.size()));
-  return TextResponse(404, fmt::format("no debug endpoint {} (see {})", path, kIndex));
+  if (path.starts_with(kWindows)) {
+    if (request.method != "DELETE") {
+      HttpResponse r = TextResponse(405, "a window is ended with DELETE");
+      r.headers.emplace_back("Allow", "DELETE");
+      return r;
+    }
+    return CancelWindow(caller.value(), std::string_view(path).substr(kWindows.size()));
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    HttpResponse r = TextResponse(405, "the debug endpoints answer GET only");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  if (path == kHeap) return ProfileResponse(request, caller.value(), "heap");
+  if (path == kAllocs) return ProfileResponse(request, caller.value(), "allocs");
+  if (path == kFlamegraph) return ProfileResponse(request, caller.value(), "flamegraph");
+  if (path == kIndex || path == "/debug/pprof") return Index(caller.value());
+  if (path.starts_with(kCaptures)) {
+    return CaptureFileResponse(caller.value(), std::string_view(path).substr(kCaptures.size()));
+  }
+  return TextResponse(404, fmt::format("no debug endpoint {} (see {})", Shown(path), kIndex));
 }
 
-HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, std::string_view kind) {
+HttpResponse PprofEndpoints::CancelWindow(const Caller& caller, std::string_view id_text) {
+  uint64_t id = 0;
+  auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  std::shared_ptr<CancelSignal> cancel;
+  std::string target;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ec == std::errc() && end == id_text.data() + id_text.size() ? windows_.find(id) : windows_.end();
+    // Another client's window is as unknown as none: no hint of what others do.
+    if (it == windows_.end() || it->second.info.client != caller.client) {
+      return TextResponse(404, fmt::format("no window {} of yours is open (the index at {} lists them)",
+                                           Shown(id_text), kIndex));
+    }
+    cancel = it->second.cancel;
+    target = it->second.info.target;
+  }
+  cancel->Cancel();
+  return TextResponse(200, fmt::format("window {} on {} ended; its request gets the profile of what it saw", id,
+                                       target));
+}
+
+uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller, const std::string& target,
+                               std::chrono::nanoseconds duration, std::shared_ptr<CancelSignal> cancel,
+                               HttpResponse* refusal) {
+  using namespace std::chrono;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, held] : windows_) {
+    if (held.info.target == target) {
+      // Name the holder only to a caller who may see that target (it does), and
+      // by token name when tokens are in use.
+      *refusal = TextResponse(409, fmt::format("{} already has a window open: {}; one window per target at a time",
+                                               target, held.info.request));
+      return 0;
+    }
+  }
+  size_t held_by_caller = 0;
+  system_clock::time_point soonest = system_clock::time_point::max();
+  for (const auto& [id, held] : windows_) {
+    if (held.info.client != caller.client) continue;
+    ++held_by_caller;
+    soonest = std::min(soonest, held.info.ends);
+  }
+  if (held_by_caller >= options_.max_windows_per_client) {
+    *refusal = TooMany(fmt::format("{} holds {} windows, the most one client may hold at once; wait for one to end "
+                                   "or end one (DELETE {}ID)",
+                                   caller.client, held_by_caller, kWindows),
+                       duration_cast<seconds>(soonest - system_clock::now()).count() + 1);
+    return 0;
+  }
+  auto now = steady_clock::now();
+  std::deque<steady_clock::time_point>& recent = opened_[caller.client];
+  while (!recent.empty() && now - recent.front() >= minutes(1)) recent.pop_front();
+  if (recent.size() >= options_.windows_per_minute) {
+    *refusal = TooMany(fmt::format("{} opened {} windows in the last minute, the most one client may", caller.client,
+                                   recent.size()),
+                       duration_cast<seconds>(recent.front() + minutes(1) - now).count() + 1);
+    return 0;
+  }
+  recent.push_back(now);
+  // Forget clients with nothing recent, so many addresses leave nothing behind.
+  for (auto it = opened_.begin(); it != opened_.end();) {
+    while (!it->second.empty() && now - it->second.front() >= minutes(1)) it->second.pop_front();
+    it = it->second.empty() ? opened_.erase(it) : std::next(it);
+  }
+  uint64_t id = next_window_++;
+  Held held;
+  held.info.id = id;
+  held.info.target = target;
+  held.info.client = caller.client;
+  held.info.request = caller.token ? fmt::format("{} {} by {}", request.method, Shown(request.target), caller.client)
+                                   : fmt::format("{} {} from {}", request.method, Shown(request.target), request.remote);
+  held.info.started = system_clock::now();
+  held.info.ends = held.info.started + duration_cast<system_clock::duration>(duration);
+  held.cancel = std::move(cancel);
+  windows_.emplace(id, std::move(held));
+  return id;
+}
+
+HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const Caller& caller,
+                                             std::string_view kind) {
   ParsedTarget parsed = ParseRequestTarget(request.target).value();
   auto param = [&](const char* key) -> std::string {
     auto it = parsed.query.find(key);
     return it == parsed.query.end() ? std::string() : it->second;
   };
 
-  // Which target: by name, by replica number, or the only one there is.
-  std::vector<TargetStatus> targets = source_.Targets();
+  // Which target: by name, by replica number, or the only one there is. A
+  // token sees only its own targets: the others are neither listed nor told
+  // apart from names that do not exist.
+  std::vector<TargetStatus> targets;
+  for (TargetStatus& t : source_.Targets()) {
+    if (caller.May(t.name)) targets.push_back(std::move(t));
+  }
+  std::vector<TargetStatus> all = source_.Targets();
   std::string names;
   for (const TargetStatus& t : targets) names += (names.empty() ? "" : ", ") + t.name;
   std::string target = param("target");
@@ -179,18 +459,22 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, std::st
     target = targets.front().name;
   } else {
     bool known = false;
-    for (const TargetStatus& t : targets) known = known || t.name == target;
+    for (const TargetStatus& t : all) known = known || t.name == target;
     size_t index = 0;
     auto [end, ec] = std::from_chars(target.data(), target.data() + target.size(), index);
-    if (!known && ec == std::errc() && end == target.data() + target.size() && index < targets.size()) {
-      target = targets[index].name;
+    if (!known && ec == std::errc() && end == target.data() + target.size() && index < all.size()) {
+      target = all[index].name;
       known = true;
     }
-    if (!known) return TextResponse(404, fmt::format("no target named {} (the targets are {})", target, names));
+    if (caller.token && (!known || !caller.May(target))) {
+      return TextResponse(403, fmt::format("the token {} may not profile {}", caller.client, Shown(param("target"))));
+    }
+    if (!known) return TextResponse(404, fmt::format("no target named {} (the targets are {})", Shown(target), names));
   }
 
   std::string seconds_text = param("seconds");
   Result<heapprof::Profile> profile = Error(ErrorCode::kInternal, "not run");
+  bool ended_early = false;
   if (seconds_text.empty()) {
     if (!options_.continuous) {
       return TextResponse(400, "add ?seconds=N for a window of N seconds (without seconds, heapprof serve "
@@ -198,25 +482,29 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, std::st
     }
     profile = source_.SinceContinuousStart(target);
   } else {
-    Result<std::chrono::nanoseconds> duration = ParseSeconds(seconds_text, options_.max_window);
+    Result<std::chrono::nanoseconds> duration = ParseSeconds(seconds_text, options_.min_window, options_.max_window);
     if (!duration.ok()) return ErrorResponse(duration.status());
     if (options_.continuous) {
       return TextResponse(409, fmt::format("{} is held by the continuous window (--continuous); ask without "
                                            "seconds= for what it has seen since it opened",
                                            target));
     }
-    std::string holder = fmt::format("{} {} from {}", request.method, request.target, request.remote);
+    auto cancel = std::make_shared<CancelSignal>();
+    HttpResponse refusal;
+    uint64_t id = Admit(request, caller, target, duration.value(), cancel, &refusal);
+    if (id == 0) return refusal;
+    // The client leaving ends its window: nobody would read the profile.
+    uint64_t gone = request.client_gone ? request.client_gone->OnCancel([cancel] { cancel->Cancel(); }) : 0;
+    profile = source_.Window(target, duration.value(), *cancel);
+    if (request.client_gone) request.client_gone->Remove(gone);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto [it, inserted] = holders_.emplace(target, holder);
-      if (!inserted) {
-        return TextResponse(409, fmt::format("{} already has a window open: {}; one window per target at a time",
-                                             target, it->second));
-      }
+      windows_.erase(id);
     }
-    profile = source_.Window(target, duration.value());
-    std::lock_guard<std::mutex> lock(mu_);
-    holders_.erase(target);
+    if (request.client_gone && request.client_gone->cancelled()) {
+      return TextResponse(499, "the client closed the connection; the window ended");
+    }
+    ended_early = cancel->cancelled();
   }
   if (!profile.ok()) return ErrorResponse(profile.status());
 
@@ -241,11 +529,12 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, std::st
   r.headers.emplace_back("Content-Type", "application/octet-stream");
   r.headers.emplace_back("Content-Disposition", fmt::format("attachment; filename=\"{}\"", kind));
   r.headers.emplace_back("X-Heapprof-Target", target);
+  if (ended_early) r.headers.emplace_back("X-Heapprof-Window", "cancelled");
   r.body = std::move(gz.value());
   return r;
 }
 
-HttpResponse PprofEndpoints::Index() {
+HttpResponse PprofEndpoints::Index(const Caller& caller) {
   std::string html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>/debug/pprof/</title></head><body>\n"
       "<h1>heapprof: /debug/pprof/</h1>\n<table border=\"1\" cellpadding=\"4\">\n"
@@ -253,6 +542,7 @@ HttpResponse PprofEndpoints::Index() {
       "<th>restarts</th><th>profile</th></tr>\n";
   std::string seconds = options_.continuous ? "" : "seconds=10&amp;";
   for (const TargetStatus& t : source_.Targets()) {
+    if (!caller.May(t.name)) continue;
     std::string q = seconds + "target=" + QueryEscape(t.name);
     html += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
@@ -261,8 +551,30 @@ HttpResponse PprofEndpoints::Index() {
         EscapeMarkup(t.name), MiB(t.heap_used_bytes), MiB(t.heap_limit_bytes), t.requests, t.failures, t.restarts,
         fmt::arg("q", q));
   }
-  html += "</table>\n<h2>Near-heap-limit captures</h2>\n<ul>\n";
-  std::vector<CaptureFile> captures = source_.Captures();
+  html += "</table>\n<h2>Open windows</h2>\n";
+  std::vector<OpenWindow> open;
+  for (const OpenWindow& w : OpenWindows()) {
+    if (caller.May(w.target)) open.push_back(w);
+  }
+  if (open.empty()) {
+    html += "<p>none</p>\n";
+  } else {
+    html += "<table border=\"1\" cellpadding=\"4\">\n<tr><th>id</th><th>target</th><th>held by</th><th>request</th>"
+            "<th>ends</th></tr>\n";
+    auto now = std::chrono::system_clock::now();
+    for (const OpenWindow& w : open) {
+      int64_t left = std::chrono::duration_cast<std::chrono::seconds>(w.ends - now).count();
+      html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} (in {} s)</td></tr>\n", w.id,
+                          EscapeMarkup(w.target), EscapeMarkup(w.client), EscapeMarkup(w.request),
+                          UtcTime(w.ends), std::max<int64_t>(0, left));
+    }
+    html += fmt::format("</table>\n<p>Its holder ends a window with <code>DELETE {}ID</code>.</p>\n", kWindows);
+  }
+  html += "<h2>Near-heap-limit captures</h2>\n<ul>\n";
+  std::vector<CaptureFile> captures;
+  for (CaptureFile& c : source_.Captures()) {
+    if (caller.May(c.target)) captures.push_back(std::move(c));
+  }
   if (captures.empty()) html += "<li>none</li>\n";
   for (const CaptureFile& c : captures) {
     std::string file = fs::path(c.path).filename().string();
@@ -279,9 +591,9 @@ HttpResponse PprofEndpoints::Index() {
   return r;
 }
 
-HttpResponse PprofEndpoints::CaptureFileResponse(std::string_view name) {
+HttpResponse PprofEndpoints::CaptureFileResponse(const Caller& caller, std::string_view name) {
   for (const CaptureFile& c : source_.Captures()) {
-    if (fs::path(c.path).filename().string() != name) continue;
+    if (fs::path(c.path).filename().string() != name || !caller.May(c.target)) continue;
     Result<std::string> bytes = ReadFileBytes(c.path);
     if (!bytes.ok()) return ErrorResponse(bytes.status());
     HttpResponse r;
@@ -290,7 +602,7 @@ HttpResponse PprofEndpoints::CaptureFileResponse(std::string_view name) {
     r.body = std::move(bytes.value());
     return r;
   }
-  return TextResponse(404, fmt::format("no capture named {} (the index at {} lists them)", name, kIndex));
+  return TextResponse(404, fmt::format("no capture named {} (the index at {} lists them)", Shown(name), kIndex));
 }
 
 }  // namespace heapprof

@@ -46,7 +46,7 @@ class LiveService::Impl {
       if (index < 0) return Error(ErrorCode::kNotFound, fmt::format("no replica {} ({})", wanted, Names()));
       return static_cast<size_t>(index);
     }
-    if (request.target.starts_with("/@")) {
+    if (replica_prefix_ && request.target.starts_with("/@")) {
       size_t end = request.target.find_first_of("/?", 2);
       std::string segment = request.target.substr(2, end == std::string::npos ? std::string::npos : end - 2);
       Result<std::string> decoded = PercentDecode(segment);
@@ -187,6 +187,7 @@ class LiveService::Impl {
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<HttpServer> debug_server_;
   std::string listen_address_;
+  bool replica_prefix_ = true;
   std::atomic<uint64_t> refused_{0};
   std::vector<AbortedRequests> aborted_;
 
@@ -200,6 +201,13 @@ class LiveService::Impl {
 };
 
 Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions& options) {
+  if (!options.debug_listen.empty() && !IsLoopbackListen(options.debug_listen) && options.debug.tokens.empty() &&
+      !options.debug_insecure) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("the debug listener {} is reachable from other hosts, and anyone who reaches it could "
+                             "profile every replica: give it tokens (--debug-token-file) or say --debug-insecure",
+                             options.debug_listen));
+  }
   auto impl = std::make_unique<Impl>(options);
   Impl* raw = impl.get();
   WorkerPoolOptions pool_options = options.pool;
@@ -209,13 +217,14 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   }
   HEAPPROF_ASSIGN_OR_RETURN(raw->pool_, WorkerPool::Start(pool_options));
   raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
-  PprofEndpointOptions endpoint_options;
+  raw->replica_prefix_ = options.replica_prefix.value_or(options.pool.names.size() > 1);
+  PprofEndpointOptions endpoint_options = options.debug;
   endpoint_options.continuous = options.continuous;
   raw->endpoints_ = std::make_unique<PprofEndpoints>(*raw->source_, endpoint_options);
   if (options.continuous) raw->source_->StartContinuous();
   auto service = std::unique_ptr<LiveService>(new LiveService(std::move(impl)));
 
-  HttpServerOptions main;
+  HttpServerOptions main = options.limits;
   main.listen = options.listen;
   main.threads = options.http_threads;
   HEAPPROF_ASSIGN_OR_RETURN(raw->server_, HttpServer::Start(main, [raw](HttpRequest r, HttpResponder respond) {
@@ -223,8 +232,9 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
                             }));
   raw->listen_address_ = raw->server_->address();
   if (!options.debug_listen.empty()) {
-    HttpServerOptions debug;
+    HttpServerOptions debug = options.limits;
     debug.listen = options.debug_listen;
+    debug.threads = 1;
     HEAPPROF_ASSIGN_OR_RETURN(raw->debug_server_, HttpServer::Start(debug, [raw](HttpRequest r, HttpResponder respond) {
                                 raw->HandleDebug(std::move(r), std::move(respond));
                               }));

@@ -29,8 +29,13 @@ std::future<Result<WindowProfile>> PoolProfileSource::Open(const std::string& ta
   return controller_.Profile(request);
 }
 
-Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono::nanoseconds duration) {
-  return Finish(Open(target, duration).get());
+Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono::nanoseconds duration,
+                                          CancelSignal& cancel) {
+  std::future<Result<WindowProfile>> window = Open(target, duration);
+  uint64_t id = cancel.OnCancel([this, target] { controller_.EndWindows(target); });
+  Result<WindowProfile> seen = window.get();
+  cancel.Remove(id);
+  return Finish(std::move(seen));
 }
 
 void PoolProfileSource::StartContinuous() {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "heapprof/bindings.h"
+#include "heapprof/http_server.h"
+#include "heapprof/pprof_endpoints.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/live_service.h"
@@ -49,7 +51,21 @@ struct ServeArgs {
   std::vector<std::string> kv_data;
   std::string output_dir = ".";
   std::vector<std::string> v8_flags;
+  // The listeners' and the debug endpoints' limits: their defaults are the libraries'.
+  std::string token_file;
+  bool debug_insecure = false;
+  bool replica_prefix = false;
+  size_t client_windows = PprofEndpointOptions{}.max_windows_per_client;
+  size_t windows_per_minute = PprofEndpointOptions{}.windows_per_minute;
+  size_t max_connections = HttpServerOptions{}.max_connections;
+  uint64_t max_buffered = HttpServerOptions{}.max_buffered_bytes;
 };
+
+std::string SizeText(uint64_t bytes) {
+  if (bytes % (1u << 20) == 0) return fmt::format("{}MiB", bytes >> 20);
+  if (bytes % (1u << 10) == 0) return fmt::format("{}KiB", bytes >> 10);
+  return std::to_string(bytes);
+}
 
 std::string Seconds(std::chrono::nanoseconds d) {
   return fmt::format("{:.1f} s", std::chrono::duration<double>(d).count());
@@ -65,6 +81,18 @@ int Serve(const ServeArgs& args) {
       return UsageError("serve", a.status().message());
     }
   }
+
+  if (!args.token_file.empty()) {
+    Result<std::vector<AccessToken>> tokens = ReadTokenFile(args.token_file);
+    if (!tokens.ok()) return Fail("serve", tokens.status());
+    options.debug.tokens = std::move(tokens).value();
+  }
+  options.debug_insecure = args.debug_insecure;
+  options.debug.max_windows_per_client = args.client_windows;
+  options.debug.windows_per_minute = args.windows_per_minute;
+  options.limits.max_connections = args.max_connections;
+  options.limits.max_buffered_bytes = static_cast<size_t>(args.max_buffered);
+  if (args.replica_prefix) options.replica_prefix = true;
 
   if (!fs::is_regular_file(args.worker)) {
     return Fail("serve", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
@@ -131,6 +159,18 @@ int Serve(const ServeArgs& args) {
                            args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
   }
   std::fflush(stdout);
+  if (!options.debug_listen.empty() && !IsLoopbackListen(options.debug_listen)) {
+    if (options.debug.tokens.empty()) {
+      fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts and has no "
+                         "tokens (--debug-insecure): anyone who reaches it can profile every replica\n",
+                 service.debug_address());
+    } else {
+      fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts; its tokens "
+                         "travel in clear text, so keep it on a network you trust\n",
+                 service.debug_address());
+    }
+    std::fflush(stderr);
+  }
 
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -174,6 +214,37 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--debug-listen", args->debug_listen,
                     "Where /debug/pprof/ answers: HOST:PORT, or 'off' (keep it on loopback: it runs profiling windows)")
       ->capture_default_str();
+  serve->add_option("--debug-token-file", args->token_file,
+                    "Require a token on the debug listener: a file with lines 'NAME SECRET PATTERN...' (a pattern "
+                    "names the targets the token may profile: worker-1, worker-*, *); requests send "
+                    "'Authorization: Bearer SECRET'")
+      ->check(CLI::ExistingFile);
+  serve->add_flag("--debug-insecure", args->debug_insecure,
+                  "Let --debug-listen take an address other hosts can reach without --debug-token-file");
+  serve->add_option("--debug-client-windows", args->client_windows,
+                    "Profiling windows one client (a token, or an address) may hold at once; more get 429")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 16))
+      ->capture_default_str();
+  serve->add_option("--debug-windows-per-minute", args->windows_per_minute,
+                    "Profiling windows one client may open in any minute; more get 429 with Retry-After")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  serve->add_option("--max-connections", args->max_connections,
+                    "Open connections per listener; one more is answered 503 and closed")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  serve->add_option("--max-buffered")
+      ->description("Request bodies buffered at once over all connections of a listener (a request that would go "
+                    "beyond gets 503)")
+      ->type_name("SIZE")
+      ->check(ParsedInto(&args->max_buffered, [](const std::string& text) -> Result<uint64_t> {
+        Result<uint64_t> bytes = ParseSize(text);
+        if (!bytes.ok() || bytes.value() < 1024) return Error(ErrorCode::kInvalidArgument, "must be a size of at least 1KiB");
+        return bytes;
+      }))
+      ->default_str(SizeText(args->max_buffered));
+  serve->add_flag("--replica-prefix", args->replica_prefix,
+                  "With one replica, still take a /@NAME/ path prefix as the replica's (with several it always is)");
   serve->add_option("--replicas", args->replicas,
                     "Isolates of the worker, each on its own thread; a request picks one by the header "
                     "X-Heapprof-Replica: N or the path prefix /@N/, else round-robin")

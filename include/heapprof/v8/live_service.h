@@ -3,7 +3,8 @@
 //
 // Routing a request to a replica (the analogue of Durable Object routing):
 // the header X-Heapprof-Replica: NAME|NUMBER, else a path prefix /@NAME/ or
-// /@NUMBER/ (removed before the worker sees the URL), else round-robin.
+// /@NUMBER/ (removed before the worker sees the URL; with one replica only
+// when replica_prefix says so), else round-robin.
 // Every answer names its replica in X-Heapprof-Replica.
 #pragma once
 
@@ -12,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "heapprof/http_server.h"
+#include "heapprof/pprof_endpoints.h"
 #include "heapprof/source_map_locator.h"
 #include "heapprof/status.h"
 #include "heapprof/v8/session.h"
@@ -23,6 +26,18 @@ struct LiveServiceOptions {
   std::string listen = "127.0.0.1:8787";        // the worker's listener
   std::string debug_listen = "127.0.0.1:6060";  // the debug listener ("" = none)
   int http_threads = 2;                         // socket threads of the worker's listener
+  // Both listeners' limits (connections, buffered bytes, header sizes,
+  // timeouts); their listen and threads come from the fields above.
+  HttpServerOptions limits;
+  // The debug endpoints' access tokens and per-client bounds (`continuous`
+  // below sets theirs).
+  PprofEndpointOptions debug;
+  // A debug listener off loopback with no tokens is refused unless this says
+  // the operator means it.
+  bool debug_insecure = false;
+  // Whether /@NAME/ and /@NUMBER/ path prefixes pick a replica; nullopt: only
+  // with more than one replica (with one, /@alice/... is the worker's path).
+  std::optional<bool> replica_prefix;
   WorkerPoolOptions pool;                       // worker, replicas, queue, time limit
   SessionOptions session;                       // every profiling window's options
   std::optional<SourceMapSearch> source_maps;   // where the worker's source maps may be read; nullopt: unmapped

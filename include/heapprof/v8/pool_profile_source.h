@@ -29,7 +29,9 @@ class PoolProfileSource final : public ProfileSource {
   ~PoolProfileSource() override;
 
   std::vector<TargetStatus> Targets() override;
-  Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration) override;
+  // Cancelling ends the target's window at once (Controller::EndWindows).
+  Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration,
+                         CancelSignal& cancel) override;
   Result<Profile> SinceContinuousStart(const std::string& target) override;
   std::vector<CaptureFile> Captures() override;
 
