@@ -57,8 +57,12 @@ expect_in flamegraph-proc.err "cannot create a file in '/proc/self'"
 [ ! -e /proc/self/heapprof.pb.gz ] || fail "a file appeared in /proc/self"
 
 # A full disk: /dev/full fails every write with ENOSPC, and stays a device.
-expect_exit 1 run-full -- "$heapprof" run "$clean" --requests 50 -o /dev/full
+# run keeps the profile: the tables are printed and it goes to the temporary folder.
+mkdir fallback
+TMPDIR="$work/fallback" expect_exit 1 run-full -- "$heapprof" run "$clean" --requests 50 -o /dev/full
 expect_in run-full.err "No space left on device"
+expect_in run-full.err "the profile is written to $work/fallback/full instead"
+rm -r fallback
 expect_exit 1 flamegraph-full -- "$heapprof" flamegraph "$stored" -o /dev/full
 expect_in flamegraph-full.err "No space left on device"
 expect_exit 1 symbolize-full -- "$heapprof" symbolize "$stored" -o /dev/full

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -30,6 +31,10 @@ constexpr void (*kRegistrations[])(heapprof::cli::Commands&) = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, which the
+  // outputs report and fall back from, instead of killing the process with
+  // the profile unwritten.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "heapprof: a heap allocation profiler for V8. It samples the allocations of JavaScript code in an\n"
       "embedded isolate and writes standard pprof heap profiles (alloc_space, inuse_space, ...) that\n"

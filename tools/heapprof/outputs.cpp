@@ -2,13 +2,17 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+
+#include "heapprof/report.h"
 
 namespace heapprof::cli {
 namespace {
@@ -76,6 +80,101 @@ Status CheckOutputs(const std::vector<std::string>& inputs, const std::vector<st
     HEAPPROF_RETURN_IF_ERROR(ProbeFolder(output, dir));
   }
   return Status::Ok();
+}
+
+Status CheckFreeSpace(const std::string& output, uint64_t needed_bytes) {
+  if (output.empty()) return Status::Ok();
+  struct stat st {};
+  if (::stat(output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return Status::Ok();
+  fs::path dir = fs::path(output).parent_path();
+  if (dir.empty()) dir = ".";
+  struct statvfs vfs {};
+  if (::statvfs(dir.c_str(), &vfs) != 0) return Status::Ok();  // CheckOutputs has told what is wrong
+  uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  // The old file's blocks come back when the new one is renamed over it, but
+  // both exist until then.
+  if (free_bytes >= needed_bytes) return Status::Ok();
+  return Error(ErrorCode::kResourceExhausted,
+               fmt::format("cannot write {}: its filesystem has {} free and the profile may take up to about {} "
+                           "(free some space or choose another -o)",
+                           output, FormatValue(static_cast<int64_t>(free_bytes), "bytes"),
+                           FormatValue(static_cast<int64_t>(needed_bytes), "bytes")));
+}
+
+uint64_t EstimatedProfileBytes(uint64_t heap_limit_bytes, uint64_t interval_bytes) {
+  uint64_t live_samples = heap_limit_bytes / std::max<uint64_t>(interval_bytes, 1);
+  return (64u << 10) + std::min<uint64_t>(live_samples, uint64_t{1} << 24) * 64;
+}
+
+std::vector<std::string> FallbackDirs(const std::string& fallback_dir) {
+  std::vector<std::string> dirs;
+  if (!fallback_dir.empty()) dirs.push_back(fallback_dir);
+  std::error_code ec;
+  fs::path temp = fs::temp_directory_path(ec);
+  if (!ec && !temp.empty() && std::find(dirs.begin(), dirs.end(), temp.string()) == dirs.end()) {
+    dirs.push_back(temp.string());
+  }
+  return dirs;
+}
+
+Status CheckFallbackDir(const std::string& fallback_dir) {
+  if (fallback_dir.empty()) return Status::Ok();
+  std::error_code ec;
+  if (!fs::is_directory(fallback_dir, ec)) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("--fallback-dir needs an existing folder, not {}", fallback_dir));
+  }
+  return ProbeFolder("--fallback-dir " + fallback_dir, fallback_dir);
+}
+
+Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
+                         const std::function<Status(const std::string&)>& write) {
+  Delivery d;
+  Status first = write(path);
+  if (first.ok()) {
+    d.written = path;
+    return d;
+  }
+  d.failures.push_back(first.message());
+  std::string name = fs::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..") name = "heapprof-output";
+  for (const std::string& dir : fallback_dirs) {
+    // A new name in the folder: never replace a file someone else left there.
+    fs::path candidate = fs::path(dir) / name;
+    std::error_code ec;
+    for (int i = 1; fs::exists(candidate, ec) && i < 1000; ++i) {
+      fs::path stem = fs::path(name).stem(), ext = fs::path(name).extension();
+      if (ext == ".gz" && stem.has_extension()) {  // x.pb.gz -> x-1.pb.gz
+        ext = stem.extension().string() + ext.string();
+        stem = stem.stem();
+      }
+      candidate = fs::path(dir) / fmt::format("{}-{}{}", stem.string(), i, ext.string());
+    }
+    Status s = write(candidate.string());
+    if (s.ok()) {
+      d.written = candidate.string();
+      return d;
+    }
+    d.failures.push_back(s.message());
+  }
+  return d;
+}
+
+bool DeliverReported(const std::string& command, const std::string& what, const std::string& path,
+                     const std::vector<std::string>& fallback_dirs,
+                     const std::function<Status(const std::string&)>& write, std::string* written) {
+  Delivery d = WriteOrFallBack(path, fallback_dirs, write);
+  *written = d.written;
+  if (d.at_named_path()) return true;
+  if (!d.written.empty()) {
+    fmt::print(stderr, "heapprof {}: {}\nheapprof {}: the {} is written to {} instead\n", command,
+               d.failures.front(), command, what, d.written);
+  } else {
+    std::string all;
+    for (const std::string& f : d.failures) all += "\n  " + f;
+    fmt::print(stderr, "heapprof {}: the {} could not be written anywhere:{}\n", command, what, all);
+  }
+  std::fflush(stderr);
+  return false;
 }
 
 }  // namespace heapprof::cli

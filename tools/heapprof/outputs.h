@@ -2,6 +2,8 @@
 // the file can be written, and it is none of the command's inputs.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,5 +17,38 @@ namespace heapprof::cli {
 // creating and removing one). Empty names are skipped. An existing output
 // that is not a regular file (/dev/stdout, a FIFO) is checked for writing only.
 Status CheckOutputs(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs);
+
+// kResourceExhausted when the filesystem of `output` (a regular file or one
+// to be made) has less than `needed_bytes` free for this user; outputs that
+// are devices or FIFOs are not checked.
+Status CheckFreeSpace(const std::string& output, uint64_t needed_bytes);
+// A run's profile size as far as it can be told before the run: a bound on
+// the live samples (heap limit / interval) at a generous size each.
+uint64_t EstimatedProfileBytes(uint64_t heap_limit_bytes, uint64_t interval_bytes);
+
+// Where an output goes when it cannot be written where it was named: the
+// folder the user gave (--fallback-dir; "" for none), then the system's
+// temporary folder.
+std::vector<std::string> FallbackDirs(const std::string& fallback_dir);
+// kInvalidArgument when --fallback-dir is given and is not a folder that can take a new file.
+Status CheckFallbackDir(const std::string& fallback_dir);
+
+// What WriteOrFallBack did: the file written ("" when none could be), and
+// the failures on the way (the named path's first).
+struct Delivery {
+  std::string written;
+  std::vector<std::string> failures;
+  bool at_named_path() const { return failures.empty() && !written.empty(); }
+};
+// Writes `path` with `write`; when that fails (a full disk, EFBIG, EIO), the
+// same file name in each fallback folder in turn (never over an existing
+// file), so the output that was made is not lost.
+Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
+                         const std::function<Status(const std::string&)>& write);
+// The same, then says what happened on stderr as `command`: where the output
+// went instead, or that it could not be written anywhere. True when it is at `path`.
+bool DeliverReported(const std::string& command, const std::string& what, const std::string& path,
+                     const std::vector<std::string>& fallback_dirs,
+                     const std::function<Status(const std::string&)>& write, std::string* written);
 
 }  // namespace heapprof::cli

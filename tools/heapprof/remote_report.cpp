@@ -6,6 +6,7 @@
 #include "heapprof/report.h"
 #include "heapprof/symbolizer.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
@@ -47,7 +48,9 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
       fmt::print(stderr, "heapprof {}: warning: {}\n", report.command, w);
     }
   }
-  if (Status s = WritePprofFile(report.output, profile); !s.ok()) return Fail(report.command, s);
+  std::string written;
+  const bool at_output = DeliverReported(report.command, "profile", report.output, FallbackDirs(report.fallback_dir),
+                                         [&](const std::string& p) { return WritePprofFile(p, profile); }, &written);
 
   fmt::print("{}\n", report.headline);
   for (const std::string& comment : profile.CommentTexts()) {
@@ -56,11 +59,15 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
   for (const std::string& line : report.details) fmt::print("  {}\n", line);
   fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
              FormatValue(static_cast<int64_t>(report.interval_bytes), "bytes"));
-  fmt::print("Wrote {}\n", report.output);
+  if (!written.empty()) fmt::print("Wrote {}\n", written);
+  bool page_ok = true;
   if (!report.flamegraph.empty()) {
-    if (Status s = WriteFlamegraph(profile, report.flamegraph, "heapprof " + report.command); !s.ok()) {
-      return Fail(report.command, s);
-    }
+    std::string page;
+    page_ok = DeliverReported(report.command, "flamegraph", report.flamegraph, FallbackDirs(report.fallback_dir),
+                              [&](const std::string& p) {
+                                return WriteFlamegraph(profile, p, "heapprof " + report.command);
+                              },
+                              &page);
   }
   TableOptions table_options;
   table_options.indexes = tables;
@@ -73,8 +80,9 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
     fmt::print("\n");
     PrintSummary(profile, tables);
   }
-  fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", report.output);
-  return kExitOk;
+  if (written.empty()) return kExitFailure;
+  fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", written);
+  return at_output && page_ok ? kExitOk : kExitFailure;
 }
 
 }  // namespace heapprof::cli

@@ -12,6 +12,7 @@ namespace heapprof::cli {
 struct RemoteReport {
   std::string command;       // "attach" / "run", for messages
   std::string output;        // -o
+  std::string fallback_dir;  // --fallback-dir; then the temporary folder (outputs.h)
   std::string flamegraph;    // "" = none
   std::string sample_index;  // --sample-index ("" = the measured ones)
   remote::RemoteSampleTypes types = remote::RemoteSampleTypes::kBoth;
@@ -26,8 +27,9 @@ struct RemoteReport {
   std::string more_samples_hint;
 };
 
-// Symbolizes, writes the profile (atomically) and prints the report; returns
-// the exit code (kExitFailure when the file cannot be written).
+// Symbolizes, writes the profile (atomically; in a fallback folder when -o
+// cannot be written) and prints the report; returns the exit code
+// (kExitFailure when the file is not at -o: the tables are printed all the same).
 int ReportRemoteProfile(Profile& profile, const RemoteReport& report);
 
 }  // namespace heapprof::cli

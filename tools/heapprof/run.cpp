@@ -44,6 +44,13 @@ int RunCommand(const RunArgs& args) {
   if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out}); !s.ok()) {
     return Fail("run", s);
   }
+  if (Status s = CheckFallbackDir(args.fallback_dir); !s.ok()) return Fail("run", s);
+  // A full filesystem is found now, not after the run (where the size can be told).
+  if (Status s = CheckFreeSpace(plan.output, EstimatedProfileBytes(plan.heap_limit_bytes, plan.session.interval_bytes) *
+                                                  plan.profiled.size());
+      !s.ok()) {
+    return Fail("run", s);
+  }
   if (!args.requests_file.empty()) {
     Result<std::vector<WorkerRequest>> traffic = ReadRequestsFile(args.requests_file);
     if (!traffic.ok()) return Fail("run", traffic.status());
@@ -65,8 +72,11 @@ int RunCommand(const RunArgs& args) {
   if (!outcome.ok()) return Fail("run", outcome.status());
   int code = ReportRun(plan, outcome.value());
   if (!plan.responses_out.empty()) {
-    if (Status s = WriteFileAtomic(plan.responses_out, outcome->replicas.front().responses); !s.ok()) {
-      return std::max(code, Fail("run", s));
+    std::string written;
+    if (!DeliverReported("run", "responses file", plan.responses_out, FallbackDirs(plan.fallback_dir),
+                         [&](const std::string& p) { return WriteFileAtomic(p, outcome->replicas.front().responses); },
+                         &written)) {
+      code = std::max(code, int{kExitFailure});
     }
   }
   return code;
@@ -120,6 +130,9 @@ void RegisterRun(Commands& commands) {
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
+  run->add_option("--fallback-dir", args->fallback_dir,
+                  "When an output cannot be written (a full disk), write it to this folder instead, then to the "
+                  "system's temporary folder; the path is printed and the exit code is 1");
   run->add_option("--flamegraph", args->flamegraph,
                   "Also write an interactive flamegraph page (one self-contained HTML file) of the profile");
   run->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")

@@ -1,5 +1,6 @@
 // `heapprof run`'s engine: replicas on threads, windows through the controller.
 #include "tools/heapprof/run_engine.h"
+#include "tools/heapprof/outputs.h"
 
 #include <fmt/format.h>
 
@@ -166,16 +167,23 @@ void Serve(Run& run, Replica& r) {
             if (p.ok()) {
               MaybeSymbolize(run.plan, p->profile, run);
               std::string path = (dir / fmt::format("{}-{}.pb.gz", stem, p->profile.time_nanos)).string();
-              written = WritePprofFile(path, p->profile);
+              // A full disk does not lose the window: a fallback folder takes it, said as it happens.
+              Delivery d = WriteOrFallBack(path, FallbackDirs(run.plan.fallback_dir),
+                                           [&](const std::string& to) { return WritePprofFile(to, p->profile); });
+              if (!d.at_named_path()) {
+                written = Error(ErrorCode::kIo, d.failures.front() +
+                                                    (d.written.empty() ? "; no fallback folder took it either"
+                                                                       : "; written to " + d.written + " instead"));
+              }
             }
             if (!written.ok()) run.Print(fmt::format("heapprof run: {}: {}", r.name, written.message()));
             std::lock_guard<std::mutex> lock(r.mu);
             if (written.ok()) {
               ++r.out.continuous_written;
-              r.out.last_continuous.emplace(std::move(p).value());
             } else {
               ++r.out.continuous_failed;
             }
+            if (p.ok()) r.out.last_continuous.emplace(std::move(p).value());
           });
       if (!id.ok()) {
         out.failure = id.status();

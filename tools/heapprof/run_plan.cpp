@@ -152,6 +152,7 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.responses_out = args.responses_out;
   plan.on_heap_limit = args.on_heap_limit;
   plan.output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
+  plan.fallback_dir = args.fallback_dir;
 
   plan.replicas = ReplicaNames(args.worker, args.replicas);
   std::string stem = fs::path(args.worker).stem().string();

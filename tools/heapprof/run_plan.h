@@ -43,6 +43,7 @@ struct RunArgs {
   std::vector<std::string> source_map_paths;
   std::vector<std::string> v8_flags;
   std::string output;
+  std::string fallback_dir;  // where outputs go when theirs cannot be written ("" = the temporary folder only)
   int top = 10;
   std::string sample_index;
   std::string flamegraph;
@@ -90,6 +91,7 @@ struct Plan {
   std::string output;              // -o: the profile (one replica) or the stem of each replica's file
   std::string flamegraph;          // "" = none
   std::string on_heap_limit;       // "" = the near-limit profile of a window goes to `output`
+  std::string fallback_dir;        // --fallback-dir: then the temporary folder (tools/heapprof/outputs.h)
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream

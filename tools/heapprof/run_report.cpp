@@ -16,6 +16,7 @@
 #include "heapprof/v8/runtime_source_maps.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
@@ -65,17 +66,20 @@ void PrintSummary(const Profile& profile, const Plan& plan) {
 }
 
 // Source maps (the worker's and the runtime libraries'), when the plan applies
-// them, and the file. Warnings go to stderr.
-Status WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized) {
-  if (!plan.symbolize) return WriteFileAtomic(path, window.pprof_gzip);
-  if (!already_symbolized) {
+// them, then the file: at `path`, else in a fallback folder (said on stderr).
+// False when it is not at `path`; *written is where it is ("" when nowhere).
+bool WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized,
+                  std::string* written) {
+  if (plan.symbolize && !already_symbolized) {
     FileSourceMapProvider files(plan.source_maps);
     RuntimeSourceMapProvider maps(&files);
     for (const std::string& w : Symbolize(window.profile, maps).warnings) {
       fmt::print(stderr, "heapprof run: warning: {}\n", w);
     }
   }
-  return WritePprofFile(path, window.profile);
+  return DeliverReported("run", "profile", path, FallbackDirs(plan.fallback_dir), [&](const std::string& p) {
+    return plan.symbolize ? WritePprofFile(p, window.profile) : WriteFileAtomic(p, window.pprof_gzip);
+  }, written);
 }
 
 // The name a replica goes by in the report.
@@ -119,13 +123,13 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   // The near-limit capture: to --on-heap-limit's file, else to -o.
   if (r.near_limit && r.near_limit->ok()) {
     const std::string base = plan.on_heap_limit.empty() ? plan.output : plan.on_heap_limit;
-    const std::string path = FileFor(base, r.name, only_one);
-    if (Status s = WriteProfile(plan, path, r.near_limit->value(), /*already_symbolized=*/false); !s.ok()) {
-      Fail("run", s);
-      return false;
+    const std::string named = FileFor(base, r.name, only_one);
+    std::string path;
+    if (!WriteProfile(plan, named, r.near_limit->value(), /*already_symbolized=*/false, &path)) ok = false;
+    if (!path.empty()) {
+      fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
+      if (first_file.empty()) first_file = path;
     }
-    fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
-    if (first_file.empty()) first_file = path;
     if (r.heap_limit || !r.window || !r.window->ok()) {
       PrintTables(r.near_limit->value().profile, plan, /*near_limit=*/true);
       return false;
@@ -156,11 +160,10 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
                prefix, SignalName(signal), r.served);
   }
   WindowProfile& window = r.window->value();
-  const std::string path = FileFor(plan.output, r.name, only_one);
-  if (Status s = WriteProfile(plan, path, window, false); !s.ok()) {
-    Fail("run", s);
-    return false;
-  }
+  // A write that fails (a full disk) still prints the tables below: the run's
+  // answer is not lost with its file.
+  std::string path;
+  if (!WriteProfile(plan, FileFor(plan.output, r.name, only_one), window, false, &path)) ok = false;
   if (first_file.empty()) first_file = path;
 
   fmt::print("{}Profiled {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind), r.served,
@@ -180,12 +183,14 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
                Bytes(plan.session.interval_bytes), Bytes(plan.heap_limit_bytes));
   }
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
-  fmt::print("Wrote {}\n", path);
+  if (!path.empty()) fmt::print("Wrote {}\n", path);
   if (!plan.flamegraph.empty()) {
-    if (Status s = WriteFlamegraph(window.profile, FileFor(plan.flamegraph, r.name, only_one), "heapprof run " + label);
-        !s.ok()) {
-      Fail("run", s);
-      return false;
+    std::string page;
+    if (!DeliverReported("run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one),
+                         FallbackDirs(plan.fallback_dir),
+                         [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); },
+                         &page)) {
+      ok = false;
     }
   }
   PrintTables(window.profile, plan, /*near_limit=*/false);

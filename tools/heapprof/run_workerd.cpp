@@ -290,6 +290,7 @@ int RunInWorkerd(const RunArgs& args) {
   std::vector<std::string> inputs = {args.worker};
   if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
   if (Status s = CheckOutputs(inputs, {output, args.flamegraph, args.responses_out}); !s.ok()) return Fail("run", s);
+  if (Status s = CheckFallbackDir(args.fallback_dir); !s.ok()) return Fail("run", s);
   if (!args.requests_file.empty()) {
     Result<std::vector<WorkerRequest>> read = ReadRequestsFile(args.requests_file);
     if (!read.ok()) return Fail("run", read.status());
@@ -414,6 +415,7 @@ int RunInWorkerd(const RunArgs& args) {
   RemoteReport report;
   report.command = "run";
   report.output = output;
+  report.fallback_dir = args.fallback_dir;
   report.flamegraph = args.flamegraph;
   report.sample_index = args.sample_index;
   report.types = types.value();
@@ -439,7 +441,11 @@ int RunInWorkerd(const RunArgs& args) {
     for (const std::string& e : load.first_errors()) fmt::print(stderr, "  {}\n", e);
   }
   if (!args.responses_out.empty()) {
-    if (Status s = WriteFileAtomic(args.responses_out, load.responses()); !s.ok()) return std::max(code, Fail("run", s));
+    std::string written;
+    if (!DeliverReported("run", "responses file", args.responses_out, FallbackDirs(args.fallback_dir),
+                         [&](const std::string& p) { return WriteFileAtomic(p, load.responses()); }, &written)) {
+      return std::max(code, int{kExitFailure});
+    }
   }
   if (code != kExitOk) return code;
   if (total == 0) return Fail("run", "no request was answered: the profile is of an idle worker");

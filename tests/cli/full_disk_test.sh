@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A full disk does not throw a run away (issue #36: `run -o` on a full
+# filesystem served every request, then "No space left on device", exit 1,
+# and neither the profile nor the tables were printed). Now: a filesystem
+# with too little room is refused before the run; a write that fails anyway
+# (ENOSPC from /dev/full, EFBIG from a file-size limit) still prints the
+# tables, and the profile goes to --fallback-dir or the temporary folder with
+# the path printed, or every failure is listed.
+#   full_disk_test.sh <heapprof> <source dir> <work dir>
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+run=("$heapprof" run "$examples/clean.js" -n 300 --warmup 50)
+
+# --- ENOSPC: the tables are printed, the profile is in --fallback-dir
+mkdir fb
+expect_exit 1 nospace -- "${run[@]}" -o /dev/full --fallback-dir fb
+expect_in nospace.err "No space left on device"
+expect_in nospace.err "the profile is written to fb/full instead"
+expect_in nospace.out "alloc_space"
+"$heapprof" top fb/full >fb.top 2>&1 || fail "the fallback profile does not parse: $(cat fb.top)"
+# A second run never replaces the first one's fallback file.
+expect_exit 1 nospace2 -- "${run[@]}" -o /dev/full --fallback-dir fb
+expect_in nospace2.err "the profile is written to fb/full-1 instead"
+cmp -s fb/full fb/full-1 && fail "the second fallback file is the first one"
+# The flamegraph page too.
+expect_exit 1 nospace-page -- "${run[@]}" -o page.pb.gz --flamegraph /dev/full --fallback-dir fb
+expect_in nospace-page.err "the flamegraph is written to fb/full-2 instead"
+grep -q "<html" fb/full-2 || fail "the fallback flamegraph is not the page"
+[ -s page.pb.gz ] || fail "the profile beside a failed flamegraph was not written"
+# Without --fallback-dir, the temporary folder.
+mkdir tmp
+TMPDIR="$work/tmp" expect_exit 1 nospace3 -- "${run[@]}" -o /dev/full
+expect_in nospace3.err "the profile is written to $work/tmp/full instead"
+[ -s tmp/full ] || fail "no profile in the temporary folder"
+expect_exit 1 badfb -- "${run[@]}" -o w.pb.gz --fallback-dir nowhere
+expect_exit 1 badfb2 -- "${run[@]}" -o w.pb.gz --fallback-dir fb/full
+expect_in badfb2.err "--fallback-dir needs an existing folder"
+
+# --- EFBIG (ulimit -f): no folder takes it; every failure is said, the tables printed
+# (256 bytes: less than any profile. The limit is heapprof's alone: its output goes through a pipe to a file without one.)
+set +o pipefail
+prlimit --fsize=256 "${run[@]}" -o big.pb.gz --fallback-dir fb 2>&1 | cat >fsize.txt
+got="${PIPESTATUS[0]}"
+set -o pipefail
+[ "$got" = 1 ] || { fail "a file-size limit: exit $got, expected 1"; cat fsize.txt >&2; }
+expect_in fsize.txt "File too large"
+expect_in fsize.txt "the profile could not be written anywhere"
+expect_in fsize.txt "alloc_space"
+[ -e big.pb.gz ] && fail "a partial big.pb.gz was left"
+
+# --- a filesystem with too little room is refused before the run
+mkdir small
+if mount -t tmpfs -o size=16k tmpfs small 2>mount.err; then
+  expect_exit 1 small -- "${run[@]}" -o small/w.pb.gz
+  expect_in small.err "its filesystem has"
+  grep -q "Profiled" small.out && fail "the run went ahead on a filesystem with no room"
+  umount small
+else
+  echo "skipping the tmpfs check: mount is not permitted here ($(cat mount.err))"
+fi
+
+finish
