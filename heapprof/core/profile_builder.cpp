@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
+#include <tuple>
 #include <unordered_map>
 
+#include "heapprof/core/profile_ages.h"
 #include "heapprof/core/text.h"
 #include "heapprof/core/profile_tables.h"
 #include "heapprof/version.h"
@@ -26,7 +28,9 @@ std::string FrameDisplayName(const Frame& frame) {
   return internal::AnonymousFunctionName(frame.script_name, frame.line, frame.column);
 }
 
-Profile BuildProfile(const RawSnapshot& snap) {
+Profile BuildProfile(const RawSnapshot& snap) { return internal::BuildProfileWithAges(snap, {}); }
+
+Profile internal::BuildProfileWithAges(const RawSnapshot& snap, const std::vector<int64_t>& ages) {
   Profile p;
   internal::StringInterner intern(p);
   const WindowInfo& info = snap.info;
@@ -55,18 +59,23 @@ Profile BuildProfile(const RawSnapshot& snap) {
     uint64_t all = 0;
     uint64_t live = 0;
   };
-  std::map<std::pair<uint32_t, uint64_t>, Counts> merged;
-  for (const RawSample& s : snap.samples) {
-    Counts& c = merged[{static_cast<uint32_t>(s.stack), s.size}];
+  // (stack, size, age): a leak session's samples also keep their age apart (-1: no age label).
+  std::map<std::tuple<uint32_t, uint64_t, int64_t>, Counts> merged;
+  for (size_t i = 0; i < snap.samples.size(); ++i) {
+    const RawSample& s = snap.samples[i];
+    const int64_t age = i < ages.size() ? ages[i] : -1;
+    Counts& c = merged[{static_cast<uint32_t>(s.stack), s.size, age}];
     if (s.allocated) ++c.all;
     if (s.live) ++c.live;
   }
 
   StringId bytes_key = intern("bytes");
+  StringId age_key{0}, seconds_unit{0};
   std::unordered_map<uint32_t, std::vector<LocationId>> stack_locations;
   for (const auto& [key, counts] : merged) {
-    const uint32_t stack = key.first;
-    const uint64_t size = key.second;  // a plain variable: lambdas below capture it
+    const uint32_t stack = std::get<0>(key);
+    const uint64_t size = std::get<1>(key);  // a plain variable: lambdas below capture it
+    const int64_t age = std::get<2>(key);
     auto sit = stack_locations.find(stack);
     if (sit == stack_locations.end()) {
       std::vector<LocationId> locs;
@@ -84,6 +93,13 @@ Profile BuildProfile(const RawSnapshot& snap) {
     sample.locations = sit->second;
     sample.values = {objects(counts.all), space(counts.all), objects(counts.live), space(counts.live)};
     sample.labels.push_back(Label{bytes_key, StringId{0}, static_cast<int64_t>(size), bytes_key});
+    if (age >= 0) {
+      if (age_key == StringId{0}) {
+        age_key = intern("age");
+        seconds_unit = intern("seconds");
+      }
+      sample.labels.push_back(Label{age_key, StringId{0}, age, seconds_unit});
+    }
     p.samples.push_back(std::move(sample));
   }
 

@@ -1,0 +1,17 @@
+// Internal: BuildProfile with a numeric label "age" (unit seconds) on each
+// sample, for leak sessions (BuildLeakProfile in heapprof/core/leaks.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "heapprof/profile.h"
+#include "heapprof/raw_snapshot.h"
+
+namespace heapprof::internal {
+
+// ages[i] for snapshot.samples[i], -1 for none; samples of one stack and
+// size but another age stay apart.
+Profile BuildProfileWithAges(const RawSnapshot& snapshot, const std::vector<int64_t>& ages);
+
+}  // namespace heapprof::internal

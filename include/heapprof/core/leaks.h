@@ -1,0 +1,206 @@
+// Leak verdicts from a time series of live-sample snapshots. One sampler runs
+// for the whole session (no include-collected flags: V8 keeps a sample
+// exactly while its object lives); every few seconds a snapshot lists every
+// live sample with its V8 sample id. For an interval [a, b] between two
+// snapshots and per allocation site, the samples alive at b and not at a were
+// born in (a, b] and still live; those alive at a and not at b died. Growth =
+// born - died is a difference of two independent weighted Poisson sums, so its
+// interval is known without any snapshot-to-snapshot correlation. The tests
+// behind the verdicts and their assumptions: docs/statistics.md ("Growth").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "heapprof/estimate.h"
+#include "heapprof/profile.h"
+#include "heapprof/raw_snapshot.h"
+#include "heapprof/status.h"
+
+namespace heapprof {
+
+// What the verdicts decide with (docs/statistics.md, "Growth").
+struct LeakOptions {
+  // Family-wise chance, per look, that any site of a session whose sites do
+  // not grow is called growing or bounded (all sites and both tests at once).
+  double alpha = 0.01;
+  // The "last part" of the interval: a site is growing only when this last
+  // fraction of [a, b] still grows.
+  double late_fraction = 0.5;
+  // Printed intervals (growth, rates, projection).
+  double confidence = kConfidence;
+  // A site is steady (rather than unclear) when the upper end of its
+  // growth's interval over [a, b] is at most this fraction of its live bytes.
+  // 1: a steady site is known not to have doubled.
+  double steady_tolerance = 1.0;
+};
+
+enum class LeakVerdict {
+  kGrowing,  // the last part of the interval still grows beyond noise
+  kBounded,  // grew beyond noise, then stopped (a cache filling)
+  kSteady,   // no significant growth, and growth by as much as it holds is excluded
+  kUnclear,  // too few samples, or grew and it is not known whether it stopped
+};
+const char* LeakVerdictName(LeakVerdict verdict);
+
+// The growth of a site over one interval of snapshots.
+struct Growth {
+  SampledValue born;   // sampled bytes allocated in (a, b] and alive at b
+  SampledValue died;   // sampled bytes alive at a and dead at b
+  double bytes = 0;    // born - died
+  Interval interval;   // at LeakOptions::confidence
+  double p_value = 1;  // one-sided: "born exceeds died" by chance alone
+  double seconds = 0;  // b - a
+  std::optional<uint64_t> requests;  // requests served in (a, b], when known
+
+  double PerMinute() const { return seconds > 0 ? bytes * 60 / seconds : 0; }
+  Interval PerMinuteInterval() const;
+  std::optional<double> Per1000Requests() const;
+  std::optional<Interval> Per1000RequestsInterval() const;
+};
+
+// One allocation site: a stack of resolved frames (stack ids differ between snapshots).
+struct LeakSite {
+  std::vector<Frame> frames;  // leaf first
+  SampledValue live_start;    // live at a
+  SampledValue live_end;      // live at b
+  Interval live_end_interval;
+  Growth whole;               // over [a, b]
+  Growth early;               // over [a, m]
+  Growth late;                // over [m, b]
+  LeakVerdict verdict = LeakVerdict::kUnclear;
+  std::string reason;         // why the verdict, and for unclear what would settle it
+  size_t site_index = 0;      // the tracker's site number (for LeakTracker::LiveSeries)
+};
+
+// "heap used X of the Y limit, growing Z/min ± W: limit in ~N min (95 %: A-B)".
+struct LeakProjection {
+  uint64_t heap_used_bytes = 0;   // at b
+  uint64_t heap_limit_bytes = 0;  // 0: not known
+  Growth growth;                  // sampled: every site together, over the last part [m, b]
+  // The rate the projection uses: the least-squares slope of heap used over
+  // the last part's snapshots (bytes per minute), its interval from the
+  // residuals (Student t, widened for their lag-1 autocorrelation); the
+  // sampled growth's when the last part has fewer than 3 snapshots.
+  double rate_per_minute = 0;
+  Interval rate_interval;
+  std::string rate_from;          // "heap used" or "sampled growth"
+  bool growing = false;           // the rate's interval is above zero
+  double minutes_to_limit = 0;    // when growing and the limit is known
+  Interval minutes_interval;      // from the growth's interval
+  std::string text;
+};
+
+// The report over snapshots [first, last] of a tracker.
+struct LeakReport {
+  size_t first = 0, middle = 0, last = 0;  // snapshot indices a, m, b
+  size_t snapshots = 0;                    // held by the tracker
+  int64_t start_unix_nanos = 0, end_unix_nanos = 0;
+  std::optional<uint64_t> requests;        // served in [a, b], when known
+  uint64_t interval_bytes = 0;
+  uint64_t live_samples = 0;               // at b
+  int look = 1;                            // which look this is (docs/statistics.md: multiple looks)
+  double alpha = 0;                        // family-wise level of this look
+  double alpha_per_test = 0;               // after Tarone's correction over `tests` hypotheses
+  size_t tests = 0;
+  std::vector<LeakSite> sites;             // growing first, then by live bytes at b
+  LeakProjection projection;
+};
+
+struct LeakReportOptions {
+  std::optional<size_t> first, last;  // default: the whole session
+  // Which look at the session this is: 1 for a report at its end only; a live
+  // session that shows verdicts as it goes counts its looks (LookSchedule).
+  int look = 1;
+};
+
+// What one look spends of the family-wise alpha: alpha * 6 / (pi^2 k^2), so
+// that all looks of a session together spend at most alpha.
+double LookAlpha(double alpha, int look);
+
+// Ingests live snapshots in time order and answers for any interval of them.
+// Memory: one small record per sample ever seen live, plus one per snapshot.
+class LeakTracker {
+ public:
+  explicit LeakTracker(LeakOptions options = {});
+
+  // Adds the next snapshot: every live sample (RawSample::live is not looked
+  // at), info.start_unix_nanos its wall time, info.heap_used_bytes /
+  // heap_limit_bytes, info.interval_bytes. `requests` = requests served so
+  // far, when known. kInvalidArgument when time goes backwards or the
+  // interval changes; kFailedPrecondition when a sample id comes back with
+  // another size or site, or after it died (the sampler restarted: start a
+  // new tracker).
+  Status Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests = std::nullopt);
+
+  size_t snapshots() const { return snapshots_.size(); }
+  const LeakOptions& options() const { return options_; }
+
+  // Needs at least two snapshots.
+  Result<LeakReport> Report(const LeakReportOptions& options = {}) const;
+
+  // Live sampled bytes of a site at each snapshot (index = snapshot).
+  std::vector<double> LiveSeries(size_t site_index) const;
+  // Wall time of each snapshot (unix nanos).
+  std::vector<int64_t> SnapshotTimes() const;
+  // Wall time of the first snapshot that saw sample `id` alive; empty when unknown.
+  std::optional<int64_t> FirstSeen(uint64_t sample_id) const;
+
+ private:
+  struct SampleRecord {
+    uint32_t site = 0;
+    uint32_t first = 0;  // first snapshot that saw it
+    uint32_t last = 0;   // last snapshot that saw it
+    uint64_t size = 0;
+  };
+  struct SnapshotRecord {
+    int64_t unix_nanos = 0;
+    std::optional<uint64_t> requests;
+    uint64_t heap_used = 0;
+    uint64_t heap_limit = 0;
+    uint64_t live_samples = 0;
+  };
+
+  double Weight(uint64_t size) const;
+  double Variance(uint64_t size) const;
+
+  LeakOptions options_;
+  uint64_t interval_ = 0;
+  std::vector<SnapshotRecord> snapshots_;
+  std::vector<std::vector<Frame>> sites_;  // leaf first
+  std::unordered_map<std::string, uint32_t> site_ids_;
+  std::unordered_map<uint64_t, SampleRecord> samples_;
+};
+
+// The report as text for a terminal: the projection, then one line per site
+// (at most `top` sites, growing and bounded ones always shown).
+std::string FormatLeakReport(const LeakReport& report, size_t top = 10);
+
+// The report as JSON (every site), with the live series of the first
+// `series_sites` sites at most `series_points` snapshots (for the page's chart).
+std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker = nullptr, size_t series_sites = 10,
+                           size_t series_points = 200);
+
+// The "age" label's buckets, in seconds: the largest of 0, 10, 30, 60, 120,
+// 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400 at or below
+// `seconds`, so `go tool pprof -tagfocus=age=600:` keeps what lived 10 min.
+int64_t AgeBucket(double seconds);
+
+// Each sample's age bucket (for BuildProfile's "age" label): the time from
+// the first snapshot of `tracker` that saw it alive to `snapshot`'s time (a
+// lower bound of its age: it was born at most one cadence earlier). Samples
+// the tracker never saw get age 0.
+std::vector<int64_t> SampleAges(const RawSnapshot& snapshot, const LeakTracker& tracker);
+
+// The in-use profile of a leak session's last snapshot (BuildProfile), each
+// sample labelled with its age bucket.
+Profile BuildLeakProfile(const RawSnapshot& last, const LeakTracker& tracker);
+
+// Bytes for people: "1.5 MiB".
+std::string LeakBytesText(double bytes);
+
+}  // namespace heapprof
