@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-"$root/tools/build.sh" --target all collector_bench fidelity_bench symbolize_bench encode_bench snapshot_bench >/dev/null
+"$root/tools/build.sh" --target all collector_bench fidelity_bench symbolize_bench encode_bench snapshot_bench leaks_bench >/dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -53,6 +53,9 @@ if [ -n "$quick" ]; then gzip_reps=1; encode_reps=3; else gzip_reps=3; encode_re
 # variation as nan, which JSON has no word for.
 sed -i -E 's/: *-?(nan|NaN|inf|Inf)\b/: null/g' "$tmp/encode.json"
 node "$root/tools/bench/pprof_format_size.js" "$tmp/raw" --json "$tmp/encode_sizes.json"
+
+section "leak verdicts: false growing, power and coverage over simulated sessions"
+"$build/leaks_bench" $quick --json "$tmp/leaks.json"
 
 section "symbolize a 10k-location profile against a ~5 MB source map"
 "$build/symbolize_bench" 10000 5 --json "$tmp/symbolize.json"
