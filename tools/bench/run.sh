@@ -65,6 +65,10 @@ section "heapprof serve under wrk: a window open vs none, and against workerd on
   "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/serve.json" ||
   { echo "(serve benchmark failed)"; echo "null" >"$tmp/serve.json"; }
 
+section "heapprof serve soaked: load, windows, restarts and hostile clients ($( [ -n "$quick" ] && echo 1 || echo 30 ) min)"
+"$root/tools/bench/serve_soak.sh" "$build/heapprof" $quick --json "$tmp/serve_soak.json" ||
+  { echo "(serve soak failed)"; echo "null" >"$tmp/serve_soak.json"; }
+
 section "memory baseline: an empty worker's heap after warm-up, heapprof run vs workerd"
 # Node 20 has WebSocket behind a flag (built in from Node 22).
 ws_flag=()
@@ -92,7 +96,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), memory_baseline: read("memory_baseline.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), memory_baseline: read("memory_baseline.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 
