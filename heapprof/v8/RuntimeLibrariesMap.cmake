@@ -4,7 +4,8 @@
 # the build folder (../../.deps/js-runtime/node_modules/PACKAGE/dist/FILE),
 # which says nothing to a reader and is one machine's layout. Every source
 # becomes heapprof:runtime-libraries/PACKAGE/dist/FILE instead (the entry,
-# heapprof/v8/js/libraries.js, becomes heapprof:runtime-libraries/libraries.js),
+# heapprof/v8/js/libraries.js, becomes heapprof:runtime-libraries/libraries.js,
+# heapprof/v8/js/node/buffer.js heapprof:runtime-libraries/node/buffer.js),
 # the name the runtime's library frames carry in profiles once mapped; a
 # scheme-like name is kept as written by the source map reader. The prefix is
 # the script name kWorkerLibrariesName (worker_prelude.h); a test checks both agree.
@@ -22,7 +23,7 @@ foreach(_i RANGE ${_last})
   if(NOT _at EQUAL -1)
     math(EXPR _at "${_at} + 13")  # past "node_modules/"
     string(SUBSTRING "${_source}" ${_at} -1 _name)
-  elseif(_source MATCHES "(^|/)heapprof/v8/js/([^/]+)$")
+  elseif(_source MATCHES "(^|/)heapprof/v8/js/((node/)?[^/]+)$")
     set(_name "${CMAKE_MATCH_2}")
   else()
     # Anything else would put a build path in every profile: fail the build instead.

@@ -88,14 +88,33 @@ function(heapprof_embed_worker_prelude target)
     COMMENT "Bundling the worker runtime's HTMLRewriter engine and its source map (esbuild)"
     VERBATIM)
 
+  # The node: modules of nodejs_compat (heapprof/v8/js/node.js and node/,
+  # over the buffer, events, path-browserify and string_decoder packages), a
+  # script of its own that the runtime runs at a worker's first import of a
+  # node: module (its value: node.js's load).
+  set(_node "${_gen}/worker_node.js")
+  set(_node_map "${_gen}/worker_node.map.json")
+  file(GLOB _node_sources CONFIGURE_DEPENDS "${_src}/js/node/*.js")
+  add_custom_command(
+    OUTPUT "${_node}" "${_node_map}"
+    BYPRODUCTS "${_node}.map"
+    COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
+            "${_esbuild}" "${_src}/js/node.js" ${_esbuild_common} --global-name=nodeLibraries
+            "--banner:js=(() => {" "--footer:js=return nodeLibraries.load })()" "--outfile=${_node}"
+    COMMAND ${CMAKE_COMMAND} "-DIN=${_node}.map" "-DOUT=${_node_map}" -P "${_map_script}"
+    DEPENDS "${_src}/js/node.js" ${_node_sources} "${_deps}/installed-lock.json" "${_map_script}"
+    COMMENT "Bundling the worker runtime's node: modules and their source map (esbuild)"
+    VERBATIM)
+
   set(_out "${_gen}/worker_prelude_source.cpp")
   set(_script "${PROJECT_SOURCE_DIR}/heapprof/core/flamegraph/FlamegraphAssets.cmake")
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${_out}"
-            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}"
+            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}|kWorkerNodeSource=${_node}|kWorkerNodeSourceMap=${_node_map}"
             "-DHEADER=heapprof/v8/worker_prelude.h" -P "${_script}"
-    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_script}"
+    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_node}" "${_node_map}"
+            "${_script}"
     COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)
   target_sources(${target} PRIVATE "${_out}")

@@ -21,9 +21,18 @@ Result<const SourceMap*> RuntimeHtmlRewriterSourceMap() {
   return &parsed.value();
 }
 
+Result<const SourceMap*> RuntimeNodeSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerNodeSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the node: modules' embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
 Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
   if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
   if (script == internal::kWorkerHtmlRewriterName) return RuntimeHtmlRewriterSourceMap();
+  if (script == internal::kWorkerNodeName) return RuntimeNodeSourceMap();
   if (others_ == nullptr) return static_cast<const SourceMap*>(nullptr);
   return others_->MapFor(script);
 }

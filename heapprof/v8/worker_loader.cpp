@@ -42,6 +42,76 @@ void ThrowError(v8::Isolate* isolate, const std::string& message) {
   isolate->ThrowException(v8::Exception::Error(NewString(isolate, message)));
 }
 
+// A built-in module's evaluation: its exports are the values of the
+// prelude's object, read now.
+v8::MaybeLocal<v8::Value> EvaluateBuiltin(v8::Local<v8::Context> context, v8::Local<v8::Module> module) {
+  v8::Isolate* isolate = context->GetIsolate();
+  WorkerRuntime::State* state = g_loading;
+  for (const auto& [known, exports_global] : state->builtin_modules) {
+    if (known.Get(isolate) != module) continue;
+    v8::Local<v8::Object> exports = exports_global.Get(isolate);
+    v8::Local<v8::Array> names;
+    if (!exports->GetOwnPropertyNames(context, v8::SKIP_SYMBOLS).ToLocal(&names)) return {};
+    for (uint32_t i = 0; i < names->Length(); ++i) {
+      v8::Local<v8::Value> name;
+      v8::Local<v8::Value> value;
+      if (!names->Get(context, i).ToLocal(&name) || !exports->Get(context, name).ToLocal(&value) ||
+          module->SetSyntheticModuleExport(isolate, name.As<v8::String>(), value).IsNothing()) {
+        return {};
+      }
+    }
+    return v8::Undefined(isolate);
+  }
+  ThrowError(isolate, "heapprof: a built-in module was evaluated that the loader did not make");
+  return {};
+}
+
+// The synthetic module whose exports are `exports`' own string keys (one
+// module per exports object: node:buffer and buffer are the same module).
+v8::MaybeLocal<v8::Module> BuiltinModule(WorkerRuntime::State* state, v8::Local<v8::Context> context,
+                                         const std::string& name, v8::Local<v8::Object> exports) {
+  v8::Isolate* isolate = context->GetIsolate();
+  for (const auto& [module, known] : state->builtin_modules) {
+    if (known.Get(isolate)->StrictEquals(exports)) return module.Get(isolate);
+  }
+  v8::Local<v8::Array> names;
+  if (!exports->GetOwnPropertyNames(context, v8::SKIP_SYMBOLS).ToLocal(&names)) return {};
+  std::vector<v8::Local<v8::String>> export_names;
+  for (uint32_t i = 0; i < names->Length(); ++i) {
+    v8::Local<v8::Value> key;
+    if (!names->Get(context, i).ToLocal(&key)) return {};
+    export_names.push_back(key.As<v8::String>());
+  }
+  v8::Local<v8::Module> module = v8::Module::CreateSyntheticModule(
+      isolate, NewString(isolate, name), export_names, EvaluateBuiltin);
+  state->builtin_modules.emplace_back(v8::Global<v8::Module>(isolate, module), v8::Global<v8::Object>(isolate, exports));
+  return module;
+}
+
+// The exports of a built-in module from the prelude (cloudflare:workers, or
+// node:NAME / NAME under the compatibility flags), else empty; false when
+// the prelude threw.
+bool BuiltinExports(WorkerRuntime::State* state, v8::Local<v8::Context> context, const std::string& spec,
+                    v8::Local<v8::Object>* out) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::Value> result;
+  if (spec == "cloudflare:workers") {
+    v8::Local<v8::Value> env = state->env.Get(isolate);
+    if (!state->Internal("cloudflareWorkersModule").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &env)
+             .ToLocal(&result)) {
+      return false;
+    }
+  } else {
+    v8::Local<v8::Value> arg = NewString(isolate, spec);
+    if (!state->Internal("nodeModule").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &arg)
+             .ToLocal(&result)) {
+      return false;
+    }
+  }
+  if (result->IsObject()) *out = result.As<v8::Object>();
+  return true;
+}
+
 v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Local<v8::String> specifier,
                                          v8::Local<v8::FixedArray> /*import_assertions*/,
                                          v8::Local<v8::Module> referrer) {
@@ -52,16 +122,27 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
   for (const auto& [path, module] : state->modules) {
     if (module.Get(isolate) == referrer) from = path;
   }
-  // workerd's built-in modules (cloudflare:sockets' connect, cloudflare:workers'
-  // env, WorkerEntrypoint and DurableObject, node:* with nodejs_compat) have no
-  // counterpart here; no bundle can carry them, so say where the worker runs.
+  // workerd's built-in modules: cloudflare:workers, and the node: modules
+  // of nodejs_compat (bare names too) that the runtime has.
+  const bool relative = spec.starts_with("./") || spec.starts_with("../") || spec.starts_with("/");
+  if (!relative) {
+    v8::Local<v8::Object> exports;
+    if (!BuiltinExports(state, context, spec, &exports)) return {};
+    if (!exports.IsEmpty()) {
+      const std::string name = spec.starts_with("node:") || spec.starts_with("cloudflare:") ? spec : "node:" + spec;
+      return BuiltinModule(state, context, name, exports);
+    }
+  }
+  // The others (cloudflare:sockets' connect, node: modules without the flag
+  // or that the runtime lacks) have no counterpart here; no bundle can carry
+  // them, so say where the worker runs.
   if (spec.starts_with("cloudflare:") || spec.starts_with("node:")) {
     ThrowError(isolate, "cannot import \"" + spec + "\" from " + from + ": \"" + spec +
                             "\" is not available in heapprof's embedded runtime; profile this worker in workerd "
                             "with --runtime workerd");
     return {};
   }
-  if (!(spec.starts_with("./") || spec.starts_with("../") || spec.starts_with("/"))) {
+  if (!relative) {
     ThrowError(isolate, "cannot import \"" + spec + "\" from " + from +
                             ": heapprof resolves relative paths only (bundle package imports first)");
     return {};
@@ -116,7 +197,10 @@ Status Evaluate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8:
                 const v8::TryCatch& try_catch, const std::string& what) {
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Value> evaluation;
-  if (!module->Evaluate(context).ToLocal(&evaluation)) return internal::ScriptFailure(state, try_catch, what);
+  g_loading = state;  // for the built-in modules' evaluation steps
+  bool evaluated = module->Evaluate(context).ToLocal(&evaluation);
+  g_loading = nullptr;
+  if (!evaluated) return internal::ScriptFailure(state, try_catch, what);
   auto settled = [&] {
     return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
   };
@@ -135,12 +219,28 @@ Status Evaluate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8:
 // The default export of an evaluated module and its fetch method; `shape` says
 // what the export should look like, for the error.
 Status DefaultFetch(v8::Local<v8::Context> context, v8::Local<v8::Module> module, const std::string& filename,
-                    const std::string& shape, v8::Local<v8::Value>* receiver, v8::Local<v8::Function>* fetch) {
+                    const std::string& shape, v8::Local<v8::Value>* receiver, v8::Local<v8::Function>* fetch,
+                    v8::Local<v8::Function>* entrypoint_fetch = nullptr) {
   v8::Isolate* isolate = context->GetIsolate();
   v8::Local<v8::Object> ns = module->GetModuleNamespace().As<v8::Object>();
   v8::Local<v8::Value> handler;
   if (!ns->Get(context, NewString(isolate, "default")).ToLocal(&handler) || handler->IsUndefined()) {
     return Error(ErrorCode::kScriptError, filename + " has no default export: it must `export default " + shape + "`");
+  }
+  if (handler->IsFunction() && entrypoint_fetch != nullptr) {
+    // A class extending WorkerEntrypoint: the prelude makes an instance per request.
+    v8::Local<v8::Value> fetch_of;
+    if (!(*entrypoint_fetch)->Call(context, v8::Undefined(isolate), 1, &handler).ToLocal(&fetch_of)) {
+      return Error(ErrorCode::kScriptError, filename + ": its WorkerEntrypoint class could not be read");
+    }
+    if (fetch_of->IsFunction()) {
+      *receiver = v8::Undefined(isolate);
+      *fetch = fetch_of.As<v8::Function>();
+      return Status::Ok();
+    }
+    if (fetch_of->IsUndefined()) {
+      return Error(ErrorCode::kScriptError, filename + ": the default export's WorkerEntrypoint class has no fetch method");
+    }
   }
   v8::Local<v8::Value> method;
   if (!handler->IsObject() ||
@@ -252,8 +352,9 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
   v8::Local<v8::Value> handler;
   v8::Local<v8::Function> fetch;
+  v8::Local<v8::Function> entrypoint_fetch = state->Internal("entrypointFetch").As<v8::Function>();
   HEAPPROF_RETURN_IF_ERROR(DefaultFetch(context, module, filename, "{ async fetch(request, env, ctx) { ... } }",
-                                        &handler, &fetch));
+                                        &handler, &fetch, &entrypoint_fetch));
   state->receiver.Reset(isolate, handler);
   state->fetch.Reset(isolate, fetch);
   state->kind = WorkerKind::kModule;

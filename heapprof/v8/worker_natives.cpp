@@ -421,6 +421,55 @@ void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info) {
   }
 }
 
+// nodeLibraries() -> load(host): runs the node: modules' script
+// (heapprof/v8/js/node.js), compiled only at the worker's first import of a
+// node: module.
+void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerNodeName));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> load;
+  if (v8::Script::Compile(context, NewString(isolate, kWorkerNodeSource), &origin).ToLocal(&script) &&
+      script->Run(context).ToLocal(&load)) {
+    info.GetReturnValue().Set(load);
+  }
+}
+
+// getAsyncFrame() / setAsyncFrame(frame): node:async_hooks' current frame
+// as V8's continuation-preserved embedder data, which V8 stores on each
+// promise reaction when it is made and restores while the reaction runs.
+void GetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  info.GetReturnValue().Set(info.GetIsolate()->GetCurrentContext()->GetContinuationPreservedEmbedderData());
+}
+void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  info.GetIsolate()->GetCurrentContext()->SetContinuationPreservedEmbedderData(info[0]);
+}
+
+// lazyGlobal(name, make): a data property of the global object whose value
+// is make()'s, called at the property's first read (V8's lazy data
+// property): nodejs_compat's Buffer and process load the node: modules only
+// when a worker uses them, and still read as plain data properties.
+void LazyGlobalGetter(v8::Local<v8::Name> /*name*/, const v8::PropertyCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Value> value;
+  if (info.Data().As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&value)) {
+    info.GetReturnValue().Set(value);
+  }
+}
+void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  if (!info[0]->IsString() || !info[1]->IsFunction()) {
+    ThrowTypeError(isolate, "lazyGlobal(name, make)");
+    return;
+  }
+  v8::Maybe<bool> set = context->Global()->SetLazyDataProperty(context, info[0].As<v8::String>(), LazyGlobalGetter,
+                                                               info[1], v8::DontEnum);
+  if (set.IsNothing()) return;
+}
+
 }  // namespace
 
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
@@ -463,6 +512,10 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"ecdh", CryptoEcdh},
       {"htmlRewriterWasm", HtmlRewriterWasm},
       {"htmlRewriterEngine", HtmlRewriterEngine},
+      {"nodeLibraries", NodeLibraries},
+      {"getAsyncFrame", GetAsyncFrame},
+      {"setAsyncFrame", SetAsyncFrame},
+      {"lazyGlobal", LazyGlobal},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -24,7 +24,14 @@ extern const char kWorkerLibrariesSourceMap[];
 extern const char kWorkerHtmlRewriterSource[];
 extern const char kWorkerHtmlRewriterSourceMap[];
 
-// A script whose completion value is a function(natives, libraries) that
+// A script whose completion value is load(host) of heapprof/v8/js/node.js:
+// the node: modules of nodejs_compat. Run at a worker's first import of one
+// only (natives.nodeLibraries), and its source map (sources named under the
+// libraries' prefix).
+extern const char kWorkerNodeSource[];
+extern const char kWorkerNodeSourceMap[];
+
+// A script whose completion value is a function(natives, libraries, options) that
 // installs the globals and returns the runtime's internals: { makeRequest,
 // makeContext, makeFetchEvent, readResponse, fetchListeners, runNextTimer }.
 // `natives` is MakeWorkerNatives()'s object, `libraries` the value of
@@ -35,5 +42,6 @@ extern const char kWorkerPreludeSource[];
 inline constexpr const char* kWorkerPreludeName = "heapprof:runtime";
 inline constexpr const char* kWorkerLibrariesName = "heapprof:runtime-libraries";
 inline constexpr const char* kWorkerHtmlRewriterName = "heapprof:runtime-html-rewriter";
+inline constexpr const char* kWorkerNodeName = "heapprof:runtime-node";
 
 }  // namespace heapprof::internal

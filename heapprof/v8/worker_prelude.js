@@ -7,14 +7,14 @@
 // `libraries` (heapprof/v8/js/libraries.js, bundled at build time); what is
 // written here follows the WHATWG/W3C specs' algorithms. What is not offered
 // is absent (or refuses with a message), never faked.
-(function installWorkerGlobals(natives, libraries) {
+(function installWorkerGlobals(natives, libraries, options) {
 'use strict';
 const {
   consoleWrite, requestParts, ownStrings, base64Functions, jsonResponder, utf8Encode, utf8Decode, structuredClone: nativeClone,
   randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual: nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose,
   keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
-  aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh,
+  aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh, getAsyncFrame, setAsyncFrame,
 } = natives;
 const { ReadableStream, WritableStream, TransformStream } = libraries;
 
@@ -1993,7 +1993,9 @@ function addTimer(callback, delay, args, repeat) {
   if (typeof callback !== 'function') throw new TypeError('a timer callback must be a function');
   const id = ++nextTimerId;
   const ms = Math.max(0, Number(delay) || 0);
-  timers.set(id, { due: virtualNow + ms, callback, args, repeat: repeat ? Math.max(1, ms) : 0 });
+  // The AsyncLocalStorage frame it was scheduled in (node:async_hooks) is
+  // the one it runs in, as in workerd.
+  timers.set(id, { due: virtualNow + ms, callback, args, repeat: repeat ? Math.max(1, ms) : 0, frame: getAsyncFrame() });
   return id;
 }
 const setTimeout = (callback, delay = 0, ...args) => addTimer(callback, delay, args, false);
@@ -2007,7 +2009,13 @@ function runNextTimer() {
   if (best.repeat) best.due += best.repeat;
   else timers.delete(bestId);
   virtualNow = Math.max(virtualNow, best.due - best.repeat);
-  best.callback(...best.args);
+  const saved = getAsyncFrame();
+  setAsyncFrame(best.frame);
+  try {
+    best.callback(...best.args);
+  } finally {
+    setAsyncFrame(saved);
+  }
   return true;
 }
 // performance and scheduler as workerd has them: an instance of a class a
@@ -2301,6 +2309,88 @@ Object.defineProperty(Navigator.prototype, 'sendBeacon', {
   writable: true, configurable: true,
 });
 
+// ---- nodejs_compat and cloudflare:workers ----
+
+// The node: modules (heapprof/v8/js/node.js), a script of their own run at
+// the worker's first import of one (natives.nodeLibraries): a worker that
+// imports none carries neither their source nor their objects.
+let nodeModules = null;
+function nodeModule(name) {
+  if (nodeModules === null) {
+    const load = natives.nodeLibraries();
+    nodeModules = load({
+      natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
+      TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,
+      processEnv: () => ({ ...processEnv }),
+      builtinModule(specifier) {
+        const exports = nodeModuleFor(specifier);
+        return exports === null ? undefined : exports.default;
+      },
+    });
+  }
+  return nodeModules(name);
+}
+// The exports of an import specifier, under the flags: node:NAME, or NAME
+// alone (nodejs_compat accepts both); null when the runtime has no such
+// module or the flags do not offer it (nodejs_als: node:async_hooks only).
+function nodeModuleFor(specifier) {
+  const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
+  if (!options.nodejsCompat && !(options.nodejsAls && name === 'async_hooks')) return null;
+  return nodeModule(name);
+}
+// process.env's vars (nodejs_compat_populate_process_env): makeEnv fills it.
+const processEnv = {};
+function setImmediate(callback, ...args) { return addTimer(callback, 0, args, false); }
+// The globals nodejs_compat adds, as in workerd: Buffer and process are
+// made at their first use (a lazy data property), like the modules.
+function installNodeGlobals() {
+  Object.defineProperties(globalThis, {
+    global: { value: globalThis, writable: true, configurable: true, enumerable: true },
+    setImmediate: { value: setImmediate, writable: true, configurable: true, enumerable: true },
+    clearImmediate: { value: clearTimeout, writable: true, configurable: true, enumerable: true },
+  });
+  natives.lazyGlobal('Buffer', () => nodeModule('buffer').Buffer);
+  natives.lazyGlobal('process', () => nodeModule('process').default);
+}
+
+// cloudflare:workers: the classes a worker extends, env, waitUntil. The
+// rest of workerd's module (RPC stubs, Workflows, withEnv, ...) refuses to
+// be used. Made at the first import; like workerd's, it has no default export.
+class WorkerEntrypoint {
+  constructor(ctx, env) { this.ctx = ctx; this.env = env; }
+}
+class DurableObject {
+  constructor(ctx, env) { this.ctx = ctx; this.env = env; }
+}
+class RpcTarget {}
+let currentWaits = null;  // the waitUntil list of the request being dispatched
+let cloudflareWorkers = null;
+function cloudflareWorkersModule(env) {
+  if (cloudflareWorkers === null) {
+    const refuse = name => ({ [name]() { throw missingApi('cloudflare:workers ' + name + '()'); } })[name];
+    cloudflareWorkers = {
+      WorkerEntrypoint, DurableObject, RpcTarget, env,
+      waitUntil(promise) {
+        if (currentWaits === null) throw new Error('waitUntil() can only be called while a request is being handled');
+        currentWaits.push(Promise.resolve(promise));
+      },
+      RpcStub: missingClass('RpcStub'), RpcPromise: missingClass('RpcPromise'), RpcProperty: missingClass('RpcProperty'),
+      ServiceStub: missingClass('ServiceStub'), WorkflowEntrypoint: missingClass('WorkflowEntrypoint'),
+      abortIsolate: refuse('abortIsolate'), withEnv: refuse('withEnv'), withExports: refuse('withExports'),
+      withEnvAndExports: refuse('withEnvAndExports'),
+    };
+  }
+  return cloudflareWorkers;
+}
+// The fetch of a default export that is a class extending WorkerEntrypoint:
+// an instance per request, made with (ctx, env), as workerd does; null for
+// any other default export.
+function entrypointFetch(handler) {
+  if (typeof handler !== 'function' || !(handler.prototype instanceof WorkerEntrypoint)) return null;
+  if (typeof handler.prototype.fetch !== 'function') return undefined;
+  return function fetch(request, env, ctx) { return new handler(ctx, env).fetch(request); };
+}
+
 // ctx of fetch(request, env, ctx). Its methods live on the prototype, as
 // workerd's do, rather than as two closures made for every request.
 class ExecutionContext {
@@ -2311,13 +2401,96 @@ class ExecutionContext {
 }
 
 const fetchListeners = [];
+const errorListeners = [];  // the global 'error' event's, for reportError
+const listenersOf = type => type === 'fetch' ? fetchListeners : type === 'error' ? errorListeners : null;
 function removeEventListener(type, listener) {
-  const at = type === 'fetch' ? fetchListeners.indexOf(listener) : -1;
-  if (at >= 0) fetchListeners.splice(at, 1);
+  const list = listenersOf(type);
+  const at = list === null ? -1 : list.indexOf(listener);
+  if (at >= 0) list.splice(at, 1);
 }
 function addEventListener(type, listener) {
-  if (type === 'fetch' && typeof listener === 'function') fetchListeners.push(listener);
+  const list = listenersOf(type);
+  if (list !== null && typeof listener === 'function') list.push(listener);
 }
+// reportError(error): an ErrorEvent to the global 'error' listeners, as in
+// workerd; with none, the error goes to the console as uncaught.
+function reportError(error) {
+  const message = 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error));
+  const event = new ErrorEvent('error', { message, error, cancelable: true });
+  if (errorListeners.length === 0) {
+    console.error(message);
+    return;
+  }
+  for (const listener of errorListeners.slice()) listener.call(globalThis, event);
+}
+
+// Byte streams of workerd's own: a TransformStream that passes bytes
+// through (strings as UTF-8), FixedLengthStream's checking their count.
+function byteTransform(expected) {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      const bytes = typeof chunk === 'string' ? utf8Encode(chunk) : copyBytes(viewBytes(chunk, 'a chunk written to the stream'));
+      if (expected !== null && seen + bytes.length > expected) {
+        throw new TypeError('Attempt to write too many bytes through a FixedLengthStream.');
+      }
+      seen += bytes.length;
+      controller.enqueue(bytes);
+    },
+    flush() {
+      if (expected !== null && seen < expected) throw new TypeError('FixedLengthStream did not see all expected bytes before close().');
+    },
+  });
+}
+class IdentityTransformStream {
+  #stream;
+  constructor() { this.#stream = byteTransform(null); }
+  get readable() { return this.#stream.readable; }
+  get writable() { return this.#stream.writable; }
+}
+class FixedLengthStream {
+  #stream;
+  constructor(expectedLength) {
+    const n = Number(expectedLength);
+    if (n < 0) throw new TypeError('The value cannot be converted because it is negative and this API expects a positive bigint.');
+    if (!Number.isFinite(n)) throw new TypeError('FixedLengthStream requires an integer expected length.');
+    this.#stream = byteTransform(Math.trunc(n));
+  }
+  get readable() { return this.#stream.readable; }
+  get writable() { return this.#stream.writable; }
+}
+// crypto.DigestStream: a WritableStream whose `digest` resolves to the hash
+// of the bytes written (OpenSSL, at close).
+class DigestStream extends WritableStream {
+  #digest; #bytesWritten = 0;
+  constructor(algorithm) {
+    const name = hashNames.get(String(algorithmName(algorithm)).toLowerCase());
+    if (name === undefined) throw new DOMException('Unrecognized or unimplemented digest algorithm requested.', 'NotSupportedError');
+    const chunks = [];
+    let settle;
+    const digest = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+    let self = null;
+    super({
+      write(chunk) {
+        const bytes = typeof chunk === 'string' ? utf8Encode(chunk) : copyBytes(viewBytes(chunk, 'a chunk written to a DigestStream'));
+        chunks.push(bytes);
+        if (self !== null) self.#bytesWritten += bytes.length;
+      },
+      close() {
+        const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+        let at = 0;
+        for (const c of chunks) { all.set(c, at); at += c.length; }
+        settle.resolve(nativeDigest(name, all));
+      },
+      abort(reason) { settle.reject(reason); },
+    });
+    self = this;
+    this.#digest = digest;
+  }
+  get digest() { return this.#digest; }
+  get bytesWritten() { return this.#bytesWritten; }
+}
+Object.defineProperty(Crypto.prototype, 'DigestStream', { value: DigestStream, writable: true, configurable: true });
 
 Object.assign(globalThis, {
   ...missingGlobals,
@@ -2329,8 +2502,9 @@ Object.assign(globalThis, {
   Crypto, SubtleCrypto, Navigator, Cache, CacheStorage, self: globalThis,
   origin: 'null',  // a worker's origin is opaque, as in workerd
   console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
-  fetch, caches, addEventListener, removeEventListener,
+  fetch, caches, addEventListener, removeEventListener, reportError, IdentityTransformStream, FixedLengthStream,
 });
+if (options.nodejsCompat) installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;
 delete globalThis.FinalizationRegistry;
@@ -2344,8 +2518,14 @@ return {
     const env = {};
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
     for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new KVNamespace(kvEntries[i]);
+    if (options.populateProcessEnv) {
+      for (const name of varNames) if (typeof env[name] === 'string') processEnv[name] = env[name];
+    }
     return env;
   },
+  nodeModule: nodeModuleFor,
+  cloudflareWorkersModule,
+  entrypointFetch,
   fetchListeners,
   runNextTimer,
   // The Request of the request the host is dispatching (natives.requestParts).
@@ -2393,6 +2573,7 @@ return {
   // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
   makeContext() {
     const waits = [];
+    currentWaits = waits;
     return [new ExecutionContext(waits), waits];
   },
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.

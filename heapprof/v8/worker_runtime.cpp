@@ -3,6 +3,8 @@
 // and profiling windows on the worker's isolate.
 #include "heapprof/v8/worker_runtime.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <v8.h>
 
 #include <algorithm>
@@ -209,7 +211,49 @@ WorkerRuntime::WorkerRuntime(WorkerRuntime&&) noexcept = default;
 WorkerRuntime& WorkerRuntime::operator=(WorkerRuntime&&) noexcept = default;
 WorkerRuntime::~WorkerRuntime() = default;
 
+namespace {
+
+// The prelude's options from the compatibility flags, or the error naming a
+// flag the runtime does not honour.
+struct CompatibilityOptions {
+  bool nodejs_compat = false;
+  bool nodejs_als = false;
+  bool populate_process_env = false;
+};
+
+}  // namespace
+
+const std::vector<std::string>& HonouredCompatibilityFlags() {
+  static const std::vector<std::string> flags = {"nodejs_compat", "nodejs_compat_v2", "nodejs_als",
+                                                 "nodejs_compat_populate_process_env"};
+  return flags;
+}
+
+namespace {
+
+Result<CompatibilityOptions> ReadCompatibilityFlags(const std::vector<std::string>& flags) {
+  CompatibilityOptions out;
+  for (const std::string& flag : flags) {
+    if (flag == "nodejs_compat" || flag == "nodejs_compat_v2") {
+      out.nodejs_compat = true;
+    } else if (flag == "nodejs_als") {
+      out.nodejs_als = true;
+    } else if (flag == "nodejs_compat_populate_process_env") {
+      out.populate_process_env = true;
+    } else {
+      return Error(ErrorCode::kInvalidArgument,
+                   "compatibility flag \"" + flag + "\" is not honoured by heapprof's embedded runtime (it knows " +
+                       fmt::format("{}", fmt::join(HonouredCompatibilityFlags(), ", ")) +
+                       "); profile this worker in workerd with --runtime workerd");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
+  HEAPPROF_ASSIGN_OR_RETURN(CompatibilityOptions compatibility, ReadCompatibilityFlags(options.compatibility_flags));
   IsolateOptions isolate_options;
   isolate_options.name = options.name;
   isolate_options.heap_limit_bytes = options.heap_limit_bytes;
@@ -244,8 +288,16 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
                                            internal::DescribeException(v8_isolate, context, try_catch));
   }
-  v8::Local<v8::Value> args[] = {natives, libraries};
-  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 2, args).ToLocal(&internals) ||
+  v8::Local<v8::Object> prelude_options = v8::Object::New(v8_isolate);
+  auto set_option = [&](const char* name, bool value) {
+    return prelude_options->Set(context, NewString(v8_isolate, name), v8::Boolean::New(v8_isolate, value)).FromMaybe(false);
+  };
+  if (!set_option("nodejsCompat", compatibility.nodejs_compat) || !set_option("nodejsAls", compatibility.nodejs_als) ||
+      !set_option("populateProcessEnv", compatibility.populate_process_env)) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude options could not be made");
+  }
+  v8::Local<v8::Value> args[] = {natives, libraries, prelude_options};
+  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 3, args).ToLocal(&internals) ||
       !internals->IsObject()) {
     return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
                                            internal::DescribeException(v8_isolate, context, try_catch));
@@ -289,6 +341,8 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   v8::Local<v8::Context> context = scope.context();
   const std::string what = request.method + " " + request.url;
   v8::TryCatch try_catch(isolate);
+  // Each request starts outside every AsyncLocalStorage.run() (node:async_hooks).
+  context->SetContinuationPreservedEmbedderData(v8::Undefined(isolate));
 
   // The prelude builds the Request, reading the request's strings through
   // natives.requestParts() inside its own frame (see State::pending_request).

@@ -30,6 +30,9 @@ struct WorkerRuntime::State {
   v8::Global<v8::Value> receiver;     // `this` for the handler (module default export)
   v8::Global<v8::Function> fetch;     // the module's or the script's fetch function
   std::vector<std::pair<std::string, v8::Global<v8::Module>>> modules;  // canonical path -> module
+  // The built-in modules imported so far (node:*, cloudflare:workers): each
+  // synthetic module and the prelude's object of its exports.
+  std::vector<std::pair<v8::Global<v8::Module>, v8::Global<v8::Object>>> builtin_modules;
   // The request Dispatch is turning into a JavaScript Request: the prelude's
   // makeRequest() reads it through natives.requestParts(), so the strings are
   // allocated under a runtime JavaScript frame, not a bare (V8 API) one.

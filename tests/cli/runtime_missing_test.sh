@@ -33,9 +33,14 @@ expect_in detect.jsonl '"body":"function,function,function"'
 printf "import { connect } from 'cloudflare:sockets';\nexport default { fetch() { return new Response(typeof connect); } };\n" >sockets.js
 expect_exit 1 sockets -- "$heapprof" run sockets.js -n 2 -o sockets.pb.gz
 expect_in sockets.err "\"cloudflare:sockets\" $say"
+# node: modules without the nodejs_compat flag, as in workerd.
+printf "import { Buffer } from 'node:buffer';\nexport default { fetch() { return new Response(Buffer.from('x')); } };\n" >node.js
+expect_exit 1 node -- "$heapprof" run node.js -n 2 -o node.pb.gz
+expect_in node.err "\"node:buffer\" $say"
+# cloudflare:workers is there: a WorkerEntrypoint class answers.
 printf "import { WorkerEntrypoint } from 'cloudflare:workers';\nexport default class extends WorkerEntrypoint { fetch() { return new Response('x'); } }\n" >entry.js
-expect_exit 1 entry -- "$heapprof" run entry.js -n 2 -o entry.pb.gz
-expect_in entry.err "\"cloudflare:workers\" $say"
+expect_exit 0 entry -- "$heapprof" run entry.js -n 2 --warmup 0 -o entry.pb.gz --top 0 --responses-out entry.jsonl
+expect_in entry.jsonl '"body":"x"'
 
 # HTMLRewriter: rewritten bodies, and lol-html's glue frames named by package file.
 cat >rewrite.js <<'JS'

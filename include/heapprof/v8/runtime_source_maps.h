@@ -22,6 +22,9 @@ Result<const SourceMap*> RuntimeLibrariesSourceMap();
 // script of its own run at a worker's first HTMLRewriter use; its sources are
 // named under the same heapprof:runtime-libraries/ prefix.
 Result<const SourceMap*> RuntimeHtmlRewriterSourceMap();
+// Likewise for the node: modules of nodejs_compat (heapprof:runtime-node),
+// run at a worker's first import of one.
+Result<const SourceMap*> RuntimeNodeSourceMap();
 
 // Answers the runtime's library scripts from their embedded maps and every
 // other script from `others` (no map when null). Wrap the worker's own

@@ -79,7 +79,18 @@ struct WorkerOptions {
   // worker's isolate (its allocations count there too). Empty: fetch() rejects,
   // as there is no network.
   std::string fetch_handler;
+  // workerd's compatibility flags the runtime honours: nodejs_compat (the
+  // node: modules it has, bare names too, and the globals Buffer, process,
+  // global, setImmediate, clearImmediate), nodejs_compat_v2 (the same),
+  // nodejs_als (node:async_hooks alone), nodejs_compat_populate_process_env
+  // (process.env holds the text vars). Create refuses any other flag.
+  std::vector<std::string> compatibility_flags;
 };
+
+// The compatibility flags WorkerOptions::compatibility_flags may hold: the
+// ones the embedded runtime honours (a configuration's other flags are for
+// its caller to refuse or warn about).
+const std::vector<std::string>& HonouredCompatibilityFlags();
 
 // How the loaded worker exposes its handler.
 enum class WorkerKind { kNotLoaded, kModule, kEventListener, kGlobalFetch };

@@ -166,6 +166,52 @@ const probes = {
   'decompression-trailing': async () => { const packed = await zipped('deflate', sample); return feed(new DecompressionStream('deflate'), [packed, new Uint8Array([0])]); },
   'decompression-trailing-in-chunk': async () => { const packed = await zipped('gzip', sample); const more = new Uint8Array(packed.length + 2); more.set(packed); return feed(new DecompressionStream('gzip'), [more]); },
   'compression-format-unsupported': () => new CompressionStream('brotli'),
+  // workerd's byte streams and reportError.
+  'identity-transform': async () => {
+    const t = new IdentityTransformStream();
+    const w = t.writable.getWriter();
+    w.write(new Uint8Array([1, 2, 3])); w.write('\u00e9'); w.close();
+    return Array.from(new Uint8Array(await new Response(t.readable).arrayBuffer()));
+  },
+  'fixed-length': async () => {
+    const t = new FixedLengthStream(3);
+    const w = t.writable.getWriter();
+    w.write(new Uint8Array([1, 2])); w.write(new Uint8Array([3])); w.close();
+    return Array.from(new Uint8Array(await new Response(t.readable).arrayBuffer()));
+  },
+  'fixed-length-short': async () => {
+    const t = new FixedLengthStream(5);
+    const w = t.writable.getWriter();
+    const read = new Response(t.readable).arrayBuffer();
+    await w.write(new Uint8Array([1]));
+    await w.close();
+    return read;
+  },
+  'fixed-length-long': async () => {
+    const t = new FixedLengthStream(1);
+    const w = t.writable.getWriter();
+    const read = new Response(t.readable).arrayBuffer();
+    await w.write(new Uint8Array([1, 2]));
+    return read;
+  },
+  'fixed-length-negative': () => new FixedLengthStream(-1),
+  'digest-stream': async () => {
+    const d = new crypto.DigestStream('SHA-256');
+    const w = d.getWriter();
+    await w.write(new TextEncoder().encode('ab'));
+    await w.write('c');
+    await w.close();
+    return [Array.from(new Uint8Array(await d.digest), b => b.toString(16).padStart(2, '0')).join(''), d instanceof WritableStream];
+  },
+  'digest-stream-unsupported': () => new crypto.DigestStream('SHA-3'),
+  'report-error': () => {
+    let seen = null;
+    const listener = e => { seen = [e.constructor.name, e.type, e.message, e.error.message]; };
+    addEventListener('error', listener);
+    reportError(new TypeError('reported'));
+    removeEventListener('error', listener);
+    return seen;
+  },
 };
 
 export default {
