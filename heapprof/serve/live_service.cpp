@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -171,11 +172,31 @@ class LiveService::Impl {
       std::string path =
           fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, internal::FileSafeName(name), profile->time_nanos);
       if (Status w = WritePprofFile(path, profile.value()); !w.ok()) {
-        written_errors_.push_back(name + ": " + w.message());
+        written_errors_.push_back(name + ": " + w.message() + Fallback(path, profile.value()));
       } else {
         written_.push_back(path);
       }
     }
+  }
+
+  // After `path` failed: the same file name in the fallback folders, never
+  // over a file; "; written to X instead" (and X in written_), or "".
+  std::string Fallback(const std::string& path, const Profile& profile) {
+    std::vector<std::filesystem::path> dirs;
+    if (!options_.fallback_dir.empty()) dirs.emplace_back(options_.fallback_dir);
+    std::error_code ec;
+    std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+    if (!ec) dirs.push_back(temp);
+    std::string name = std::filesystem::path(path).filename().string();
+    for (const std::filesystem::path& dir : dirs) {
+      std::filesystem::path alt = dir / name;
+      if (std::filesystem::exists(alt, ec)) continue;
+      if (WritePprofFile(alt.string(), profile).ok()) {
+        written_.push_back(alt.string());
+        return "; written to " + alt.string() + " instead";
+      }
+    }
+    return "; no fallback folder took it either";
   }
 
   LiveServiceOptions options_;

@@ -5,7 +5,8 @@
 # with too little room is refused before the run; a write that fails anyway
 # (ENOSPC from /dev/full, EFBIG from a file-size limit) still prints the
 # tables, and the profile goes to --fallback-dir or the temporary folder with
-# the path printed, or every failure is listed.
+# the path printed, or every failure is listed; serve --continuous's last
+# windows likewise.
 #   full_disk_test.sh <heapprof> <source dir> <work dir>
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
@@ -49,6 +50,24 @@ expect_in fsize.txt "File too large"
 expect_in fsize.txt "the profile could not be written anywhere"
 expect_in fsize.txt "alloc_space"
 [ -e big.pb.gz ] && fail "a partial big.pb.gz was left"
+
+# --- serve --continuous: the output folder gone at SIGTERM; the last window goes to --fallback-dir
+# shellcheck source=serve_lib.sh
+source "$here/serve_lib.sh"
+mkdir gone servefb
+start_serve cont "$examples/clean.js" --continuous --output-dir gone --fallback-dir servefb
+curl -s -o /dev/null "$base/api/users/[1-50]"
+rm -r gone
+kill -TERM "$serve_pid"
+code=0
+wait "$serve_pid" || code=$?
+[ "$code" = 1 ] || fail "serve with its --output-dir gone exited $code, not 1"
+expect_in cont.err "written to servefb/clean-"
+expect_in cont.out "wrote servefb/clean-"
+ls servefb/clean-*.pb.gz >/dev/null 2>&1 || fail "no last window in --fallback-dir"
+"$heapprof" top servefb/clean-*.pb.gz >cont.top 2>&1 || fail "the fallback window does not parse: $(cat cont.top)"
+expect_exit 2 serve-fb-alone -- "$heapprof" serve "$examples/clean.js" --fallback-dir servefb
+expect_in serve-fb-alone.err "--fallback-dir is where --continuous"
 
 # --- a filesystem with too little room is refused before the run
 mkdir small

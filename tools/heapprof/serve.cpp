@@ -50,6 +50,7 @@ struct ServeArgs {
   std::string fetch_handler;
   std::vector<std::string> kv_data;
   std::string output_dir = ".";
+  std::string fallback_dir;
   std::vector<std::string> v8_flags;
   // The listeners' and the debug endpoints' limits: their defaults are the libraries'.
   std::string token_file;
@@ -104,6 +105,13 @@ int Serve(const ServeArgs& args) {
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
+  if (!args.fallback_dir.empty() && !args.continuous) {
+    return UsageError("serve", "--fallback-dir is where --continuous's last windows go when --output-dir cannot "
+                               "take them; without --continuous serve writes no profile");
+  }
+  if (!args.fallback_dir.empty() && !fs::is_directory(args.fallback_dir, ec)) {
+    return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
+  }
 
   // The worker's env, as heapprof run gives it: wrangler config, .dev.vars, --env-json, --kv-data.
   Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
@@ -127,6 +135,7 @@ int Serve(const ServeArgs& args) {
   }
   options.continuous = args.continuous;
   options.continuous_dir = args.output_dir;
+  options.fallback_dir = args.fallback_dir;
   options.pool.worker = args.worker;
   options.pool.names = ReplicaNames(args.worker, args.replicas);
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
@@ -285,6 +294,9 @@ void RegisterServe(Commands& commands) {
                   "--output-dir");
   serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
       ->capture_default_str();
+  serve->add_option("--fallback-dir", args->fallback_dir,
+                    "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
+                    "system's temporary folder; the path is printed and the exit code is 1");
   AddBindingOptions(serve, args->config, args->env_json, args->kv_data);
   AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")

@@ -46,6 +46,10 @@ struct LiveServiceOptions {
   // at shutdown each replica's last one is written to continuous_dir.
   bool continuous = false;
   std::string continuous_dir = ".";
+  // Where a last continuous window goes when continuous_dir cannot take it
+  // (a full disk, a folder removed): this folder ("" for none), then the
+  // system's temporary folder; the summary says where.
+  std::string fallback_dir;
   // How long Shutdown lets the requests already received run on; those still
   // running or queued then are ended (WorkerPool::Abort) and answered 503, so
   // a request that never ends (no time limit) cannot hold the exit forever.
@@ -57,7 +61,7 @@ struct LiveServiceSummary {
   std::vector<TargetStatus> replicas;
   uint64_t refused = 0;  // 503: queue full or shutting down
   std::vector<std::string> written;  // continuous windows written at shutdown
-  std::vector<std::string> errors;   // ... and those that could not be
+  std::vector<std::string> errors;   // ... and those that could not be (where they went instead, if anywhere)
   std::vector<AbortedRequests> aborted;  // pending past shutdown_timeout, ended at shutdown
 };
 
