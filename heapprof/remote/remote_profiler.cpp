@@ -85,21 +85,25 @@ Result<RemoteSampleTypes> ParseSampleTypes(std::string_view name) {
                fmt::format("unknown sample types \"{}\"; use inuse, alloc or both", name));
 }
 
-Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindowOptions& options) {
-  if (options.interval_bytes == 0) return Error(ErrorCode::kInvalidArgument, "the sampling interval must be > 0");
-  if (Result<Json> enabled = session.Call("HeapProfiler.enable", Json::object(), options.command_timeout);
-      !enabled.ok()) {
+Status CheckSamplerFree(DevToolsSession& session, Millis timeout) {
+  if (Result<Json> enabled = session.Call("HeapProfiler.enable", Json::object(), timeout); !enabled.ok()) {
     return enabled.status();
   }
   // V8's inspector starts a second sampler over a running one without a word
   // and would hand us (and then stop) someone else's window: ask first.
-  Result<Json> running = session.Call("HeapProfiler.getSamplingProfile", Json::object(), options.command_timeout);
+  Result<Json> running = session.Call("HeapProfiler.getSamplingProfile", Json::object(), timeout);
   if (running.ok()) {
     return Error(ErrorCode::kUnavailable,
                  "the target's sampling heap profiler is already running (DevTools' Memory panel \"Allocation "
                  "sampling\" or another profiler holds it); stop that recording and try again");
   }
   if (running.status().code() != ErrorCode::kFailedPrecondition) return running.status();  // not a "not started" reply
+  return Status::Ok();
+}
+
+Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindowOptions& options) {
+  if (options.interval_bytes == 0) return Error(ErrorCode::kInvalidArgument, "the sampling interval must be > 0");
+  if (Status s = CheckSamplerFree(session, options.command_timeout); !s.ok()) return s;
 
   auto stop = [&] { return options.stop && options.stop(); };
   const bool both = options.types == RemoteSampleTypes::kBoth;

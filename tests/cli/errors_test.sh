@@ -174,6 +174,7 @@ usage serve-request-timeout "--request-timeout" serve "$clean" --request-timeout
 usage attach-duration-zero "--duration: must be more than 0" attach 127.0.0.1:1 --duration 0s
 usage attach-timeout-tiny "--timeout: must be at least 1ms" attach 127.0.0.1:1 --timeout 10us
 usage attach-interval-big "--interval: must be between 1 byte and 1 GiB" attach 127.0.0.1:1 --interval 2GiB
+usage attach-warmup-tiny "--warmup: must be at least 1ms (or 0 for none)" attach 127.0.0.1:1 --warmup 10us
 usage warmup-over-duration "leaves nothing to profile within --duration" run "$clean" --duration 1s --warmup 2s
 usage warmup-too-long "leaves nothing to profile" run "$clean" --requests 10 --warmup 20
 usage warmup-from-start "--from-start" run "$clean" --from-start --warmup 10

@@ -156,6 +156,15 @@ if (sv) {
   }
 }
 
+// What an exact heapprof attach costs its target (#32): reported, no target.
+for (const t of r.attach?.targets ?? []) {
+  const how = `wrk -c${r.attach.connections}, ${r.attach.seconds} s before/after, windows of ${r.attach.window_seconds} s`;
+  row(`   attach ${t.exact ? '(exact)' : '(inlining as it runs)'} on ${t.label}: requests/s during / before`,
+      `ratio ${f(t.during_ratio, 3)}`, `${f(t.before_rps, 0)} req/s before (${how})`, 'reported', null);
+  row(`   attach on ${t.label}: requests/s after / before`, `ratio ${f(t.after_ratio, 3)}`,
+      `back within 10 % in 1 s slice ${t.first_slice_within_10pct ?? 'none'} of ${t.slices_rps.length}`, 'reported', null);
+}
+
 // The heap of an empty worker after warm-up and a full GC (#18): what the
 // embedded runtime itself adds to a worker's numbers, beside workerd's.
 const mb = r.memory_baseline;

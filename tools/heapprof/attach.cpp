@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "heapprof/remote/devtools_client.h"
+#include "heapprof/remote/exact_attribution.h"
 #include "heapprof/remote/remote_profiler.h"
 #include "heapprof/units.h"
+#include "heapprof/v8/attribution.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
@@ -25,9 +27,14 @@ namespace {
 
 using remote::DevToolsSession;
 using remote::InspectorTarget;
+using remote::InliningSwitch;
 using remote::Millis;
 
-constexpr Millis kConnectTimeout{5000};
+// How long the target runs after the deoptimization before the first window
+// opens: hot code is optimized again (without inlining) by then, so the
+// profile sees the target's steady code, not its interpreter. Measured with
+// %GetOptimizationStatus under load (docs/remote.md, "Exact attribution by default").
+constexpr int64_t kDefaultWarmupNs = 3'000'000'000;
 
 struct AttachArgs {
   std::string target;
@@ -45,6 +52,8 @@ struct AttachArgs {
   std::vector<std::string> map_dirs;
   std::vector<std::string> source_map_paths;
   Millis timeout{30'000};
+  bool allow_inlining = false;
+  std::optional<std::chrono::milliseconds> warmup;  // after the deoptimization; empty: kDefaultWarmupNs
 };
 
 std::string TargetLine(const InspectorTarget& t) {
@@ -62,7 +71,7 @@ Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
   }
   Result<remote::HostPort> where = remote::ParseHostPort(args.target);
   if (!where.ok()) return where.status();
-  Result<std::vector<InspectorTarget>> listed = remote::ListTargets(where.value(), kConnectTimeout);
+  Result<std::vector<InspectorTarget>> listed = remote::ListTargets(where.value(), args.timeout);
   if (!listed.ok()) return listed.status();
   std::vector<InspectorTarget> targets;
   for (InspectorTarget& t : listed.value()) {
@@ -94,6 +103,43 @@ Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
                            args.name, list));
 }
 
+// The inspector's HOST:PORT: TARGET itself, or the authority of its ws:// URL.
+Result<remote::HostPort> InspectorOf(const std::string& target) {
+  if (!IsWebSocketUrl(target)) return remote::ParseHostPort(target);
+  std::string rest = target.substr(target.find("//") + 2);
+  return remote::ParseHostPort(rest.substr(0, rest.find('/')));
+}
+
+std::string FlagList(const std::vector<std::string>& names, std::string_view prefix) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " ") + std::string(prefix) + n;
+  return out.empty() ? "none" : out;
+}
+
+// What attach changed in the target, undone once (Restore) on every path
+// where the connection still works: the end of the windows, a failed
+// window, Ctrl-C. A heapprof killed before that leaves a marker in the
+// target that the next attach reads (exact_attribution.h).
+struct ExactAttach {
+  ExactAttach(DevToolsSession& s, Millis t) : session(s), timeout(t) {}
+  ~ExactAttach() { (void)Restore(); }
+  Status Restore() {
+    if (done) return Status::Ok();
+    done = true;
+    if (switched.ToRestore().empty()) return Status::Ok();
+    Result<remote::InliningRestore> r = remote::RestoreInlining(session, switched, timeout);
+    if (!r.ok()) return r.status();
+    restore_line = r->Describe(switched);
+    return Status::Ok();
+  }
+  DevToolsSession& session;
+  Millis timeout;
+  InliningSwitch switched;
+  bool deoptimized = false;
+  bool done = false;
+  std::string restore_line;
+};
+
 int Attach(const AttachArgs& args) {
   Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
   if (!types.ok()) return UsageError("attach", types.status().message());
@@ -115,13 +161,14 @@ int Attach(const AttachArgs& args) {
 
   Result<InspectorTarget> target = ChooseTarget(args);
   if (!target.ok()) return Fail("attach", target.status());
+  // The runtime, by the inspector's /json/version (for a ws:// URL, of its HOST:PORT).
   std::string runtime;
-  if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); where.ok()) {
-    if (Result<std::string> version = remote::InspectorVersion(where.value(), kConnectTimeout); version.ok()) {
+  if (Result<remote::HostPort> where = InspectorOf(args.target); where.ok()) {
+    if (Result<std::string> version = remote::InspectorVersion(where.value(), args.timeout); version.ok()) {
       runtime = version.value();
     }
   }
-  Result<DevToolsSession> session = DevToolsSession::Connect(target->websocket_url, kConnectTimeout);
+  Result<DevToolsSession> session = DevToolsSession::Connect(target->websocket_url, args.timeout);
   if (!session.ok()) return Fail("attach", session.status());
 
   InterruptWatcher interrupts([] {});
@@ -133,6 +180,89 @@ int Attach(const AttachArgs& args) {
   options.command_timeout = args.timeout;
   options.target_name = target->title.empty() ? target->websocket_url : target->title;
   options.runtime = runtime;
+  // Before anything changes in the target: a sampler someone else holds ends the command here.
+  if (Status s = remote::CheckSamplerFree(session.value(), args.timeout); !s.ok()) return Fail("attach", s);
+
+  // Exact attribution: inlining off, one deoptimization, a warm-up; undone at detach.
+  ExactAttach exact(session.value(), args.timeout);
+  if (args.allow_inlining) {
+    options.inlining_allowed = 1;
+    options.notes.push_back("exact_attribution: no (--allow-inlining: the target's flags and code as they were)");
+  } else {
+    Result<InliningSwitch> switched =
+        remote::SwitchInliningOff(session.value(), runtime, NoInliningFlags(), args.timeout);
+    if (!switched.ok()) return Fail("attach", switched.status());
+    exact.switched = switched.value();
+    const InliningSwitch& sw = exact.switched;
+    if (!sw.v8_version.empty()) options.notes.push_back("v8: " + sw.v8_version);
+    if (runtime.empty()) options.runtime = sw.runtime;
+    switch (sw.outcome) {
+      case InliningSwitch::Outcome::kCannotSwitch: {
+        options.inlining_allowed = -1;
+        const std::string line = fmt::format("inlining cannot be turned off in this target ({}): a function's "
+                                             "allocations may be charged to its caller; for exact attribution {}",
+                                             sw.why, sw.how);
+        fmt::print(stderr, "heapprof attach: warning: {}\n", line);
+        options.notes.push_back("exact_attribution: not possible: " + line);
+        break;
+      }
+      case InliningSwitch::Outcome::kAlreadyOff:
+        options.inlining_allowed = 0;
+        options.notes.push_back(fmt::format(
+            "exact_attribution: yes, the target's inlining flags were off already ({} changed nothing); nothing "
+            "changed{}",
+            FlagList(sw.no_effect, "--no-"),
+            sw.adopted.empty() ? std::string()
+                               : fmt::format(" (a previous heapprof attach had set {} and not restored them: "
+                                             "restored at detach)",
+                                             FlagList(sw.adopted, "--no-"))));
+        break;
+      case InliningSwitch::Outcome::kSwitchedOff: {
+        if (Status d = remote::DeoptimizeAll(session.value(), args.timeout); !d.ok()) {
+          if (d.code() != ErrorCode::kUnavailable || d.message().find("precise coverage") == std::string::npos) {
+            return Fail("attach", d);
+          }
+          // Another tool's coverage: its optimized code stays; put the flags back and say so.
+          Status restored = exact.Restore();
+          if (!restored.ok()) return Fail("attach", restored);
+          options.inlining_allowed = -1;
+          const std::string line = fmt::format("{}; inlining left as the target runs it: a function's allocations "
+                                               "may be charged to its caller",
+                                               d.message());
+          fmt::print(stderr, "heapprof attach: warning: {}\n", line);
+          options.notes.push_back("exact_attribution: not possible: " + line);
+          break;
+        }
+        exact.deoptimized = true;
+        options.inlining_allowed = 0;
+        const int64_t warmup_ns = args.warmup ? std::chrono::nanoseconds(*args.warmup).count() : kDefaultWarmupNs;
+        fmt::print(stderr, "heapprof attach: inlining off: set {} in the target and deoptimized it; {:g} s of "
+                           "warm-up before the window (restored at detach)\n",
+                   FlagList(sw.changed, "--no-"), static_cast<double>(warmup_ns) / 1e9);
+        const auto warm_start = std::chrono::steady_clock::now();
+        if (warmup_ns > 0) {
+          Status waited = session->Wait(std::chrono::nanoseconds(warmup_ns), [] { return InterruptWatcher::received() != 0; });
+          if (!waited.ok()) return Fail("attach", waited.message() + "\n(no profile written)");
+        }
+        const double warmed = std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count();
+        options.notes.push_back(fmt::format(
+            "exact_attribution: yes: heapprof set {} (Runtime.evaluate, v8.setFlagsFromString), deoptimized "
+            "every function (Profiler.startPreciseCoverage/stopPreciseCoverage) and let the code warm up {:.2f} s "
+            "before the first window{}",
+            FlagList(sw.changed, "--no-"), warmed,
+            sw.no_effect.empty() ? std::string()
+                                 : fmt::format("; {} changed nothing (off already, or not used by this V8)",
+                                               FlagList(sw.no_effect, "--no-"))));
+        if (int signal = InterruptWatcher::received(); signal != 0) {
+          Status restored = exact.Restore();
+          Fail("attach", fmt::format("interrupted by {} during the warm-up; {}; no profile written", SignalName(signal),
+                                     restored.ok() ? exact.restore_line : restored.message()));
+          return InterruptedExitCode(signal);
+        }
+        break;
+      }
+    }
+  }
   // Until Ctrl-C: the first signal ends the (first) window; the in-use window
   // of --sample-types both then runs as long, with no way to cut it short
   // but a second signal, which ends heapprof at once.
@@ -155,8 +285,21 @@ int Attach(const AttachArgs& args) {
   };
 
   Result<remote::RemoteProfile> profiled = remote::ProfileRemote(session.value(), options);
+  // Detach: the target's own flags and optimization again, before the report.
+  Status restored = exact.Restore();
   if (!profiled.ok()) {
-    return Fail("attach", profiled.status().message() + "\n(no profile written)");
+    return Fail("attach", profiled.status().message() + "\n(no profile written)" +
+                              (exact.restore_line.empty() ? "" : "\n(" + exact.restore_line + ")"));
+  }
+  Profile& profile = profiled->profile;
+  if (!restored.ok()) {
+    fmt::print(stderr, "heapprof attach: warning: could not restore the target's inlining flags: {}\n",
+               restored.message());
+    profile.comments.push_back(profile.AddString("detach: the inlining flags could not be restored: " +
+                                                 restored.message()));
+  } else if (!exact.restore_line.empty()) {
+    fmt::print(stderr, "heapprof attach: {}\n", exact.restore_line);
+    profile.comments.push_back(profile.AddString("detach: " + exact.restore_line));
   }
   RemoteReport report;
   report.command = "attach";
@@ -174,7 +317,10 @@ int Attach(const AttachArgs& args) {
   report.headline = fmt::format("Profiled {}{} through the DevTools protocol", options.target_name,
                                 runtime.empty() ? "" : " (" + runtime + ")");
   report.more_samples_hint = "Profile a longer window (--duration) while the target is busy";
-  if (int code = ReportRemoteProfile(profiled->profile, report); code != kExitOk) return code;
+  if (options.inlining_allowed == 0) {
+    report.details.push_back("inlining off in the target during the windows (exact attribution; restored at detach)");
+  }
+  if (int code = ReportRemoteProfile(profile, report); code != kExitOk) return code;
   if (int signal = InterruptWatcher::received(); signal != 0 && !until_interrupted) {
     fmt::print(stderr, "heapprof attach: interrupted by {}; {} holds the window{} up to then\n", SignalName(signal),
                args.output, profiled->inuse_window_skipped ? " (allocations only: the in-use window never ran)" : "");
@@ -231,8 +377,19 @@ void RegisterAttach(Commands& commands) {
   attach->add_option("--maps", args->map_dirs,
                      "Also look for maps in DIR: DIR/<script>.map (for scripts named by module name, e.g. workerd's)")
       ->allow_extra_args(false);
+  attach->add_flag("--allow-inlining", args->allow_inlining,
+                   "Leave the target as it runs: by default heapprof turns its inlining flags off, deoptimizes it "
+                   "once and lets it warm up before the window, and at detach restores the flags and deoptimizes "
+                   "again (Node >= 20.16; workerd and older Node cannot be switched and are said so)");
+  attach->add_option("--warmup")
+      ->description("After the deoptimization, how long the target runs before the first window opens (its hot "
+                    "code optimized again, without inlining); 0 for none")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->warmup, ParseRequestTimeout))
+      ->default_str("3s");
   attach->add_option("--timeout")
-      ->description("How long to wait for each answer of the target")
+      ->description("How long to wait for each step of the target: the connection, the WebSocket handshake, "
+                    "each answer")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->timeout, ParseTimeout))
       ->default_str("30s");

@@ -16,6 +16,16 @@ namespace fs = std::filesystem;
 
 void PrintTables(const Profile& profile, const TableOptions& options) {
   if (options.rows == 0) return;
+  // A profile of code that may inline (by --allow-inlining, or a target that
+  // could not be switched) must not read as exact.
+  for (const std::string& comment : profile.CommentTexts()) {
+    if (comment == "inlining: allowed" || comment == "inlining: unknown") {
+      fmt::print("\ninlining on: a function's allocations may be charged to its caller{}\n",
+                 comment == "inlining: unknown" ? " (the target's inlining could not be checked or switched off)"
+                                                : "");
+      break;
+    }
+  }
   if (profile.samples.empty()) {
     fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
                "{} or sample more often (--interval 64KiB).\n",

@@ -55,6 +55,10 @@ struct RemoteProfile {
   bool inuse_window_skipped = false; // kBoth interrupted in the alloc window: no in-use window ran
 };
 
+// Enables the target's HeapProfiler domain and checks that its sampler is
+// not running (kUnavailable: DevTools' Memory panel or another profiler holds it).
+Status CheckSamplerFree(DevToolsSession& session, Millis timeout);
+
 // Runs the window(s) on the session's target and builds the profile. Fails
 // with kUnavailable when the target's sampling heap profiler is already
 // running (DevTools' Memory panel or another profiler holds it) or the
