@@ -101,7 +101,7 @@ TEST_CASE("born and died are the samples alive at one end only, keyed by the fra
   CHECK(site.early.died.samples == 1);  // 1
 }
 
-TEST_CASE("sample ids that come back or change are a restarted sampler; time and interval are checked") {
+TEST_CASE("sample ids that come back or change are a restarted sampler, and time and interval are checked") {
   LeakTracker tracker;
   REQUIRE(tracker.Add(Hand(0, {{1, 16}, {2, 16}})).ok());
   REQUIRE(tracker.Add(Hand(1, {{2, 16}})).ok());
@@ -256,7 +256,7 @@ TEST_CASE("the JSON report carries the verdicts and a live series per site") {
   CHECK(small["sites"][1].count("series") == 0);
 }
 
-TEST_CASE("each look spends a part of alpha; all of them together at most alpha") {
+TEST_CASE("each look spends a part of alpha, all of them together at most alpha") {
   double sum = 0;
   for (int k = 1; k <= 100000; ++k) sum += LookAlpha(0.01, k);
   CHECK(sum < 0.01);

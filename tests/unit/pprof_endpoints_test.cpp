@@ -188,7 +188,7 @@ TEST_CASE("a client that disconnects ends its window at once and frees the targe
   CHECK(Get(endpoints, "/debug/pprof/heap?seconds=1&target=slow").status == 200);
 }
 
-TEST_CASE("the index lists each open window, its holder and its end; DELETE by its holder ends it", "[http]") {
+TEST_CASE("the index lists each open window, its holder and its end, and DELETE by its holder ends it", "[http]") {
   FakeSource source;
   PprofEndpoints endpoints(source);
   auto held = std::async(std::launch::async,
@@ -220,7 +220,7 @@ TEST_CASE("the index lists each open window, its holder and its end; DELETE by i
   CHECK_THAT(Get(endpoints, "/debug/pprof/").body, Catch::Contains("<h2>Open windows</h2>\n<p>none</p>"));
 }
 
-TEST_CASE("one client holds at most max_windows_per_client targets; 429 with Retry-After", "[http]") {
+TEST_CASE("one client holds at most max_windows_per_client targets, then 429 with Retry-After", "[http]") {
   FakeSource source;
   source.hold_worker = true;
   PprofEndpointOptions options;
@@ -243,7 +243,7 @@ TEST_CASE("one client holds at most max_windows_per_client targets; 429 with Ret
   CHECK(held.get().status == 200);
 }
 
-TEST_CASE("one client opens at most windows_per_minute windows; 429 with Retry-After", "[http]") {
+TEST_CASE("one client opens at most windows_per_minute windows, then 429 with Retry-After", "[http]") {
   FakeSource source;
   PprofEndpointOptions options;
   options.windows_per_minute = 3;

@@ -197,7 +197,7 @@ TEST_CASE("nodejs_compat: node:crypto hashes and HMACs match the published vecto
         "Digest method not supported");
 }
 
-TEST_CASE("nodejs_compat: the flags gate the modules and globals; what is not offered is refused by name") {
+TEST_CASE("nodejs_compat: the flags gate the modules and globals, and what is not offered is refused by name") {
   // Without the flag: no module, no globals.
   Loaded plain = LoadWorker("import { Buffer } from 'node:buffer'; export default { fetch() {} };", {});
   REQUIRE(plain.runtime.ok());
