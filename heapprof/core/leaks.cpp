@@ -551,8 +551,9 @@ std::optional<int64_t> LeakTracker::FirstSeen(uint64_t sample_id) const {
 }
 
 int64_t AgeBucket(double seconds) {
-  static constexpr int64_t kBuckets[] = {0, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400};
-  int64_t out = 0;
+  // The youngest bucket is 1, not 0: go tool pprof drops a numeric label of 0.
+  static constexpr int64_t kBuckets[] = {1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400};
+  int64_t out = 1;
   for (int64_t b : kBuckets) {
     if (seconds >= static_cast<double>(b)) out = b;
   }

@@ -1,4 +1,4 @@
-// Internal: BuildProfile with a numeric label "age" (unit seconds) on each
+// Internal: BuildProfile with a numeric label "age" (seconds, written without a unit) on each
 // sample, for leak sessions (BuildLeakProfile in heapprof/core/leaks.h).
 #pragma once
 

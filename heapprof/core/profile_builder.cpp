@@ -70,7 +70,7 @@ Profile internal::BuildProfileWithAges(const RawSnapshot& snap, const std::vecto
   }
 
   StringId bytes_key = intern("bytes");
-  StringId age_key{0}, seconds_unit{0};
+  StringId age_key{0};
   std::unordered_map<uint32_t, std::vector<LocationId>> stack_locations;
   for (const auto& [key, counts] : merged) {
     const uint32_t stack = std::get<0>(key);
@@ -94,11 +94,10 @@ Profile internal::BuildProfileWithAges(const RawSnapshot& snap, const std::vecto
     sample.values = {objects(counts.all), space(counts.all), objects(counts.live), space(counts.live)};
     sample.labels.push_back(Label{bytes_key, StringId{0}, static_cast<int64_t>(size), bytes_key});
     if (age >= 0) {
-      if (age_key == StringId{0}) {
-        age_key = intern("age");
-        seconds_unit = intern("seconds");
-      }
-      sample.labels.push_back(Label{age_key, StringId{0}, age, seconds_unit});
+      // Seconds, but without a unit: go tool pprof reads -tagfocus=age=600: in
+      // the label's own numbers only when it has none.
+      if (age_key == StringId{0}) age_key = intern("age");
+      sample.labels.push_back(Label{age_key, StringId{0}, age, StringId{0}});
     }
     p.samples.push_back(std::move(sample));
   }

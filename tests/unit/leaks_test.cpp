@@ -5,6 +5,7 @@
 // and intervals over many simulated sessions (docs/statistics.md, "Growth").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -256,7 +257,34 @@ TEST_CASE("the JSON report carries the verdicts and a live series per site") {
   CHECK(small["sites"][1].count("series") == 0);
 }
 
+TEST_CASE("ages are bucketed so that -tagfocus=age=600: keeps what lived ten minutes") {
+  CHECK(AgeBucket(0) == 1);
+  CHECK(AgeBucket(9.9) == 1);
+  CHECK(AgeBucket(10) == 10);
+  CHECK(AgeBucket(599) == 300);
+  CHECK(AgeBucket(600) == 600);
+  CHECK(AgeBucket(1e9) == 86400);
+  SimSession session = SimulateLeakSession({Leak()}, Standard(), 4);
+  LeakTracker tracker;
+  REQUIRE(Track(session, tracker).ok());
+  const RawSnapshot& last = session.snapshots.back();
+  std::vector<int64_t> ages = SampleAges(last, tracker);
+  REQUIRE(ages.size() == last.samples.size());
+  // The first snapshot's samples are 120 s old at the last one; the last snapshot's new ones under 10 s.
+  CHECK(*std::max_element(ages.begin(), ages.end()) == 120);
+  CHECK(*std::min_element(ages.begin(), ages.end()) == 1);
+  Profile profile = BuildLeakProfile(last, tracker);
+  int64_t old_bytes = 0, all = 0;
+  for (const Sample& s : profile.samples) {
+    all += s.values[3];
+    if (profile.NumLabel(s, "age") >= 60) old_bytes += s.values[3];
+  }
+  CHECK(old_bytes > 0);
+  CHECK(old_bytes < all);
+}
+
 TEST_CASE("each look spends a part of alpha, all of them together at most alpha") {
+
   double sum = 0;
   for (int k = 1; k <= 100000; ++k) sum += LookAlpha(0.01, k);
   CHECK(sum < 0.01);

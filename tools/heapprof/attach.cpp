@@ -12,12 +12,14 @@
 
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/remote/exact_attribution.h"
+#include "heapprof/remote/remote_leaks.h"
 #include "heapprof/remote/remote_profiler.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/leaks_report.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
@@ -54,6 +56,10 @@ struct AttachArgs {
   Millis timeout{30'000};
   bool allow_inlining = false;
   std::optional<std::chrono::milliseconds> warmup;  // after the deoptimization; empty: kDefaultWarmupNs
+  bool leaks = false;
+  std::optional<int64_t> cadence_ns;  // --cadence; empty: chosen by the first snapshot's cost
+  std::string leaks_json;
+  const CLI::Option* sample_types_option = nullptr;  // to tell an explicit --sample-types from its default
 };
 
 std::string TargetLine(const InspectorTarget& t) {
@@ -139,8 +145,86 @@ struct ExactAttach {
   bool done = false;
   std::string restore_line;
 };
+// --leaks: one sampling session without the include flags, polled at a
+// cadence; the growth report at the end, the last snapshot as the profile.
+int AttachLeaks(const AttachArgs& args, DevToolsSession& session, const InspectorTarget& target,
+                const std::string& runtime, uint64_t interval, std::chrono::nanoseconds duration) {
+  remote::RemoteLeakOptions options;
+  options.interval_bytes = interval;
+  options.duration = duration;
+  if (args.cadence_ns) options.cadence = std::chrono::nanoseconds(*args.cadence_ns);
+  options.gc = !args.no_gc;
+  options.command_timeout = args.timeout;
+  options.target_name = target.title.empty() ? target.websocket_url : target.title;
+  options.stop = [] { return InterruptWatcher::received() != 0; };
+  options.on_snapshot = [&](size_t n, std::chrono::nanoseconds cadence) {
+    if (n == 1) {
+      fmt::print(stderr, "heapprof attach: leak session on {}: a live snapshot every {:g} s{} {}\n",
+                 options.target_name, static_cast<double>(cadence.count()) / 1e9,
+                 args.cadence_ns ? "" : " (100 x the first one's cost, at least 1 s)",
+                 duration == std::chrono::nanoseconds::max()
+                     ? std::string("until Ctrl-C")
+                     : fmt::format("for {:g} s", static_cast<double>(duration.count()) / 1e9));
+    }
+  };
+  LeakTracker tracker;
+  Result<remote::RemoteLeakSession> tracked = remote::TrackRemoteLeaks(session, options, tracker);
+  if (!tracked.ok()) return Fail("attach", tracked.status().message() + "\n(no profile written)");
+  Result<LeakReport> leaks = tracker.Report();
+  if (!leaks.ok()) return Fail("attach", leaks.status());
+  RawSnapshot last = std::move(tracked->last);
+  last.info.notes.push_back(fmt::format(
+      "windows: a leak session of {} DevTools live snapshots (no include flags{}); inuse_* from the last, with each "
+      "sample's age (numeric label age, seconds); alloc_* not measured",
+      tracker.snapshots(), options.gc ? ", full GC before each" : ""));
+  if (!runtime.empty()) last.info.notes.push_back("runtime: " + runtime);
+  last.info.notes.push_back(fmt::format("snapshot_cost_ms: max {:.1f} total {:.1f}",
+                                        static_cast<double>(tracked->snapshot_nanos_max) / 1e6,
+                                        static_cast<double>(tracked->snapshot_nanos_total) / 1e6));
+  Profile profile = BuildLeakProfile(last, tracker);
+  AddLeakComments(profile, leaks.value(), static_cast<size_t>(args.top));
+  RemoteReport report;
+  report.command = "attach";
+  report.output = args.output;
+  report.flamegraph = args.flamegraph;
+  report.sample_index = args.sample_index;
+  report.types = remote::RemoteSampleTypes::kInuse;
+  report.gc = !args.no_gc;
+  report.symbolize = !args.no_source_maps;
+  report.map_dirs = args.map_dirs;
+  report.roots = args.source_map_paths.empty() ? std::vector<std::string>{"."} : args.source_map_paths;
+  report.interval_bytes = interval;
+  report.top = static_cast<size_t>(args.top);
+  report.headline = fmt::format("Leak session on {}{} through the DevTools protocol", options.target_name,
+                                runtime.empty() ? "" : " (" + runtime + ")");
+  report.more_samples_hint = "Track longer (--duration) or at a smaller --interval";
+  if (int code = ReportRemoteProfile(profile, report); code != kExitOk) return code;
+  if (int code = PrintLeakReport("attach", leaks.value(), tracker, args.leaks_json, static_cast<size_t>(args.top));
+      code != kExitOk) {
+    return code;
+  }
+  if (tracked->interrupted) {
+    fmt::print(stderr, "heapprof attach: interrupted; the report covers the session up to then\n");
+    return InterruptedExitCode(InterruptWatcher::received());
+  }
+  return kExitOk;
+}
 
 int Attach(const AttachArgs& args) {
+  if (!args.leaks && (args.cadence_ns || !args.leaks_json.empty())) {
+    return UsageError("attach", "--cadence and --leaks-json belong to --leaks");
+  }
+  if (args.leaks && args.sample_types_option && args.sample_types_option->count() > 0) {
+    return UsageError("attach", "--leaks profiles what stays alive (in-use) from one session; --sample-types does "
+                                "not apply");
+  }
+  if (args.leaks && (args.allow_inlining || args.warmup)) {
+    return UsageError("attach", "--leaks does not switch the target's inlining off yet; --allow-inlining and "
+                                "--warmup do not apply to it");
+  }
+  if (args.leaks && !args.leaks_json.empty()) {
+    if (Status s = CheckOutputs({}, {args.leaks_json}); !s.ok()) return Fail("attach", s);
+  }
   Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
   if (!types.ok()) return UsageError("attach", types.status().message());
   if (Result<std::vector<int>> indexes = TableIndexes(args.sample_index); !indexes.ok()) {
@@ -172,6 +256,7 @@ int Attach(const AttachArgs& args) {
   if (!session.ok()) return Fail("attach", session.status());
 
   InterruptWatcher interrupts([] {});
+  if (args.leaks) return AttachLeaks(args, session.value(), *target, runtime, interval, window);
   remote::RemoteWindowOptions options;
   options.interval_bytes = interval;
   options.window = window;
@@ -354,10 +439,21 @@ void RegisterAttach(Commands& commands) {
       ->type_name("SIZE")
       ->check(ParsedInto(&args->interval_bytes, ParseInterval))
       ->default_str("512KiB");
-  attach->add_option("--sample-types", args->sample_types,
-                     "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
-                     "back-to-back windows)")
-      ->capture_default_str();
+  attach->add_flag("--leaks", args->leaks,
+                   "Track growth instead of one window: one sampling session (no include flags), a live snapshot "
+                   "after a full GC every --cadence; at the end, per allocation site, the growth rate with its 95 % "
+                   "interval and a verdict (growing, bounded, steady, unclear), and the time to the heap limit "
+                   "(docs/statistics.md)");
+  attach->add_option("--cadence")
+      ->description("With --leaks: time between snapshots [default: 100 x the first snapshot's cost, >= 1 s]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->cadence_ns, ParsePositiveDuration));
+  attach->add_option("--leaks-json", args->leaks_json, "With --leaks: also write the growth report as JSON to FILE");
+  args->sample_types_option =
+      attach->add_option("--sample-types", args->sample_types,
+                         "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
+                         "back-to-back windows)")
+          ->capture_default_str();
   attach->add_flag("--no-gc", args->no_gc,
                    "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
   attach->add_option("-o,--output", args->output, "Where to write the profile")->capture_default_str();

@@ -185,9 +185,10 @@ std::string FormatLeakReport(const LeakReport& report, size_t top = 10);
 std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker = nullptr, size_t series_sites = 10,
                            size_t series_points = 200);
 
-// The "age" label's buckets, in seconds: the largest of 0, 10, 30, 60, 120,
+// The "age" label's buckets, in seconds: the largest of 10, 30, 60, 120,
 // 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400 at or below
-// `seconds`, so `go tool pprof -tagfocus=age=600:` keeps what lived 10 min.
+// `seconds`, and 1 for anything younger than 10 s (pprof drops a label of
+// 0), so `go tool pprof -tagfocus=age=600:` keeps what lived 10 minutes.
 int64_t AgeBucket(double seconds);
 
 // Each sample's age bucket (for BuildProfile's "age" label): the time from
