@@ -380,15 +380,8 @@ uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller,
                                HttpResponse* refusal) {
   using namespace std::chrono;
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [id, held] : windows_) {
-    if (held.info.target == target) {
-      // Name the holder only to a caller who may see that target (it does), and
-      // by token name when tokens are in use.
-      *refusal = TextResponse(409, fmt::format("{} already has a window open: {}; one window per target at a time",
-                                               target, held.info.request));
-      return 0;
-    }
-  }
+  // Windows on one target overlap (each is a range of ids over the target's
+  // always-on sampler): only the per-client bounds below apply.
   size_t held_by_caller = 0;
   system_clock::time_point soonest = system_clock::time_point::max();
   for (const auto& [id, held] : windows_) {
@@ -530,6 +523,11 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
   r.headers.emplace_back("Content-Disposition", fmt::format("attachment; filename=\"{}\"", kind));
   r.headers.emplace_back("X-Heapprof-Target", target);
   if (ended_early) r.headers.emplace_back("X-Heapprof-Window", "cancelled");
+  // A window cut short when its target's isolate ended (a replica restart):
+  // the profile has what it saw until then, and says so here and in a comment.
+  if (std::string end = profile->CommentValue("window_end"); !end.empty()) {
+    r.headers.emplace_back("X-Heapprof-Window-End", end);
+  }
   r.body = std::move(gz.value());
   return r;
 }

@@ -5,6 +5,7 @@
 
 set(HEAPPROF_ADDON_V8_SOURCES
   ${PROJECT_SOURCE_DIR}/heapprof/v8/session.cpp
+  ${PROJECT_SOURCE_DIR}/heapprof/v8/sampler.cpp
   ${PROJECT_SOURCE_DIR}/heapprof/v8/ledger_strategy.cpp
   ${PROJECT_SOURCE_DIR}/heapprof/v8/native_strategy.cpp
   ${PROJECT_SOURCE_DIR}/heapprof/v8/allocation_tree.cpp

@@ -1,5 +1,7 @@
 #include "heapprof/v8/pool_profile_source.h"
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "heapprof/symbolizer.h"
@@ -22,26 +24,44 @@ namespace {
 constexpr std::chrono::nanoseconds kUntilCut = std::chrono::hours(24 * 365);
 }  // namespace
 
-std::future<Result<WindowProfile>> PoolProfileSource::Open(const std::string& target,
-                                                           std::chrono::nanoseconds duration) {
+std::future<Result<WindowProfile>> PoolProfileSource::Open(const std::string& target, std::chrono::nanoseconds duration,
+                                                           uint64_t* window_id) {
   WindowRequest request{target, duration, session_};
   request.options.isolate_name = target;
-  return controller_.Profile(request);
+  // A replica that restarts mid-window answers with what the window saw.
+  request.partial_on_unregister = true;
+  return controller_.Profile(request, window_id);
 }
+
+namespace {
+// How long a window waits for a restarting replica to be registered again.
+constexpr auto kRestartWait = std::chrono::seconds(10);
+}  // namespace
 
 Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono::nanoseconds duration,
                                           CancelSignal& cancel) {
-  std::future<Result<WindowProfile>> window = Open(target, duration);
-  uint64_t id = cancel.OnCancel([this, target] { controller_.EndWindows(target); });
-  Result<WindowProfile> seen = window.get();
-  cancel.Remove(id);
-  return Finish(std::move(seen));
+  // While a replica restarts (its isolate recreated after the heap limit or a
+  // runaway request) it is not a target for a moment: wait for it rather
+  // than answer "no such target" for a replica the pool has.
+  const auto give_up = std::chrono::steady_clock::now() + kRestartWait;
+  for (;;) {
+    uint64_t window_id = 0;
+    std::future<Result<WindowProfile>> window = Open(target, duration, &window_id);
+    // Cancelling ends this window only: others on the target (they overlap) go on.
+    uint64_t id = cancel.OnCancel([this, window_id] { controller_.EndWindow(window_id); });
+    Result<WindowProfile> seen = window.get();
+    cancel.Remove(id);
+    bool restarting = !seen.ok() && seen.status().code() == ErrorCode::kNotFound && pool_.Find(target) >= 0 &&
+                      !cancel.cancelled() && std::chrono::steady_clock::now() < give_up;
+    if (!restarting) return Finish(std::move(seen));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void PoolProfileSource::StartContinuous() {
   for (const TargetStatus& t : pool_.Stats()) {
     auto c = std::make_unique<Continuous>();
-    c->window = Open(t.name, kUntilCut);
+    c->window = Open(t.name, kUntilCut, &c->id);
     continuous_[t.name] = std::move(c);
   }
 }
@@ -53,9 +73,9 @@ Result<Profile> PoolProfileSource::SinceContinuousStart(const std::string& targe
   }
   Continuous& c = *it->second;
   std::lock_guard<std::mutex> lock(c.mu);
-  controller_.EndWindows(target);
+  controller_.EndWindow(c.id);
   Result<WindowProfile> window = c.window.get();
-  c.window = Open(target, kUntilCut);
+  c.window = Open(target, kUntilCut, &c.id);
   if (!window.ok()) {
     return Error(window.status().code(), window.status().message() + " (a new continuous window is open now)");
   }

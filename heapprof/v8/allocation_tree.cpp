@@ -23,7 +23,8 @@ FrameId FrameResolver::Resolve(v8::Isolate* isolate, const v8::AllocationProfile
   return id;
 }
 
-AllocationTree::AllocationTree(v8::AllocationProfile& profile) {
+AllocationTree::AllocationTree(v8::AllocationProfile& profile, NodeStackCache* cache)
+    : resolved_(cache ? cache : &own_) {
   v8::AllocationProfile::Node* root = profile.GetRootNode();
   root_id_ = root->node_id;
   std::vector<v8::AllocationProfile::Node*> pending{root};
@@ -44,8 +45,8 @@ StackId AllocationTree::StackOf(v8::Isolate* isolate, uint32_t node_id, FrameRes
   std::vector<uint32_t> chain;
   StackId base{0};
   for (uint32_t id = node_id; id != 0;) {
-    auto done = resolved_.find(id);
-    if (done != resolved_.end()) {
+    auto done = resolved_->find(id);
+    if (done != resolved_->end()) {
       base = done->second;
       break;
     }
@@ -57,7 +58,7 @@ StackId AllocationTree::StackOf(v8::Isolate* isolate, uint32_t node_id, FrameRes
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     FrameId frame = frames.Resolve(isolate, *nodes_.at(*it).node);
     base = table.InternStack(base, frame);
-    resolved_.emplace(*it, base);
+    resolved_->emplace(*it, base);
   }
   return base;
 }

@@ -28,10 +28,18 @@ class FrameResolver {
   std::map<std::tuple<int, int, int, int>, FrameId> by_position_;
 };
 
+// Node id -> interned stack. V8 numbers a sampler's nodes from one counter
+// and never changes a node's frame or parent, so while one sampler runs (it
+// is not stopped and restarted) a node's stack can be kept across snapshots;
+// the map must be cleared with the StackTable it points into.
+using NodeStackCache = std::unordered_map<uint32_t, StackId>;
+
 // One snapshot's view of the tree: node id -> (node, parent).
 class AllocationTree {
  public:
-  explicit AllocationTree(v8::AllocationProfile& profile);
+  // With `cache`, resolved nodes are kept there (across snapshots) instead of
+  // in this tree (one snapshot).
+  explicit AllocationTree(v8::AllocationProfile& profile, NodeStackCache* cache = nullptr);
   // The interned stack of a node (leaf = the node); StackId{0} if unknown.
   StackId StackOf(v8::Isolate* isolate, uint32_t node_id, FrameResolver& frames, StackTable& table);
   size_t node_count() const { return nodes_.size(); }
@@ -42,7 +50,8 @@ class AllocationTree {
     uint32_t parent_id;  // 0 for children of the root
   };
   std::unordered_map<uint32_t, Entry> nodes_;
-  std::unordered_map<uint32_t, StackId> resolved_;
+  NodeStackCache own_;
+  NodeStackCache* resolved_;
   uint32_t root_id_ = 0;
 };
 

@@ -5,6 +5,11 @@
 // and delivers. A window is a small state machine (open -> sleeping -> stop ->
 // encode -> deliver, or again for a continuous run), so no thread waits for a
 // window: a thousand windows need no more threads than one.
+//
+// Each target has one always-on Sampler (sampler.h), started by its first
+// window (or near-limit capture, or live snapshot) and stopped only when the
+// target is unregistered. A window is a range of its sample ids, so windows
+// on one target overlap freely as long as they share its interval and depth.
 #include "heapprof/v8/controller.h"
 
 #include <v8.h>
@@ -25,6 +30,7 @@
 #include "heapprof/file_io.h"
 #include "heapprof/pprof.h"
 #include "heapprof/profile_builder.h"
+#include "heapprof/v8/sampler.h"
 
 namespace heapprof {
 namespace {
@@ -36,8 +42,7 @@ using Task = std::function<void()>;
 // Threads that build, encode and deliver profiles.
 constexpr int kPoolThreads = 2;
 
-// Which kind of window a target's open session belongs to.
-enum class Owner { kNone, kRequest, kBackground };
+struct WindowRun;
 
 struct Target {
   std::string name;
@@ -47,12 +52,15 @@ struct Target {
   std::mutex mu;
   std::deque<Step> steps;
   bool alive = true;
-  bool requested = false;  // a requested (or continuous) window holds the target
-  uint64_t cut = 0;        // EndWindows(name) calls so far
+  int windows = 0;               // requested (or continuous) windows holding the target
+  uint64_t window_interval = 0;  // their sampling interval and depth (while windows > 0)
+  int window_depth = 0;
+  uint64_t cut = 0;  // EndWindows(name) calls so far
 
   // Touched only on the isolate's thread.
-  std::optional<Session> session;
-  Owner owner = Owner::kNone;
+  std::unique_ptr<Sampler> sampler;
+  uint64_t configured_limit = 0;  // the heap limit reported (not a near-limit raise)
+  std::vector<std::weak_ptr<WindowRun>> open_runs;  // runs whose window is open in `sampler`
   ProfileSink near_sink;
   SessionOptions near_options;
   bool near_enabled = false;
@@ -73,10 +81,15 @@ struct WindowRun {
   uint64_t cuts = 0;         // the controller's EndWindows count at the request
   uint64_t target_cuts = 0;  // the target's
   ProfileSink deliver;
+  // On the isolate's thread: the open window.
+  std::optional<WindowMark> mark;
   // Guarded by the controller's mutex.
   Clock::time_point deadline;
   bool forever = false;  // until woken
   bool finished = false;
+  bool closed_by_unregister = false;  // Unregister ended it; the scheduler's wake-up does nothing
+  uint64_t id = 0;                    // for EndWindow
+  bool cut_alone = false;             // EndWindow(id) was called
 };
 
 // The targets of each isolate, for its interrupts. V8 drops a pending
@@ -123,6 +136,9 @@ class Controller::Impl {
     }
   }
 
+  // Registers a target (Controller::Register).
+  Status Add(const std::string& name, v8::Isolate* isolate, uint64_t configured_limit);
+
   mutable std::mutex mu;
   std::condition_variable cv;  // every change below; the scheduler and the pool wait on it
   bool shutdown = false;
@@ -134,6 +150,7 @@ class Controller::Impl {
   uint64_t next_id = 1;
   uint64_t cut = 0;  // EndWindows calls so far: a window requested before the latest one ends
   std::set<std::shared_ptr<WindowRun>> active;    // not yet finished
+  std::map<uint64_t, std::weak_ptr<WindowRun>> by_id;  // requested windows, for EndWindow
   std::set<std::shared_ptr<WindowRun>> sleeping;  // window open, waiting to be due
   std::deque<Task> tasks;
   int busy_workers = 0;
@@ -176,7 +193,7 @@ class Controller::Impl {
 
   // Under `mu`: whether a sleeping window must end before its time.
   bool WokenLocked(const WindowRun& run) {
-    if (shutdown || cut != run.cuts) return true;
+    if (shutdown || cut != run.cuts || run.cut_alone) return true;
     if (run.continuous_id) {
       auto it = continuous_running.find(run.continuous_id);
       if (it == continuous_running.end() || !it->second) return true;
@@ -285,36 +302,75 @@ class Controller::Impl {
     }
   }
 
-  // On the isolate's thread: closes whatever window is open, returns its data.
-  static Result<RawSnapshot> CloseSession(Target& t) {
-    if (!t.session) return Error(ErrorCode::kFailedPrecondition, "no window is open");
-    Session s = std::move(*t.session);
-    t.session.reset();
-    t.owner = Owner::kNone;
-    return std::move(s).Stop();
-  }
-
-  // On the isolate's thread: (re)opens the near-limit background window.
-  static void StartBackground(Target& t) {
-    if (!t.near_enabled || !t.near_between_windows || t.session || t.near_capturing) return;
-    Result<Session> s = Session::Start(t.isolate, t.near_options);
-    if (s.ok()) {
-      t.session.emplace(std::move(s.value()));
-      t.owner = Owner::kBackground;
+  // On the isolate's thread: the target's sampler, started (or restarted at
+  // another interval or depth, when no window needs the old one) as asked.
+  static Status EnsureSampler(Target& t, const SessionOptions& options) {
+    if (t.sampler) {
+      const SamplerOptions& running = t.sampler->options();
+      if (running.interval_bytes == options.interval_bytes && running.max_stack_depth == options.max_stack_depth) {
+        return Status::Ok();
+      }
+      if (t.sampler->stats().open_windows > 0) {
+        return Error(ErrorCode::kFailedPrecondition,
+                     fmt::format("target {} is already being profiled at an interval of {} bytes (stack depth {}); "
+                                 "a window at {} bytes (depth {}) can open once those windows end",
+                                 t.name, running.interval_bytes, running.max_stack_depth, options.interval_bytes,
+                                 options.max_stack_depth));
+      }
+      t.sampler.reset();  // no window needs the old interval: start again at the new one
     }
+    SamplerOptions so = SamplerOptionsFrom(options);
+    so.heap_limit_bytes = t.configured_limit;
+    HEAPPROF_ASSIGN_OR_RETURN(t.sampler, Sampler::Start(t.isolate, so));
+    return Status::Ok();
   }
 
-  // Opens a requested window on the isolate's thread (replacing a background one).
-  static Status OpenRequested(Target& t, const SessionOptions& options) {
+  // On the isolate's thread: starts the sampler for near-limit capture.
+  static void StartBackground(Target& t) {
+    if (!t.near_enabled || !t.near_between_windows || t.sampler || t.near_capturing) return;
+    (void)EnsureSampler(t, t.near_options);
+  }
+
+  static WindowLabels LabelsOf(const SessionOptions& options) {
+    return WindowLabels{options.isolate_name, options.inlining_allowed};
+  }
+
+  // Opens a requested window on the isolate's thread.
+  static Status OpenRequested(Target& t, const std::shared_ptr<WindowRun>& run) {
     {
       std::lock_guard<std::mutex> lock(t.mu);
       if (!t.alive) return Error(ErrorCode::kNotFound, "target " + t.name + " was unregistered");
     }
-    if (t.owner == Owner::kBackground) t.session.reset();
-    HEAPPROF_ASSIGN_OR_RETURN(Session s, Session::Start(t.isolate, options));
-    t.session.emplace(std::move(s));
-    t.owner = Owner::kRequest;
+    HEAPPROF_RETURN_IF_ERROR(EnsureSampler(t, run->request.options));
+    run->mark = t.sampler->OpenWindow(LabelsOf(run->request.options));
+    t.open_runs.push_back(run);
     return Status::Ok();
+  }
+
+  // On the isolate's thread: the run's window closes (with its snapshot) or is dropped.
+  static Result<RawSnapshot> CloseRun(Target& t, WindowRun& run, bool full_gc) {
+    if (!run.mark || !t.sampler) return Error(ErrorCode::kFailedPrecondition, "the window was not open");
+    Result<RawSnapshot> raw = t.sampler->CloseWindow(*run.mark, full_gc);
+    run.mark.reset();
+    ForgetRun(t, run);
+    return raw;
+  }
+
+  static void ForgetRun(Target& t, WindowRun& run) {
+    t.open_runs.erase(std::remove_if(t.open_runs.begin(), t.open_runs.end(),
+                                     [&](const std::weak_ptr<WindowRun>& w) {
+                                       std::shared_ptr<WindowRun> r = w.lock();
+                                       return !r || r.get() == &run;
+                                     }),
+                      t.open_runs.end());
+  }
+
+  // A window the target's unregistering cut short: what it saw, said so.
+  static void NoteUnregistered(RawSnapshot& raw, const WindowRun& run) {
+    raw.info.notes.push_back(fmt::format(
+        "window_end: target {} was unregistered (its isolate ended, e.g. a replica restart) {:.3f} s into the "
+        "window; this is what the window saw until then",
+        run.target->name, static_cast<double>(raw.info.duration_nanos) / 1e9));
   }
 
   // Starts a run: queues the step that opens its window (it opens at the
@@ -325,7 +381,7 @@ class Controller::Impl {
       active.insert(run);
     }
     bool posted = Post(run->target, [this, run] {
-      Status opened = OpenRequested(*run->target, run->request.options);
+      Status opened = OpenRequested(*run->target, run);
       Submit([this, run, opened] { Opened(run, opened); });
     });
     if (!posted) Submit([this, run] { Fail(run, Gone(*run)); });
@@ -357,25 +413,32 @@ class Controller::Impl {
 
   // On the pool: the window is due (`full`) or was woken early.
   void EndWindow(const std::shared_ptr<WindowRun>& run, bool full) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (run->closed_by_unregister) return;  // Unregister answers it
+    }
     if (Stopping()) return Fail(run, Error(ErrorCode::kFailedPrecondition, "the controller shut down"));
     if (!Alive(*run->target)) return Fail(run, Gone(*run));
     bool again = run->continuous_id != 0 && full;
-    // Stop (and, for a continuous run, start the next window in the same step).
+    // Stop (and, for a continuous run, start the next window in the same step:
+    // the next window's ids start right after this one's).
     bool posted = Post(run->target, [this, run, again] {
       Target& t = *run->target;
-      Result<RawSnapshot> raw = Error(ErrorCode::kFailedPrecondition,
-                                      Alive(t) ? "the window ended early: the isolate neared its heap limit"
-                                               : "target " + t.name + " was unregistered during the window");
-      if (t.owner == Owner::kRequest) {
-        if (!Alive(t)) {
-          Release(t);
-          raw = Gone(*run);
-        } else {
-          raw = CloseSession(t);
-          if (again) (void)OpenRequested(t, run->request.options);
+      Result<RawSnapshot> raw = Gone(*run);
+      bool alive = Alive(t);
+      if (alive || run->request.partial_on_unregister) {
+        raw = CloseRun(t, *run, alive && run->request.options.gc_before_snapshot);
+        if (raw.ok() && !alive) NoteUnregistered(raw.value(), *run);
+        if (alive && again && t.sampler) {
+          run->mark = t.sampler->OpenWindow(LabelsOf(run->request.options));
+          t.open_runs.push_back(run);
         }
+      } else {
+        Release(t, *run);
       }
-      Submit([this, run, again, raw = std::move(raw)]() mutable { Stopped(run, again, std::move(raw)); });
+      Submit([this, run, again = again && alive, raw = std::move(raw)]() mutable {
+        Stopped(run, again, std::move(raw));
+      });
     });
     if (!posted) Fail(run, Gone(*run));
   }
@@ -391,16 +454,15 @@ class Controller::Impl {
 
   // Ends a run that gave up, dropping the window it may have left open.
   void Fail(const std::shared_ptr<WindowRun>& run, const Status& status) {
-    Post(run->target, [target = run->target] { Release(*target); });
+    Post(run->target, [run] { Release(*run->target, *run); });
     Finish(run, status);
   }
 
-  // On the isolate's thread: drops a requested window left open by a run that gave up.
-  static void Release(Target& t) {
-    if (t.owner == Owner::kRequest) {
-      t.session.reset();
-      t.owner = Owner::kNone;
-    }
+  // On the isolate's thread: drops a window left open by a run that gave up.
+  static void Release(Target& t, WindowRun& run) {
+    if (run.mark && t.sampler) t.sampler->AbandonWindow(*run.mark);
+    run.mark.reset();
+    ForgetRun(t, run);
   }
 
   // Ends a run once: frees the target for the next request, restarts
@@ -412,12 +474,13 @@ class Controller::Impl {
       if (run->finished) return;
       run->finished = true;
       active.erase(run);
+      if (run->id != 0) by_id.erase(run->id);
       sleeping.erase(run);
       stopping = shutdown;
     }
     {
       std::lock_guard<std::mutex> lock(run->target->mu);
-      run->target->requested = false;
+      --run->target->windows;
     }
     if (!stopping) (void)Post(run->target, [target = run->target] { StartBackground(*target); });
     run->deliver(std::move(result));
@@ -430,17 +493,25 @@ class Controller::Impl {
     }
   }
 
-  // Reserves a target for a run, or says why not.
-  Result<std::shared_ptr<Target>> Reserve(const std::string& name) {
+  // Reserves a target for a run, or says why not. Windows share the
+  // target's sampler, so they may overlap when they sample alike.
+  Result<std::shared_ptr<Target>> Reserve(const std::string& name, const SessionOptions& options) {
     std::lock_guard<std::mutex> lock(mu);
     if (shutdown) return Error(ErrorCode::kFailedPrecondition, "the controller shut down");
     auto it = by_name.find(name);
     if (it == by_name.end()) return Error(ErrorCode::kNotFound, "no such target: " + name);
-    std::lock_guard<std::mutex> tl(it->second->mu);
-    if (it->second->requested) {
-      return Error(ErrorCode::kFailedPrecondition, "target " + name + " is already being profiled");
+    Target& t = *it->second;
+    std::lock_guard<std::mutex> tl(t.mu);
+    if (t.windows > 0 && (t.window_interval != options.interval_bytes || t.window_depth != options.max_stack_depth)) {
+      return Error(ErrorCode::kFailedPrecondition,
+                   fmt::format("target {} is already being profiled at an interval of {} bytes (stack depth {}); "
+                               "a window at {} bytes (depth {}) can open once those windows end",
+                               name, t.window_interval, t.window_depth, options.interval_bytes,
+                               options.max_stack_depth));
     }
-    it->second->requested = true;
+    ++t.windows;
+    t.window_interval = options.interval_bytes;
+    t.window_depth = options.max_stack_depth;
     return it->second;
   }
 
@@ -457,11 +528,19 @@ class Controller::Impl {
   }
 
   // On the isolate's thread, in an interrupt: only the snapshot is taken
-  // here; building, encoding and the sink run on the pool.
+  // here; building, encoding and the sink run on the pool. The capture is
+  // every sample alive (any age, not only since a window); windows go on.
   static void CaptureNearLimit(v8::Isolate* isolate, void* data) {
     auto* target = static_cast<Target*>(data);
-    Result<RawSnapshot> raw = CloseSession(*target);
-    if (raw.ok()) raw->info.notes.push_back("trigger: near heap limit");
+    Result<RawSnapshot> raw = Error(ErrorCode::kFailedPrecondition,
+                                    "no profiling window was open when the isolate neared its heap limit");
+    if (target->sampler && (target->near_between_windows || target->sampler->stats().open_windows > 0)) {
+      raw = target->sampler->LiveSnapshot(target->near_options.gc_before_snapshot);
+    }
+    if (raw.ok()) {
+      raw->info.isolate_name = target->near_options.isolate_name;
+      raw->info.notes.push_back("trigger: near heap limit");
+    }
     Impl* impl = target->owner_impl;
     {
       std::lock_guard<std::mutex> lock(impl->mu);
@@ -491,18 +570,29 @@ Controller::~Controller() { Shutdown(); }
 void Controller::Shutdown() { impl_->Shutdown(); }
 
 Status Controller::Register(const std::string& name, v8::Isolate* isolate) {
+  if (isolate != nullptr) {
+    // The limit before any near-limit raise: the one reported in profiles.
+    v8::HeapStatistics heap;
+    isolate->GetHeapStatistics(&heap);
+    return impl_->Add(name, isolate, heap.heap_size_limit());
+  }
+  return impl_->Add(name, isolate, 0);
+}
+
+Status Controller::Impl::Add(const std::string& name, v8::Isolate* isolate, uint64_t configured_limit) {
   if (isolate == nullptr || name.empty()) return Error(ErrorCode::kInvalidArgument, "a target needs a name and an isolate");
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->by_name.count(name)) return Error(ErrorCode::kInvalidArgument, "target " + name + " is already registered");
-  if (impl_->by_isolate.count(isolate)) {
-    return Error(ErrorCode::kInvalidArgument, "this isolate is already registered as " + impl_->by_isolate[isolate]->name);
+  std::lock_guard<std::mutex> lock(mu);
+  if (by_name.count(name)) return Error(ErrorCode::kInvalidArgument, "target " + name + " is already registered");
+  if (by_isolate.count(isolate)) {
+    return Error(ErrorCode::kInvalidArgument, "this isolate is already registered as " + by_isolate[isolate]->name);
   }
   auto target = std::make_shared<Target>();
   target->name = name;
   target->isolate = isolate;
-  target->owner_impl = impl_.get();
-  impl_->by_name[name] = target;
-  impl_->by_isolate[isolate] = target;
+  target->owner_impl = this;
+  target->configured_limit = configured_limit;
+  by_name[name] = target;
+  by_isolate[isolate] = target;
   std::lock_guard<std::mutex> interrupt_lock(g_interrupt_mu);
   g_interrupt_targets.emplace(isolate, target);
   return Status::Ok();
@@ -525,9 +615,15 @@ Status Controller::Unregister(const std::string& name) {
       it = it->second.lock() == target ? g_interrupt_targets.erase(it) : std::next(it);
     }
   }
+  // The windows open now are answered here (not by the scheduler's wake-up).
+  std::vector<std::shared_ptr<WindowRun>> open;
+  for (const std::weak_ptr<WindowRun>& w : target->open_runs) {
+    if (std::shared_ptr<WindowRun> run = w.lock()) open.push_back(std::move(run));
+  }
   {
     // Under the controller's mutex too: its waiters check `alive` under it.
     std::lock_guard<std::mutex> lock(impl_->mu);
+    for (const std::shared_ptr<WindowRun>& run : open) run->closed_by_unregister = true;
     std::lock_guard<std::mutex> tl(target->mu);
     target->alive = false;
   }
@@ -536,12 +632,25 @@ Status Controller::Unregister(const std::string& name) {
   v8::Isolate::Scope scope(target->isolate);
   v8::HandleScope handles(target->isolate);
   Impl::RunSteps(*target);
+  for (const std::shared_ptr<WindowRun>& run : open) {
+    if (!run->mark) continue;  // a queued step closed it
+    if (run->request.partial_on_unregister) {
+      Result<RawSnapshot> raw = Impl::CloseRun(*target, *run, /*full_gc=*/false);
+      if (raw.ok()) Impl::NoteUnregistered(raw.value(), *run);
+      impl_->Submit([impl = impl_.get(), run, raw = std::move(raw)]() mutable {
+        impl->Stopped(run, false, std::move(raw));
+      });
+    } else {
+      Impl::Release(*target, *run);
+      impl_->Submit([impl = impl_.get(), run] { impl->Finish(run, Impl::Gone(*run)); });
+    }
+  }
   if (target->near_enabled) {
     target->isolate->RemoveNearHeapLimitCallback(&Impl::OnNearHeapLimit, 0);
     target->near_enabled = false;
   }
-  target->session.reset();
-  target->owner = Owner::kNone;
+  target->open_runs.clear();
+  target->sampler.reset();
   // A near-limit capture still being encoded reaches its sink before we return.
   std::unique_lock<std::mutex> lock(impl_->mu);
   impl_->cv.wait(lock, [&] { return target->near_pending == 0; });
@@ -572,14 +681,31 @@ void Controller::Pump(v8::Isolate* isolate) {
   Impl::RunSteps(*target);
 }
 
-Status Controller::Register(const std::string& name, Isolate& isolate) { return Register(name, isolate.get()); }
+Status Controller::Register(const std::string& name, Isolate& isolate) {
+  return impl_->Add(name, isolate.get(), isolate.heap_limit_bytes());
+}
 
 void Controller::Pump(Isolate& isolate) { Pump(isolate.get()); }
 
 std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& request) {
+  return Profile(request, nullptr);
+}
+
+void Controller::EndWindow(uint64_t window_id) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->by_id.find(window_id);
+    if (it == impl_->by_id.end()) return;
+    if (std::shared_ptr<WindowRun> run = it->second.lock()) run->cut_alone = true;
+  }
+  impl_->cv.notify_all();
+}
+
+std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& request, uint64_t* window_id) {
+  if (window_id != nullptr) *window_id = 0;
   auto promise = std::make_shared<std::promise<Result<WindowProfile>>>();
   std::future<Result<WindowProfile>> future = promise->get_future();
-  Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target);
+  Result<std::shared_ptr<Target>> target = impl_->Reserve(request.target, request.options);
   if (!target.ok()) {
     promise->set_value(target.status());
     return future;
@@ -590,6 +716,12 @@ std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& requ
   run->cuts = impl_->Cuts();
   run->target_cuts = TargetCuts(*run->target);
   run->deliver = [promise](Result<WindowProfile> r) { promise->set_value(std::move(r)); };
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    run->id = impl_->next_id++;
+    impl_->by_id[run->id] = run;
+  }
+  if (window_id != nullptr) *window_id = run->id;
   impl_->Start(run);
   return future;
 }
@@ -599,7 +731,7 @@ Result<uint64_t> Controller::StartContinuous(const WindowRequest& request, Profi
     return Error(ErrorCode::kInvalidArgument, "a continuous window needs a positive length");
   }
   if (!sink) return Error(ErrorCode::kInvalidArgument, "a continuous run needs a sink");
-  HEAPPROF_ASSIGN_OR_RETURN(std::shared_ptr<Target> target, impl_->Reserve(request.target));
+  HEAPPROF_ASSIGN_OR_RETURN(std::shared_ptr<Target> target, impl_->Reserve(request.target, request.options));
   auto run = std::make_shared<WindowRun>();
   run->target = target;
   run->request = request;
@@ -639,7 +771,7 @@ bool Controller::Profiling(const std::string& name) const {
   auto it = impl_->by_name.find(name);
   if (it == impl_->by_name.end()) return false;
   std::lock_guard<std::mutex> tl(it->second->mu);
-  return it->second->requested;
+  return it->second->windows > 0;
 }
 
 void Controller::StopContinuous(uint64_t id) {
@@ -652,6 +784,61 @@ void Controller::StopContinuous(uint64_t id) {
   impl_->cv.wait(lock, [&] { return impl_->shutdown || impl_->continuous_done.count(id) > 0; });
   impl_->continuous_running.erase(id);
   impl_->continuous_done.erase(id);
+}
+
+namespace {
+// A promise that is always kept: destroyed unanswered (its step dropped at
+// shutdown), it answers with an error.
+struct SnapshotPromise {
+  std::promise<Result<RawSnapshot>> promise;
+  bool answered = false;
+  void Answer(Result<RawSnapshot> r) {
+    if (answered) return;
+    answered = true;
+    promise.set_value(std::move(r));
+  }
+  ~SnapshotPromise() { Answer(Error(ErrorCode::kFailedPrecondition, "the controller shut down")); }
+};
+}  // namespace
+
+std::future<Result<RawSnapshot>> Controller::LiveSnapshot(const std::string& name, bool full_gc) {
+  return LiveSnapshot(name, full_gc, SessionOptions{});
+}
+
+std::future<Result<RawSnapshot>> Controller::LiveSnapshot(const std::string& name, bool full_gc,
+                                                          const SessionOptions& options) {
+  auto answer = std::make_shared<SnapshotPromise>();
+  std::future<Result<RawSnapshot>> future = answer->promise.get_future();
+  std::shared_ptr<Target> target;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->shutdown) {
+      answer->Answer(Error(ErrorCode::kFailedPrecondition, "the controller shut down"));
+      return future;
+    }
+    auto it = impl_->by_name.find(name);
+    if (it != impl_->by_name.end()) target = it->second;
+  }
+  if (!target) {
+    answer->Answer(Error(ErrorCode::kNotFound, "no such target: " + name));
+    return future;
+  }
+  bool posted = Impl::Post(target, [target, full_gc, options, answer] {
+    Target& t = *target;
+    if (!Impl::Alive(t)) return answer->Answer(Error(ErrorCode::kNotFound, "target " + t.name + " was unregistered"));
+    bool started_now = !t.sampler;
+    if (started_now) {
+      if (Status s = Impl::EnsureSampler(t, options); !s.ok()) return answer->Answer(s);
+    }
+    Result<RawSnapshot> raw = t.sampler->LiveSnapshot(full_gc);
+    if (raw.ok()) {
+      raw->info.isolate_name = options.isolate_name.empty() ? t.name : options.isolate_name;
+      if (started_now) raw->info.notes.push_back("sampler: started by this snapshot");
+    }
+    answer->Answer(std::move(raw));
+  });
+  if (!posted) answer->Answer(Error(ErrorCode::kNotFound, "target " + name + " was unregistered"));
+  return future;
 }
 
 Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink, const SessionOptions& options,

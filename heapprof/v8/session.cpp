@@ -6,18 +6,20 @@
 
 #include <chrono>
 #include <mutex>
-#include <set>
+#include <map>
+#include <string>
 
 #include "heapprof/profile_builder.h"
 #include "heapprof/v8/gc.h"
+#include "heapprof/v8/isolate_claims.h"
 #include "heapprof/v8/strategy.h"
 
 namespace heapprof {
 namespace {
 
-// Isolates with an open window: V8 has one sampler per isolate.
+// Isolates held by a Session or a Sampler: V8 has one sampler per isolate.
 std::mutex g_active_mutex;
-std::set<v8::Isolate*> g_active;
+std::map<v8::Isolate*, internal::IsolateHolder> g_active;
 
 int64_t UnixNanosNow() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -26,6 +28,28 @@ int64_t UnixNanosNow() {
 }
 
 }  // namespace
+
+namespace internal {
+
+bool ClaimIsolate(v8::Isolate* isolate, IsolateHolder holder, std::string* why) {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  auto [it, inserted] = g_active.emplace(isolate, holder);
+  if (inserted) return true;
+  if (why != nullptr) {
+    *why = it->second == IsolateHolder::kSession
+               ? "a profiling window is already open on this isolate"
+               : "a profiling window is already open on this isolate: heapprof's always-on sampler holds it "
+                 "(a controller target; ask the controller for windows)";
+  }
+  return false;
+}
+
+void ReleaseIsolate(v8::Isolate* isolate) {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  g_active.erase(isolate);
+}
+
+}  // namespace internal
 
 const char* CompiledStrategy() {
   return internal::kNativeLiveness ? "native-liveness" : "gc-prologue-ledger";
@@ -46,8 +70,7 @@ class Session::Impl {
     strategy->Detach(isolate);
     isolate->GetHeapProfiler()->StopSamplingHeapProfiler();
     active = false;
-    std::lock_guard<std::mutex> lock(g_active_mutex);
-    g_active.erase(isolate);
+    internal::ReleaseIsolate(isolate);
   }
 };
 
@@ -76,11 +99,8 @@ Result<Session> Session::Start(v8::Isolate* isolate, const SessionOptions& optio
     return Error(ErrorCode::kInvalidArgument, "stack depth must be between 1 and 1024");
   }
   if (options.max_samples == 0) return Error(ErrorCode::kInvalidArgument, "sample cap must be positive");
-  {
-    std::lock_guard<std::mutex> lock(g_active_mutex);
-    if (!g_active.insert(isolate).second) {
-      return Error(ErrorCode::kFailedPrecondition, "a profiling window is already open on this isolate");
-    }
+  if (std::string why; !internal::ClaimIsolate(isolate, internal::IsolateHolder::kSession, &why)) {
+    return Error(ErrorCode::kFailedPrecondition, why);
   }
   auto impl = std::make_unique<Impl>();
   impl->isolate = isolate;
@@ -91,8 +111,7 @@ Result<Session> Session::Start(v8::Isolate* isolate, const SessionOptions& optio
   bool started = isolate->GetHeapProfiler()->StartSamplingHeapProfiler(
       options.interval_bytes, options.max_stack_depth, impl->strategy->sampling_flags());
   if (!started) {
-    std::lock_guard<std::mutex> lock(g_active_mutex);
-    g_active.erase(isolate);
+    internal::ReleaseIsolate(isolate);
     return Error(ErrorCode::kUnavailable,
                  "V8's sampling heap profiler is already running on this isolate "
                  "(another tool, such as the inspector, holds it)");

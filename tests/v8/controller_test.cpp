@@ -14,6 +14,7 @@
 
 #include "heapprof/v8/controller.h"
 #include "heapprof/pprof.h"
+#include "heapprof/profile_builder.h"
 #include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"
 
@@ -168,10 +169,13 @@ TEST_CASE("controller errors are values", "[controller]") {
     CHECK(r.status().code() == ErrorCode::kNotFound);
     CHECK_THAT(r.status().message(), Catch::Contains("nobody"));
   }
-  SECTION("target already being profiled") {
+  SECTION("target already being profiled at another interval") {
+    // (Windows at the same interval share the sampler and overlap: see below.)
     BusyIsolate busy(controller, "w", kSetup, LoopFor(1000, "workA"));
     auto first = controller.Profile(Req("w", 400ms));
-    auto second = controller.Profile(Req("w", 400ms)).get();
+    WindowRequest other = Req("w", 400ms);
+    other.options.interval_bytes = 64 * 1024;
+    auto second = controller.Profile(other).get();
     REQUIRE_FALSE(second.ok());
     CHECK_THAT(second.status().message(), Catch::Contains("already being profiled"));
     CHECK(first.get().ok());
@@ -420,4 +424,188 @@ TEST_CASE("a thousand on-demand windows need no more threads than one", "[contro
   // A thread per window, even one that has finished, keeps its 8 MiB stack
   // mapped until joined: 1000 of them would be about 8 GB.
   CHECK(vm_growth_kib < 256 * 1024);
+}
+
+TEST_CASE("windows on one target overlap, each answered with its own range", "[controller][sampler]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate busy(controller, "shared", kSetup, LoopFor(2000, "workA"));
+  auto long_window = controller.Profile(Req("shared", 900ms));
+  std::this_thread::sleep_for(300ms);
+  CHECK(controller.Profiling("shared"));
+  auto short_window = controller.Profile(Req("shared", 300ms));  // opens inside the long one
+  Result<WindowProfile> inner = short_window.get();
+  Result<WindowProfile> outer = long_window.get();
+  busy.Join();
+  INFO(inner.status().message() << " / " << outer.status().message());
+  REQUIRE(inner.ok());
+  REQUIRE(outer.ok());
+  CHECK(HasFunction(inner->profile, "workA"));
+  CHECK(HasFunction(outer->profile, "workA"));
+  // The inner window started later and is a part of the outer one.
+  CHECK(inner->profile.time_nanos > outer->profile.time_nanos);
+  CHECK(inner->profile.duration_nanos < outer->profile.duration_nanos);
+  CHECK(inner->profile.Total(kAllocSpace) < outer->profile.Total(kAllocSpace));
+  CHECK_FALSE(controller.Profiling("shared"));
+}
+
+TEST_CASE("a near-limit capture after a closed window sees what was allocated before that window",
+          "[controller][sampler]") {
+  // #36: the capture covered only the time since the last window closed.
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  IsolateOptions io;
+  io.heap_limit_bytes = 32u * 1024 * 1024;
+  auto iso = Isolate::Create(io);
+  REQUIRE(iso.ok());
+  v8::Isolate::Scope scope(iso->get());
+  v8::HandleScope handles(iso->get());
+  REQUIRE(iso->RunScript("const early = []; function hoardEarly() { for (let i = 0; i < 1500; ++i) "
+                         "early.push(new Array(1024).fill(i)); }"
+                         "const late = []; function hoardLate(k) { for (let i = 0; i < 1000; ++i) "
+                         "late.push({ k, i, pad: new Array(16).fill(i) }); }"
+                         "function churn() { let s = 0; for (let i = 0; i < 20000; ++i) s += [i, i].length; return s; }",
+                         "hoard.js")
+              .ok());
+  REQUIRE(controller.Register("hoarder", iso.value()).ok());
+  std::optional<Result<WindowProfile>> captured;
+  SessionOptions so;
+  so.interval_bytes = 64 * 1024;
+  REQUIRE(controller
+              .EnableNearHeapLimitCapture("hoarder", [&](Result<WindowProfile> r) { captured.emplace(std::move(r)); },
+                                          so)
+              .ok());
+  REQUIRE(iso->RunScript("hoardEarly()").ok());  // ~12 MiB kept
+  // A debug window opens and closes (on this thread: Profile, then Pump).
+  WindowRequest debug{"hoarder", std::chrono::hours(24 * 365), so};
+  auto window = controller.Profile(debug);
+  controller.Pump(iso.value());
+  REQUIRE(iso->RunScript("churn()").ok());
+  controller.EndWindows("hoarder");
+  for (int i = 0; i < 60000 && window.wait_for(0s) != std::future_status::ready; ++i) {
+    controller.Pump(iso.value());
+    std::this_thread::sleep_for(1ms);
+  }
+  Result<WindowProfile> debug_profile = window.get();
+  REQUIRE(debug_profile.ok());
+  CHECK_FALSE(HasFunction(debug_profile->profile, "hoardEarly"));  // before the window: not its allocation
+  // Then the heap fills up.
+  auto run = iso->RunScript("for (let k = 0; ; ++k) hoardLate(k);");
+  REQUIRE_FALSE(run.ok());
+  REQUIRE(controller.Unregister("hoarder").ok());
+  REQUIRE(captured.has_value());
+  INFO(captured->status().message());
+  REQUIRE(captured->ok());
+  const Profile& p = captured->value().profile;
+  CHECK(p.CommentValue("trigger") == "near heap limit");
+  CHECK(HasFunction(p, "hoardLate"));
+  // The capture sees what the earlier window did not cover: ~12 MiB sampled
+  // at 64 KiB is ~190 samples, so 6 MiB is far beyond the sampling noise.
+  REQUIRE(HasFunction(p, "hoardEarly"));
+  int64_t early = 0;
+  for (const Sample& s : p.samples) {
+    for (LocationId id : s.locations) {
+      if (p.FunctionName(id) == "hoardEarly") {
+        early += s.values[kInuseSpace];
+        break;
+      }
+    }
+  }
+  CHECK(early > 6 * 1024 * 1024);
+  // The limit reported is the configured one, not the near-limit raise.
+  CHECK(p.CommentValue("heap_limit_bytes") == std::to_string(32u * 1024 * 1024));
+}
+
+TEST_CASE("Controller::LiveSnapshot sees every live sample, before and after windows", "[controller][sampler]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  IsolateOptions io;
+  io.heap_limit_bytes = 64u * 1024 * 1024;
+  auto iso = Isolate::Create(io);
+  REQUIRE(iso.ok());
+  REQUIRE(iso->RunScript("const kept = []; function keepOld() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }"
+                         "function keepNew() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }",
+                         "live.js")
+              .ok());
+  REQUIRE(controller.Register("live", iso.value()).ok());
+  auto pump_until = [&](auto& future) {
+    for (int i = 0; i < 60000 && future.wait_for(0s) != std::future_status::ready; ++i) {
+      controller.Pump(iso.value());
+      std::this_thread::sleep_for(1ms);
+    }
+    REQUIRE(future.wait_for(0s) == std::future_status::ready);
+  };
+  SessionOptions so;
+  so.interval_bytes = 16 * 1024;
+  // The first snapshot starts the sampler: nothing older than it is sampled.
+  auto first = controller.LiveSnapshot("live", true, so);
+  pump_until(first);
+  Result<RawSnapshot> r0 = first.get();
+  REQUIRE(r0.ok());
+  CHECK(r0->info.interval_bytes == 16 * 1024);
+  REQUIRE(iso->RunScript("keepOld()").ok());
+  auto window = controller.Profile({"live", 1ms, so});
+  controller.Pump(iso.value());
+  REQUIRE(iso->RunScript("keepNew()").ok());
+  pump_until(window);
+  REQUIRE(window.get().ok());
+  auto second = controller.LiveSnapshot("live", true);
+  pump_until(second);
+  Result<RawSnapshot> r1 = second.get();
+  REQUIRE(r1.ok());
+  Profile p = BuildProfile(r1.value());
+  CHECK(HasFunction(p, "keepOld"));
+  CHECK(HasFunction(p, "keepNew"));
+  CHECK(r1->info.isolate_name == "live");
+  CHECK(r1->info.heap_limit_bytes == 64u * 1024 * 1024);
+  for (const RawSample& s : r1->samples) CHECK(s.live);
+  CHECK(p.Total(kInuseSpace) > 4 * 1024 * 1024);  // ~6.5 MiB kept
+  auto unknown = controller.LiveSnapshot("nobody", false).get();
+  CHECK(unknown.status().code() == ErrorCode::kNotFound);
+  REQUIRE(controller.Unregister("live").ok());
+}
+
+TEST_CASE("a window cut by its target's unregistering answers with what it saw when asked to",
+          "[controller][sampler]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  auto busy = std::make_unique<BusyIsolate>(controller, "replica", kSetup, LoopFor(300, "workA"));
+  WindowRequest partial = Req("replica", 10s);
+  partial.partial_on_unregister = true;
+  auto kept = controller.Profile(partial);
+  auto dropped = controller.Profile(Req("replica", 10s));
+  std::this_thread::sleep_for(500ms);
+  busy.reset();  // its thread unregisters while both windows are open
+  Result<WindowProfile> got = kept.get();
+  INFO(got.status().message());
+  REQUIRE(got.ok());
+  CHECK(HasFunction(got->profile, "workA"));
+  CHECK_THAT(got->profile.CommentValue("window_end"), Catch::Contains("unregistered"));
+  Result<WindowProfile> failed = dropped.get();
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(failed.status().message(), Catch::Contains("unregistered"));
+}
+
+TEST_CASE("EndWindow(id) cuts one window short and leaves the overlapping one open", "[controller][sampler]") {
+  REQUIRE(InitializeV8().ok());
+  Controller controller;
+  BusyIsolate busy(controller, "two", kSetup, LoopFor(1500, "workA"));
+  uint64_t first_id = 0, second_id = 0;
+  auto first = controller.Profile(Req("two", 10min), &first_id);
+  auto second = controller.Profile(Req("two", 10min), &second_id);
+  REQUIRE(first_id != 0);
+  REQUIRE(second_id != first_id);
+  std::this_thread::sleep_for(300ms);
+  controller.EndWindow(first_id);
+  REQUIRE(first.wait_for(60s) == std::future_status::ready);
+  Result<WindowProfile> cut = first.get();
+  REQUIRE(cut.ok());
+  CHECK(HasFunction(cut->profile, "workA"));
+  CHECK(second.wait_for(300ms) == std::future_status::timeout);  // still open
+  CHECK(controller.Profiling("two"));
+  controller.EndWindow(second_id);
+  REQUIRE(second.wait_for(60s) == std::future_status::ready);
+  CHECK(second.get().ok());
+  controller.EndWindow(first_id);  // finished: ignored
+  busy.Join();
 }

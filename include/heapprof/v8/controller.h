@@ -6,6 +6,13 @@
 // How the controller reaches an isolate's thread: V8 interrupts while the
 // isolate runs JS (Isolate::RequestInterrupt), and Controller::Pump() from the
 // embedder's loop while it is idle (call it between tasks; it is cheap).
+//
+// Each target has one always-on sampler (heapprof/v8/sampler.h), started by
+// its first window, near-limit capture or live snapshot and stopped only by
+// Unregister. A window is a range of the sampler's sample ids, so windows on
+// one target may overlap (each gets the alloc_*/inuse_* of its own range) as
+// long as they share the interval and stack depth; a near-limit capture and
+// LiveSnapshot see every sample alive, whatever its age.
 #pragma once
 
 #include <chrono>
@@ -39,6 +46,10 @@ struct WindowRequest {
   // How long the window stays open; a year or more means until EndWindows.
   std::chrono::nanoseconds duration = std::chrono::seconds(10);
   SessionOptions options;
+  // When the target is unregistered mid-window (its isolate ends, e.g. a
+  // replica restarts): false, the request fails (kNotFound); true, it yields
+  // what the window saw until then, with a "window_end" comment saying so.
+  bool partial_on_unregister = false;
 };
 
 // Receives each window of a continuous run, or a near-limit capture.
@@ -67,10 +78,18 @@ class Controller {
 
   // Opens a window on the target from any thread; the future yields the
   // profile after `duration`, or an error (unknown target, already being
-  // profiled, sampler busy, target unregistered, controller shut down).
+  // profiled at another interval or stack depth, sampler busy, target
+  // unregistered, controller shut down). Windows at the same interval and
+  // depth overlap freely.
   // The window opens at the target's next interrupt or Pump after this call
   // returns: on the isolate's own thread, Profile() then Pump() opens it now.
   std::future<Result<WindowProfile>> Profile(const WindowRequest& request);
+  // The same; `window_id` (if given) gets the window's id for EndWindow.
+  std::future<Result<WindowProfile>> Profile(const WindowRequest& request, uint64_t* window_id);
+  // Cuts short one window of Profile (by its id): it delivers what it has so
+  // far; the target's other windows go on. Any thread; does not wait; an
+  // unknown or finished id is ignored.
+  void EndWindow(uint64_t window_id);
 
   // Back-to-back windows of `window` length on the target until stopped,
   // each handed to `sink`. Returns an id for StopContinuous.
@@ -89,12 +108,24 @@ class Controller {
   // Whether a requested window or continuous run holds the target.
   bool Profiling(const std::string& name) const;
 
-  // Near-heap-limit capture: while no requested window is open, the target
-  // keeps a background window; when V8 nears the heap limit the controller
-  // raises the limit a little, captures the in-use profile into `sink`, and
-  // restores the limit. Call on the isolate's thread. Without
-  // `between_windows` only a requested window is captured (the sink gets an
-  // error when none was open).
+  // Every sample alive on the target now, whatever its age (live = true,
+  // allocated = false; sample ids are the sampler's), after a full GC when
+  // `full_gc`. Starts the target's sampler if none runs yet (with `options`'
+  // interval and depth; a running sampler keeps its own), so a first call
+  // sees nothing older than itself. Any thread; answered at the target's
+  // next interrupt or Pump.
+  std::future<Result<RawSnapshot>> LiveSnapshot(const std::string& target, bool full_gc);
+  std::future<Result<RawSnapshot>> LiveSnapshot(const std::string& target, bool full_gc,
+                                                const SessionOptions& options);
+
+  // Near-heap-limit capture: the target's sampler runs from now on (with
+  // `options`' interval, unless a window started it already); when V8 nears
+  // the heap limit the controller raises the limit a little, captures every
+  // sample alive (in-use only, any age) into `sink`, and restores the limit.
+  // Open windows go on. The reported heap limit is the configured one. Call
+  // on the isolate's thread. Without `between_windows` the sampler starts
+  // with the first window only, and a capture with no window open gives the
+  // sink an error.
   Status EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink,
                                     const SessionOptions& options = {}, bool between_windows = true);
 

@@ -45,8 +45,11 @@ class PoolProfileSource final : public ProfileSource {
   struct Continuous {
     std::mutex mu;
     std::future<Result<WindowProfile>> window;
+    uint64_t id = 0;  // the open window's, for Controller::EndWindow
   };
-  std::future<Result<WindowProfile>> Open(const std::string& target, std::chrono::nanoseconds duration);
+  // Opens a window; `window_id` gets its id for Controller::EndWindow.
+  std::future<Result<WindowProfile>> Open(const std::string& target, std::chrono::nanoseconds duration,
+                                          uint64_t* window_id);
 
   Result<Profile> Finish(Result<WindowProfile> window);
 

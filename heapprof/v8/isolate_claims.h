@@ -1,0 +1,19 @@
+// Which isolates heapprof's collectors hold: V8 has one sampler per isolate,
+// so a Session (one window) and a Sampler (always on) exclude each other.
+#pragma once
+
+#include <string>
+
+namespace v8 {
+class Isolate;
+}  // namespace v8
+
+namespace heapprof::internal {
+
+enum class IsolateHolder { kSession, kSampler };
+
+// Claims the isolate for `holder`; false (and `why` says who holds it) if taken.
+bool ClaimIsolate(v8::Isolate* isolate, IsolateHolder holder, std::string* why);
+void ReleaseIsolate(v8::Isolate* isolate);
+
+}  // namespace heapprof::internal
