@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/call_tree.h"
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/flamegraph_page.h"
 #include "heapprof/pprof.h"
 #include "heapprof/report.h"
@@ -52,10 +53,11 @@ Result<Resolved> ResolveBoth(const Profile& base, const Profile& next, const std
 
 std::string Where(const FunctionDelta& d) {
   if (d.filename.empty()) return "";
-  size_t slash = d.filename.find_last_of('/');
-  std::string base = slash == std::string::npos ? d.filename : d.filename.substr(slash + 1);
-  return d.start_line > 0 ? fmt::format(" ({}:{})", base, d.start_line) : fmt::format(" ({})", base);
+  const std::string& label = d.file_label.empty() ? d.filename : d.file_label;
+  return d.start_line > 0 ? fmt::format(" ({}:{})", label, d.start_line) : fmt::format(" ({})", label);
 }
+
+std::string Named(const FunctionDelta& d) { return (d.display_name.empty() ? d.name : d.display_name) + Where(d); }
 
 std::string Signed(int64_t value, const std::string& unit) {
   std::string text = FormatValue(value, unit);
@@ -123,7 +125,12 @@ Result<ProfileDiff> DiffProfiles(const Profile& base, const Profile& next, const
     d.new_sampling = cum ? t.cum_sampling : t.flat_sampling;
   }
   diff.functions.reserve(merged.size());
-  for (auto& [key, d] : merged) diff.functions.push_back(std::move(d));
+  const internal::FileLabels labels = internal::FileLabels::Of(std::vector<const Profile*>{&base, &next});
+  for (auto& [key, d] : merged) {
+    d.file_label = labels.Label(d.filename);
+    d.display_name = labels.FunctionName(d.name, d.filename);
+    diff.functions.push_back(std::move(d));
+  }
   TestChanges(base, r.base_index, next, r.new_index, options.confidence, diff);
   std::stable_sort(diff.functions.begin(), diff.functions.end(), [cum](const FunctionDelta& a, const FunctionDelta& b) {
     int64_t a1 = cum ? a.cum_delta() : a.flat_delta(), b1 = cum ? b.cum_delta() : b.flat_delta();
@@ -200,7 +207,7 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
     for (size_t i = 0; i < list.size(); ++i) {
       out += "  ";
       for (size_t c = 0; c < head.size(); ++c) out += fmt::format("{:>{}}  ", cells[i][c], width[c]);
-      out += TerminalSafe(list[i]->name + Where(*list[i])) + "\n";
+      out += TerminalSafe(Named(*list[i])) + "\n";
     }
   };
   section("Grew", grew);
@@ -211,7 +218,7 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
     out += fmt::format("\nWithin sampling noise: {} function{} changed no more than sampling explains; the largest: "
                        "{} {} ±{}\n",
                        within_noise, within_noise == 1 ? "" : "s",
-                       TerminalSafe(largest_noise->name + Where(*largest_noise)),
+                       TerminalSafe(Named(*largest_noise)),
                        Signed(key(*largest_noise), unit), FormatValue(std::llround(largest_noise->noise), unit));
   }
   return out;

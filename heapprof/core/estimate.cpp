@@ -8,6 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
 
 namespace heapprof {
 namespace {
@@ -47,18 +51,68 @@ double NormalQuantile(double confidence) { return std::sqrt(2.0) * boost::math::
 
 double Interval::HalfWidth(double estimate) const { return std::max(high - estimate, estimate - low); }
 
-std::optional<SamplingModel> SamplingModel::For(const Profile& profile, int sample_index) {
-  if (profile.period <= 0 || sample_index < 0 || static_cast<size_t>(sample_index) >= profile.sample_types.size()) {
-    return std::nullopt;
+std::pair<int, int> SamplingModel::SizePair(const Profile& profile, int sample_index) {
+  std::string_view type = profile.str(profile.sample_types[sample_index].type);
+  // "inuse_space" -> "inuse_", "objects" -> "".
+  std::string prefix;
+  if (type.ends_with("objects")) {
+    prefix = type.substr(0, type.size() - 7);
+  } else if (type.ends_with("space")) {
+    prefix = type.substr(0, type.size() - 5);
+  } else {
+    return {-1, -1};
   }
+  int objects = profile.FindSampleType(prefix + "objects");
+  int space = profile.FindSampleType(prefix + "space");
+  if (objects < 0 || space < 0 || profile.str(profile.sample_types[objects].unit) != "count" ||
+      profile.str(profile.sample_types[space].unit) != "bytes") {
+    return {-1, -1};
+  }
+  return {objects, space};
+}
+
+double SamplingModel::ObjectSize(const Sample& sample) const {
+  if (int64_t bytes = profile_->NumLabel(sample, "bytes"); bytes > 0) return static_cast<double>(bytes);
+  if (objects_index_ < 0 || static_cast<size_t>(std::max(objects_index_, space_index_)) >= sample.values.size()) {
+    return 0;
+  }
+  int64_t objects = sample.values[objects_index_], space = sample.values[space_index_];
+  if (objects <= 0 || space <= 0) return 0;
+  return static_cast<double>(space) / static_cast<double>(objects);
+}
+
+std::string SamplingModel::Check(const Profile& profile, int sample_index) {
+  if (sample_index < 0 || static_cast<size_t>(sample_index) >= profile.sample_types.size()) {
+    return "no such sample type";
+  }
+  if (profile.period <= 0) return "the profile does not say how often it was sampled (no period)";
   std::string_view unit = profile.str(profile.sample_types[sample_index].unit);
-  if (unit != "bytes" && unit != "count") return std::nullopt;
+  if (unit != "bytes" && unit != "count") {
+    return fmt::format("its unit, {}, is not one of a heap sampler's (bytes, count)", unit.empty() ? "none" : unit);
+  }
+  return "";
+}
+
+std::string SamplingModel::Unavailable(const Profile& profile, int sample_index) {
+  if (std::string why = Check(profile, sample_index); !why.empty()) return why;
+  if (For(profile, sample_index)) return "";
+  for (const Sample& sample : profile.samples) {
+    if (static_cast<size_t>(sample_index) < sample.values.size() && sample.values[sample_index] < 0) {
+      return "it has negative values (a difference of profiles?)";
+    }
+  }
+  return "its rows carry no object size (no \"bytes\" label, no objects/space pair of sample types)";
+}
+
+std::optional<SamplingModel> SamplingModel::For(const Profile& profile, int sample_index) {
+  if (!Check(profile, sample_index).empty()) return std::nullopt;
   SamplingModel model(profile, sample_index);
+  std::tie(model.objects_index_, model.space_index_) = SizePair(profile, sample_index);
   for (const Sample& sample : profile.samples) {
     if (static_cast<size_t>(sample_index) >= sample.values.size()) return std::nullopt;
     int64_t value = sample.values[sample_index];
     if (value == 0) continue;
-    if (value < 0 || profile.NumLabel(sample, "bytes") <= 0) return std::nullopt;
+    if (value < 0 || model.ObjectSize(sample) <= 0) return std::nullopt;
     model.total_.Add(model.Row(sample));
   }
   model.unseen_weight_ = model.total_.samples > 0 ? model.total_.value / model.total_.samples
@@ -76,7 +130,7 @@ SamplingModel::SamplingModel(const Profile& profile, int sample_index)
 SampledValue SamplingModel::Row(const Sample& sample) const {
   SampledValue row;
   if (static_cast<size_t>(index_) >= sample.values.size() || sample.values[index_] <= 0) return row;
-  double size = static_cast<double>(profile_->NumLabel(sample, "bytes"));
+  double size = ObjectSize(sample);
   if (size <= 0) return row;
   double p = -std::expm1(-size / period_);  // chance that V8 samples one such object
   double weight = space_ ? size / p : 1.0 / p;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heapprof/core/call_tree.h"
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/flamegraph_assets.h"
 #include "heapprof/core/flamegraph_page.h"
 #include "heapprof/core/text.h"
@@ -65,14 +66,21 @@ std::string Fill(std::string_view tmpl, const std::vector<std::pair<std::string_
 
 nlohmann::json TreeJson(const CallTree& tree) {
   nlohmann::json files = nlohmann::json::array();
+  nlohmann::json file_labels = nlohmann::json::array();  // how the page prints each file
   std::unordered_map<std::string_view, size_t> file_index;
   nlohmann::json names = nlohmann::json::array();
   nlohmann::json file_of = nlohmann::json::array();
   nlohmann::json lines = nlohmann::json::array();
+  std::vector<std::string_view> all_files;
+  for (const TreeFunction& fn : tree.functions) all_files.push_back(fn.filename);
+  const FileLabels labels = FileLabels::Of(all_files);
   for (const TreeFunction& fn : tree.functions) {
     auto [it, inserted] = file_index.try_emplace(fn.filename, files.size());
-    if (inserted) files.push_back(fn.filename);
-    names.push_back(fn.name);
+    if (inserted) {
+      files.push_back(fn.filename);
+      file_labels.push_back(labels.Label(fn.filename));
+    }
+    names.push_back(labels.FunctionName(fn.name, fn.filename));
     file_of.push_back(it->second);
     lines.push_back(fn.line);
   }
@@ -97,7 +105,8 @@ nlohmann::json TreeJson(const CallTree& tree) {
     for (double v : tree.variance[c]) column.push_back(std::llround(v));
     variance.push_back(std::move(column));
   }
-  return {{"files", std::move(files)}, {"names", std::move(names)}, {"fileOf", std::move(file_of)},
+  return {{"files", std::move(files)}, {"fileLabels", std::move(file_labels)},
+          {"names", std::move(names)}, {"fileOf", std::move(file_of)},
           {"lines", std::move(lines)}, {"up", std::move(up)},         {"fn", std::move(node_fn)},
           {"self", std::move(self)},   {"variance", std::move(variance)}};
 }
@@ -118,6 +127,7 @@ Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& i
     data["initialType"] = info.initial_type;
     data["diff"] = info.diff;
     data["details"] = info.details;
+    data["warnings"] = info.warnings;
     std::string json = ScriptSafeJson(data);
     std::string title = EscapeMarkup(info.title);
     return Fill(kFlamegraphPageHtml, {{"title", title},
@@ -165,6 +175,14 @@ Result<std::string> RenderFlamegraphHtml(const Profile& profile, const Flamegrap
   }
   info.initial_type = static_cast<size_t>(initial);
   info.details = internal::ProfileDetails(profile);
+  for (int index : indexes) {
+    std::string few = TooFewSamples(profile, index);
+    info.warnings.push_back(few.empty() ? few
+                                        : few + fmt::format("; profile a longer window or sample more often "
+                                                            "(interval {}, try --interval {})",
+                                                            FormatInterval(profile.period),
+                                                            FormatInterval(CheckSampling(profile, index).suggested_interval)));
+  }
 
   internal::CallTreeBuilder builder(1, indexes.size());
   HEAPPROF_RETURN_IF_ERROR(builder.AddProfile(profile, 0, indexes));

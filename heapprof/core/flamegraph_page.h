@@ -24,6 +24,9 @@ struct PageInfo {
   // the new profile and colours the change.
   bool diff = false;
   std::vector<std::string> details;  // "key: value" lines shown under the title
+  // Per sample type, a warning shown above the graph and the table while that
+  // type is chosen ("" = none): too few samples to rank functions.
+  std::vector<std::string> warnings;
 };
 
 // "key: value" lines about a profile: window start, duration, comments.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/call_tree.h"
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
@@ -84,6 +85,9 @@ Result<std::string> RenderFlamegraphSvg(const Profile& profile, const Flamegraph
   internal::CallTree tree = builder.Take();
   std::vector<int64_t> total = tree.Totals(0);
   const std::vector<int64_t>& self = tree.self[0];
+  std::vector<std::string_view> files;
+  for (const internal::TreeFunction& fn : tree.functions) files.push_back(fn.filename);
+  const internal::FileLabels labels = internal::FileLabels::Of(files);
 
   // Children sorted widest first, as on the page.
   std::vector<std::vector<uint32_t>> children(tree.size());
@@ -142,10 +146,11 @@ Result<std::string> RenderFlamegraphSvg(const Profile& profile, const Flamegraph
   for (const Rect& r : rects) {
     const bool root = r.node == 0;
     const internal::TreeFunction* fn = root ? nullptr : &tree.functions[tree.function[r.node]];
-    std::string name = root ? "all" : fn->name;
+    std::string name = root ? "all" : labels.FunctionName(fn->name, fn->filename);
     std::string where;
     if (fn != nullptr && !fn->filename.empty()) {
-      where = fn->line > 0 ? fmt::format("{}:{}", fn->filename, fn->line) : fn->filename;
+      std::string file = labels.Label(fn->filename);
+      where = fn->line > 0 ? fmt::format("{}:{}", file, fn->line) : file;
     }
     int y = kTop + (max_depth - r.depth) * kRow;
     std::string tip = fmt::format("{}{}\ntotal {} ({})\nself {} ({})", name, where.empty() ? "" : " (" + where + ")",

@@ -133,10 +133,13 @@ std::string FormatOutcomes(const RequestOutcomes& o, SourceMapProvider* maps) {
   if (failures.empty()) {
     out += "; no request failed";
   } else {
-    out += fmt::format("; failed: {} ({})", o.failed(), Percent(o.failed(), o.requests()));
+    out += fmt::format("; failed: {} request{} ({})", o.failed(), o.failed() == 1 ? "" : "s",
+                       Percent(o.failed(), o.requests()));
     for (size_t i = 0; i < failures.size(); ++i) out += (i == 0 ? " — " : ", ") + failures[i];
   }
-  if (o.console_errors() > 0) out += fmt::format("; console.error: {}", o.console_errors());
+  if (o.console_errors() > 0) {
+    out += fmt::format("; console.error calls: {}", o.console_errors());
+  }
   out += "\n";
   if (!o.errors().empty()) {
     out += o.distinct_errors() > o.errors().size()

@@ -1,5 +1,6 @@
 // Profile queries for assertions: pattern-selected totals, heaviest stacks,
 // retained bytes. Each sample is counted once however many frames match.
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
 #include "heapprof/query.h"
 
@@ -52,15 +53,15 @@ bool PassesThrough(const Profile& p, const Sample& s, const FrameMatcher& m) {
   return std::any_of(s.locations.begin(), s.locations.end(), [&](LocationId id) { return m.Matches(p, id); });
 }
 
-std::string FrameText(const Profile& p, LocationId id) {
+std::string FrameText(const Profile& p, const internal::FileLabels& labels, LocationId id) {
   const Location& loc = p.location(id);
   if (loc.lines.empty()) return fmt::format("0x{:x}", loc.address);
   const Function& f = p.function(loc.lines.front().function);
-  std::string name(p.str(f.name));
+  std::string name = labels.FunctionName(p.str(f.name), p.str(f.filename));
   if (name.empty()) name = "(anonymous)";
   // Anonymous functions already carry their position in the name.
   if (p.str(f.filename).empty() || name.starts_with("(anonymous ")) return name;
-  return fmt::format("{} ({}:{})", name, internal::FileLabel(p.str(f.filename)), f.start_line);
+  return fmt::format("{} ({}:{})", name, labels.Label(p.str(f.filename)), f.start_line);
 }
 
 }  // namespace
@@ -154,13 +155,14 @@ std::string FormatStacks(const Profile& profile, const std::vector<StackTotal>& 
     width = std::max(width, values.back().size());
   }
   std::string out;
+  const internal::FileLabels labels = internal::FileLabels::Of(profile);
   for (size_t i = 0; i < stacks.size(); ++i) {
     out += fmt::format("  {:>{}}  ", values[i], width);
     const auto& locs = stacks[i].locations;
     if (locs.empty()) out += "(no stack)";
     for (size_t j = 0; j < locs.size() && j < max_frames; ++j) {
       if (j > 0) out += " <- ";
-      out += TerminalSafe(FrameText(profile, locs[j]));
+      out += TerminalSafe(FrameText(profile, labels, locs[j]));
     }
     if (locs.size() > max_frames) out += fmt::format(" <- ... ({} more)", locs.size() - max_frames);
     out += '\n';

@@ -1,5 +1,6 @@
 // Per-function totals and the `top` table: what `pprof -top` shows, computed
 // from the Profile model so no pprof is needed to read a profile.
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
 #include "heapprof/report.h"
 #include "heapprof/terminal_text.h"
@@ -34,13 +35,6 @@ std::string Percent(int64_t value, int64_t total) {
 // Above this many points of sampling error a share cannot rank functions.
 constexpr double kRankablePoints = 10;
 
-// "64KiB": how a user types a sampling interval.
-std::string FormatInterval(int64_t bytes) {
-  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return fmt::format("{}MiB", bytes >> 20);
-  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{}KiB", bytes >> 10);
-  return fmt::format("{}B", bytes);
-}
-
 // The legend of the ± column, or the warning that a sample type has too few
 // samples for its shares to mean much.
 std::string SamplingNote(std::string_view sample_type, const SampledValue& total, int64_t period,
@@ -59,7 +53,12 @@ std::string SamplingNote(std::string_view sample_type, const SampledValue& total
 
 }  // namespace
 
-std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_index, bool sort_by_cum) {
+bool IsUserCodeFile(std::string_view filename) {
+  return !filename.empty() && !filename.starts_with("heapprof:") && !filename.starts_with("node:") &&
+         !filename.starts_with("internal/");
+}
+
+std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_index, bool sort_by_cum, FrameView view) {
   std::map<FunctionKey, FunctionTotal> totals;
   auto entry = [&](const FunctionKey& key) -> FunctionTotal& {
     auto [it, inserted] = totals.try_emplace(key);
@@ -74,6 +73,7 @@ std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_ind
 
   std::optional<SamplingModel> model = SamplingModel::For(profile, sample_index);
   std::set<FunctionKey> seen;
+  std::vector<FunctionKey> frames;  // one sample's stack, leaf first, inlined lines expanded
   for (const Sample& sample : profile.samples) {
     if (static_cast<size_t>(sample_index) >= sample.values.size()) continue;
     int64_t value = sample.values[sample_index];
@@ -88,23 +88,34 @@ std::vector<FunctionTotal> FunctionTotals(const Profile& profile, int sample_ind
       t.cum_sampling.Add(sampling);
       continue;
     }
-    seen.clear();
-    bool leaf = true;
+    frames.clear();
     for (LocationId id : sample.locations) {
       const Location& loc = profile.location(id);
       size_t lines = std::max<size_t>(loc.lines.size(), 1);
-      for (size_t i = 0; i < lines; ++i) {
-        FunctionKey key = KeyOf(profile, loc, i);
-        FunctionTotal& t = entry(key);
-        if (leaf) {
-          t.flat += value;  // the innermost line of the leaf location allocated
-          t.flat_sampling.Add(sampling);
-          leaf = false;
+      for (size_t i = 0; i < lines; ++i) frames.push_back(KeyOf(profile, loc, i));
+    }
+    size_t leaf = 0;
+    if (view == FrameView::kUserCode) {
+      auto first = [&](auto&& pred) {
+        for (size_t i = 0; i < frames.size(); ++i) {
+          if (pred(std::get<1>(frames[i]))) return i;
         }
-        if (seen.insert(key).second) {  // recursion counts once
-          t.cum += value;
-          t.cum_sampling.Add(sampling);
-        }
+        return frames.size();
+      };
+      leaf = first([](const std::string& file) { return IsUserCodeFile(file); });
+      if (leaf == frames.size()) leaf = first([](const std::string& file) { return !file.empty(); });
+      if (leaf == frames.size()) leaf = 0;
+    }
+    seen.clear();
+    for (size_t i = leaf; i < frames.size(); ++i) {
+      FunctionTotal& t = entry(frames[i]);
+      if (i == leaf) {
+        t.flat += value;  // the innermost line of the leaf location allocated
+        t.flat_sampling.Add(sampling);
+      }
+      if (seen.insert(frames[i]).second) {  // recursion counts once
+        t.cum += value;
+        t.cum_sampling.Add(sampling);
       }
     }
   }
@@ -186,8 +197,9 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
   }
   std::string_view type = profile.str(profile.sample_types[index].type);
   std::string_view unit = profile.str(profile.sample_types[index].unit);
-  std::vector<FunctionTotal> totals = FunctionTotals(profile, index, options.sort_by_cum);
+  std::vector<FunctionTotal> totals = FunctionTotals(profile, index, options.sort_by_cum, options.view);
   int64_t total = profile.Total(index);
+  const internal::FileLabels labels = internal::FileLabels::Of(profile);
   size_t rows = std::min(options.rows, totals.size());
   std::optional<SamplingModel> model = SamplingModel::For(profile, index);
 
@@ -199,9 +211,13 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
                           FormatValue(static_cast<int64_t>(std::llround(range.HalfWidth(all.value))), unit),
                           all.samples, all.samples == 1 ? "" : "s");
   }
-  std::string out = fmt::format("{}: total {}{}, {} function{}; top {} by {}\n", type, FormatValue(total, unit),
+  std::string out = fmt::format("{}: total {}{}, {} function{}; top {} by {}{}\n", type, FormatValue(total, unit),
                                 sampled, totals.size(), totals.size() == 1 ? "" : "s", rows,
-                                options.sort_by_cum ? "cumulative" : "flat");
+                                options.sort_by_cum ? "cumulative" : "flat",
+                                options.view == FrameView::kUserCode ? " (your code)" : "");
+  if (options.view == FrameView::kUserCode) {
+    out += "  (--user-code: built-ins and heapprof:runtime frames are charged to their nearest user-code caller)\n";
+  }
   if (rows == 0) return out;
 
   // A share and, when the profile says how it was sampled, its 95 % error in points.
@@ -234,15 +250,118 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
     running += t.flat;
     std::string where;
     if (!t.filename.empty()) {
-      where = t.start_line > 0 ? fmt::format("  {}:{}", internal::FileLabel(t.filename), t.start_line)
-                               : "  " + std::string(internal::FileLabel(t.filename));
+      where = t.start_line > 0 ? fmt::format("  {}:{}", labels.Label(t.filename), t.start_line)
+                               : "  " + labels.Label(t.filename);
     }
     out += fmt::format("  {:>{}}  {:>{}}  {:>6}  {:>{}}  {:>{}}  {}{}\n", flat[i], flat_width, flat_share[i],
                        flat_share_width, Percent(running, total), cum[i], cum_width, cum_share[i], cum_share_width,
-                       TerminalSafe(t.name), TerminalSafe(where));
+                       TerminalSafe(labels.FunctionName(t.name, t.filename)), TerminalSafe(where));
   }
-  if (model) out += SamplingNote(type, model->total(), profile.period, widest);
+  if (model) {
+    out += SamplingNote(type, model->total(), profile.period, widest);
+  } else {
+    out += fmt::format("  (no sampling error: {})\n", SamplingModel::Unavailable(profile, index));
+  }
   return out;
+}
+
+std::string FormatInterval(int64_t bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return fmt::format("{}MiB", bytes >> 20);
+  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{}KiB", bytes >> 10);
+  return fmt::format("{}B", bytes);
+}
+
+SamplingCheck CheckSampling(const Profile& profile, int index, size_t rows) {
+  SamplingCheck check;
+  std::optional<SamplingModel> model = SamplingModel::For(profile, index);
+  int64_t total = index >= 0 && static_cast<size_t>(index) < profile.sample_types.size() ? profile.Total(index) : 0;
+  if (!model || total <= 0) return check;
+  check.sampled = true;
+  check.samples = model->total().samples;
+  std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+  for (size_t i = 0; i < std::min(rows, totals.size()); ++i) {
+    for (auto [value, sampling] : {std::pair{totals[i].flat, totals[i].flat_sampling},
+                                   std::pair{totals[i].cum, totals[i].cum_sampling}}) {
+      double r = static_cast<double>(value) / static_cast<double>(total);
+      check.widest_points =
+          std::max(check.widest_points, 100 * ShareInterval(sampling, model->total()).HalfWidth(r));
+    }
+  }
+  check.enough = check.widest_points <= kRankablePoints;
+  check.suggested_interval = IntervalForSamples(static_cast<double>(profile.period) * check.samples, 400, 1024,
+                                                std::max<int64_t>(1024, profile.period / 2));
+  return check;
+}
+
+std::string TooFewSamples(const Profile& profile, int index, size_t rows) {
+  SamplingCheck check = CheckSampling(profile, index, rows);
+  if (check.enough) return "";
+  int64_t n = std::llround(check.samples);
+  return fmt::format("{}: {} sample{}; shares are ±{:.0f} points, too few to rank functions",
+                     profile.str(profile.sample_types[index].type), n, n == 1 ? "" : "s", check.widest_points);
+}
+
+std::string WhyNoSamplingError(const Profile& profile, int sample_index) {
+  return SamplingModel::Unavailable(profile, sample_index);
+}
+
+std::string FormatSummaryLine(const Profile& profile, int index, const SummaryOptions& options) {
+  if (index < 0 || static_cast<size_t>(index) >= profile.sample_types.size()) return "";
+  std::vector<FunctionTotal> mine = FunctionTotals(profile, index, false, FrameView::kUserCode);
+  int64_t total = profile.Total(index);
+  if (mine.empty() || total <= 0 || mine[0].flat <= 0) return "";
+  const internal::FileLabels labels = internal::FileLabels::Of(profile);
+  std::optional<SamplingModel> model = SamplingModel::For(profile, index);
+  std::string_view type = profile.str(profile.sample_types[index].type);
+  std::string_view unit = profile.str(profile.sample_types[index].unit);
+  const bool inuse = type.starts_with("inuse") || type == "objects" || type == "space";
+  const char* verb = inuse ? "holds" : "allocated";
+
+  double widest = 0;
+  auto share = [&](const FunctionTotal& t) {
+    std::string text = Percent(t.flat, total);
+    if (!model) return text;
+    double r = static_cast<double>(t.flat) / static_cast<double>(total);
+    double half = 100 * ShareInterval(t.flat_sampling, model->total()).HalfWidth(r);
+    widest = std::max(widest, half);
+    return fmt::format("{} ±{:.1f}", text, half);
+  };
+  auto named = [&](const FunctionTotal& t) {
+    std::string name = labels.FunctionName(t.name, t.filename);
+    if (t.filename.empty()) return name;
+    return t.start_line > 0 ? fmt::format("{} ({}:{})", name, labels.Label(t.filename), t.start_line)
+                            : fmt::format("{} ({})", name, labels.Label(t.filename));
+  };
+  const FunctionTotal& top = mine[0];
+  std::string line;
+  if (IsUserCodeFile(top.filename)) {
+    line = fmt::format("{} {} {} of {} ({})", named(top), verb, share(top), FormatValue(total, unit), type);
+    // What of it V8's built-ins and the runtime allocated on its behalf.
+    int64_t own = 0;
+    for (const FunctionTotal& t : FunctionTotals(profile, index)) {
+      if (t.name == top.name && t.filename == top.filename && t.start_line == top.start_line) own = t.flat;
+    }
+    if (top.flat > own && top.flat > 0) {
+      line += fmt::format(", {} of that through the built-ins and runtime functions it calls",
+                          Percent(top.flat - own, top.flat));
+    }
+  } else {
+    line = fmt::format("heapprof's runtime itself {} the most, outside any user-code frame: {} {} of {} ({})",
+                       verb, named(top), share(top), FormatValue(total, unit), type);
+    if (options.requests > 0) {
+      line += fmt::format(", about {}{} per request", FormatValue(top.flat / options.requests, unit),
+                          unit == "bytes" ? "" : " objects");
+    }
+    for (const FunctionTotal& t : mine) {
+      if (!IsUserCodeFile(t.filename) || t.flat <= 0) continue;
+      line += fmt::format("; the top user function: {} {}", named(t), share(t));
+      break;
+    }
+  }
+  if (widest > kRankablePoints) {
+    line += fmt::format(" (shares are ±{:.0f} points: too few samples to be sure)", widest);
+  }
+  return TerminalSafe(line) + ".";
 }
 
 }  // namespace heapprof

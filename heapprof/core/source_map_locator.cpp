@@ -1,6 +1,7 @@
 #include "heapprof/source_map_locator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
@@ -129,9 +130,27 @@ std::string ScriptPath(std::string_view script_name) {
   return std::string(script_name);
 }
 
+namespace {
+
+// A script named relative to the worker's main module ("worker.js",
+// "lib/util.js", as workerd names modules and the embedded runtime too) is
+// the file of that name in the first of the search's roots that has it: the
+// worker's folder comes first.
+std::string ResolveScript(std::string_view script_name, const SourceMapSearch& search) {
+  if (!script_name.empty() && script_name.front() != '/' && internal::UrlScheme(script_name).empty()) {
+    for (const std::string& root : search.roots) {
+      std::string candidate = (std::filesystem::path(root) / std::string(script_name)).lexically_normal().string();
+      if (IsFile(candidate)) return candidate;
+    }
+  }
+  return ScriptPath(script_name);
+}
+
+}  // namespace
+
 Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, const SourceMapSearch& search) {
   using Found = std::optional<LocatedMap>;
-  const std::string script = ScriptPath(script_name);
+  const std::string script = ResolveScript(script_name, search);
   std::string_view base = internal::BaseName(script.empty() ? script_name : std::string_view(script));
 
   const std::vector<std::filesystem::path> trees = AllowedTrees(search);
@@ -193,6 +212,12 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
   return Found();
 }
 
+std::optional<double> FileSourceMapProvider::MapOlderThanScript(std::string_view script) {
+  auto it = older_by_.find(std::string(script));
+  if (it == older_by_.end()) return std::nullopt;
+  return it->second;
+}
+
 FileSourceMapProvider::FileSourceMapProvider(SourceMapSearch search) : search_(std::move(search)) {}
 FileSourceMapProvider::~FileSourceMapProvider() = default;
 
@@ -208,6 +233,17 @@ Result<const SourceMap*> FileSourceMapProvider::MapFor(std::string_view script) 
   if (!located.ok()) return remember(located.status());
   if (!located.value()) return remember(static_cast<const SourceMap*>(nullptr));
   LocatedMap& m = *located.value();
+  // A map file older than its script: written by an earlier build.
+  if (const std::string path = ResolveScript(script, search_); m.location != path && !path.empty()) {
+    std::error_code e1, e2;
+    auto script_time = std::filesystem::last_write_time(path, e1);
+    auto map_time = std::filesystem::last_write_time(m.location, e2);
+    // A build writes the map and the script moments apart, in either order:
+    // only a map older by more than a few seconds is from another build.
+    if (!e1 && !e2 && script_time - map_time > std::chrono::seconds(5)) {
+      older_by_[key] = std::chrono::duration<double>(script_time - map_time).count();
+    }
+  }
 
   // Inline maps are keyed by their script; map files by path, so scripts
   // sharing one map parse it once.

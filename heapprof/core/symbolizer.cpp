@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,7 +28,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 struct ScriptState {
   std::string name;
   const SourceMap* map = nullptr;
-  size_t outside = 0;  // frames the map has nothing for
+  size_t outside = 0;  // frames the map should have covered but has nothing for
+  std::set<std::string> generated;  // names of the frames in code the map never described
   std::vector<uint32_t> source_ids;
   std::vector<uint32_t> name_ids;
 };
@@ -152,7 +154,18 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
             ++result.mapped;
           } else {
             ++result.outside_map;
-            ++st.outside;
+            // A map should cover every line it reaches: a frame past its last
+            // line, or any unmapped frame when the map is older than its
+            // script, says the map is of another build. An unmapped line the
+            // map reaches is code the compiler wrote (esbuild's __spreadValues,
+            // tsc's __awaiter and the state machines it wraps bodies in).
+            const bool past_end = gen_line > static_cast<int64_t>(st.map->generated_lines());
+            if (gen_line > 0 && !past_end && !provider.MapOlderThanScript(st.name)) {
+              ++result.generated;
+              if (st.generated.size() < 8) st.generated.insert(std::string(profile.str(f.name)));
+            } else {
+              ++st.outside;
+            }
           }
         }
       }
@@ -171,11 +184,20 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   result.scripts = scripts.size();
   std::sort(scripts.begin(), scripts.end(),
             [](const ScriptState& a, const ScriptState& b) { return a.name < b.name; });
-  for (const ScriptState& st : scripts) {
+  std::set<std::string> helpers;
+  for (ScriptState& st : scripts) {
     if (st.map) ++result.scripts_with_map;
-    if (st.outside) {
+    helpers.merge(st.generated);
+    if (st.outside == 0) continue;
+    if (std::optional<double> older = provider.MapOlderThanScript(st.name)) {
       result.warnings.push_back(fmt::format(
-          "{}: {} frame(s) fall outside its source map (is the map stale?); left unmapped", st.name, st.outside));
+          "{}: its source map is {:.0f} s older than the script (was the script rebuilt without its map?); {} "
+          "frame(s) the map has no position for left unmapped",
+          st.name, *older, st.outside));
+    } else {
+      result.warnings.push_back(fmt::format(
+          "{}: {} frame(s) fall past the last line its source map covers (is the map stale?); left unmapped",
+          st.name, st.outside));
     }
   }
 
@@ -188,7 +210,14 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   });
   std::string summary = fmt::format("{}{} of {} script frames mapped", summary_prefix, result.mapped, result.frames);
   if (result.without_map) summary += fmt::format("; {} without a map", result.without_map);
-  if (result.outside_map) summary += fmt::format("; {} outside their map", result.outside_map);
+  if (result.outside_map > result.generated) {
+    summary += fmt::format("; {} outside their map", result.outside_map - result.generated);
+  }
+  if (result.generated) {
+    std::string names;
+    for (const std::string& n : helpers) names += (names.empty() ? "" : ", ") + (n.empty() ? "(anonymous)" : n);
+    summary += fmt::format("; {} in generated code no map describes ({})", result.generated, names);
+  }
   profile.comments.push_back(intern(summary));
   for (size_t i = 0; i < result.warnings.size() && i < kMaxWarningComments; ++i) {
     profile.comments.push_back(intern(warning_prefix + result.warnings[i]));

@@ -16,10 +16,28 @@
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
 #include "heapprof/pprof.h"
+#include "heapprof/report.h"
 #include "heapprof/units.h"
 
 namespace heapprof {
 namespace {
+
+// A header value in ASCII: "±" becomes "+/-", other bytes outside printable ASCII '?'.
+std::string HeaderSafe(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xB1) {
+      out += "+/-";
+      ++i;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else if (c < 0x80 || (c & 0xC0) != 0x80) {
+      out += '?';
+    }
+  }
+  return out;
+}
 
 namespace fs = std::filesystem;
 using internal::EscapeMarkup;
@@ -501,6 +519,22 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
   }
   if (!profile.ok()) return ErrorResponse(profile.status());
 
+  // A window with too few samples says so in the profile (its comments, which
+  // the flamegraph page lists and `go tool pprof -comments` prints) and in a
+  // header, as heapprof run's tables do; the page warns above the graph too.
+  std::string warning;
+  for (const char* type : {"inuse_space", "alloc_space"}) {
+    int index = profile->FindSampleType(type);
+    if (index < 0) continue;
+    std::string few = TooFewSamples(profile.value(), index);
+    if (few.empty()) continue;
+    few += fmt::format("; scrape a longer window (seconds=) or serve with --interval {} (this window: {})",
+                       FormatInterval(CheckSampling(profile.value(), index).suggested_interval),
+                       FormatInterval(profile->period));
+    profile->comments.push_back(profile->AddString("sampling_warning: " + few));
+    if (warning.empty()) warning = few;
+  }
+
   // Build and encode here, on the endpoint's thread, never on the isolate's.
   if (kind == "flamegraph") {
     FlamegraphOptions fo;
@@ -510,6 +544,7 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
     if (!html.ok()) return ErrorResponse(html.status());
     HttpResponse r;
     r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
+    if (!warning.empty()) r.headers.emplace_back("X-Heapprof-Warning", HeaderSafe(warning));
     r.body = std::move(html.value());
     return r;
   }
@@ -528,6 +563,7 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
   if (std::string end = profile->CommentValue("window_end"); !end.empty()) {
     r.headers.emplace_back("X-Heapprof-Window-End", end);
   }
+  if (!warning.empty()) r.headers.emplace_back("X-Heapprof-Warning", HeaderSafe(warning));
   r.body = std::move(gz.value());
   return r;
 }

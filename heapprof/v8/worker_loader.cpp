@@ -31,6 +31,17 @@ std::string Canonical(const std::string& path) {
   return ec ? path : p.string();
 }
 
+// The name a script goes by in V8 (stack traces, Error.stack, profile frames):
+// its path relative to the main module's folder, as workerd names modules by
+// their config names, so no absolute path of the user's machine reaches a
+// response; heapprof's source-map search resolves such names against the
+// worker's folder.
+std::string ScriptName(const WorkerRuntime::State* state, const std::string& path) {
+  if (state->module_root.empty() || !fs::path(path).is_absolute()) return path;
+  std::string relative = fs::path(path).lexically_relative(state->module_root).string();
+  return relative.empty() ? path : relative;
+}
+
 v8::MaybeLocal<v8::Module> CompileModule(v8::Isolate* isolate, std::string_view source, const std::string& name) {
   v8::ScriptOrigin origin(isolate, NewString(isolate, name), 0, 0, false, -1, v8::Local<v8::Value>(), false,
                           false, /*is_module=*/true);
@@ -158,7 +169,7 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
     return {};
   }
   v8::Local<v8::Module> module;
-  if (!CompileModule(isolate, source.value(), path).ToLocal(&module)) return {};  // SyntaxError pending
+  if (!CompileModule(isolate, source.value(), ScriptName(state, path)).ToLocal(&module)) return {};  // SyntaxError pending
   state->modules.emplace_back(path, v8::Global<v8::Module>(isolate, module));
   return module;
 }
@@ -268,7 +279,9 @@ Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path) {
   v8::TryCatch try_catch(isolate);
   const std::string filename = Canonical(path);
   v8::Local<v8::Module> module;
-  if (!CompileModule(isolate, source.value(), filename).ToLocal(&module)) return ScriptFailure(state, try_catch, what);
+  if (!CompileModule(isolate, source.value(), ScriptName(state, filename)).ToLocal(&module)) {
+    return ScriptFailure(state, try_catch, what);
+  }
   state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
   HEAPPROF_RETURN_IF_ERROR(Instantiate(state, context, module, try_catch, what));
   HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
@@ -290,7 +303,9 @@ Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path) {
 
 Status WorkerRuntime::LoadFile(const std::string& path) {
   HEAPPROF_ASSIGN_OR_RETURN(std::string source, ReadFileBytes(path));
-  return Load(source, Canonical(path));
+  const std::string canonical = Canonical(path);
+  if (state_->kind == WorkerKind::kNotLoaded) state_->module_root = fs::path(canonical).parent_path().string();
+  return Load(source, canonical);
 }
 
 Status WorkerRuntime::Load(std::string_view source, const std::string& filename) {
@@ -309,10 +324,11 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   const std::string what = "loading " + filename;
 
   v8::Local<v8::Module> module;
-  if (!CompileModule(isolate, source, filename).ToLocal(&module)) {
+  const std::string name = ScriptName(state, filename);
+  if (!CompileModule(isolate, source, name).ToLocal(&module)) {
     // Not valid as a module; maybe a sloppy-mode classic script.
     v8::TryCatch script_try(isolate);
-    v8::ScriptOrigin origin(isolate, NewString(isolate, filename));
+    v8::ScriptOrigin origin(isolate, NewString(isolate, name));
     v8::Local<v8::Script> script;
     if (!v8::Script::Compile(context, NewString(isolate, source), &origin).ToLocal(&script)) {
       return internal::ScriptFailure(state, try_catch, what);
@@ -338,7 +354,7 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   if (module->GetModuleRequests()->Length() == 0 && exports->Length() == 0) {
     // No import, no export: a classic script (globals, addEventListener).
     state->modules.clear();
-    v8::ScriptOrigin origin(isolate, NewString(isolate, filename));
+    v8::ScriptOrigin origin(isolate, NewString(isolate, name));
     v8::Local<v8::Script> script;
     v8::Local<v8::Value> ignored;
     if (!v8::Script::Compile(context, NewString(isolate, source), &origin).ToLocal(&script) ||

@@ -33,6 +33,10 @@ struct WorkerRuntime::State {
   // The built-in modules imported so far (node:*, cloudflare:workers): each
   // synthetic module and the prelude's object of its exports.
   std::vector<std::pair<v8::Global<v8::Module>, v8::Global<v8::Object>>> builtin_modules;
+  // The folder of the main module loaded from a file: scripts are named
+  // relative to it in stacks, Error.stack and profiles ("worker.js",
+  // "lib/util.js"), as workerd names a worker's modules; "" = as given.
+  std::string module_root;
   // The request Dispatch is turning into a JavaScript Request: the prelude's
   // makeRequest() reads it through natives.requestParts(), so the strings are
   // allocated under a runtime JavaScript frame, not a bare (V8 API) one.

@@ -16,6 +16,10 @@ struct FunctionDelta {
   std::string name;
   std::string filename;
   int64_t start_line = 0;
+  // How the diff's table names the function and its file: the shortest
+  // suffix of the file unique within both profiles (`@trpc/server/dist/index.js`).
+  std::string display_name;
+  std::string file_label;
   int64_t base_flat = 0;
   int64_t new_flat = 0;
   int64_t base_cum = 0;

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "heapprof/profile.h"
 
@@ -32,13 +34,19 @@ struct Interval {
 };
 
 // The sampling model of one sample type of one profile: recovers each row's
-// raw sample count from its value, its object size (numeric label "bytes")
-// and the profile's period.
+// raw sample count from its value, its object size and the profile's
+// period. The object size is the row's numeric label "bytes" (heapprof's own
+// profiles) or, for a profile without it (@datadog/pprof's heap profiles:
+// one row per V8 allocation entry), the row's space divided by its objects,
+// from the pair of sample types "X_objects"/"X_space" or "objects"/"space".
 class SamplingModel {
  public:
   // Empty when the profile cannot say how it was sampled: no period, a unit
   // other than bytes or count, or a nonzero row without an object size.
   static std::optional<SamplingModel> For(const Profile& profile, int sample_index);
+  // Why For is empty, in a few words ("the profile has no sampling period");
+  // "" when it is not.
+  static std::string Unavailable(const Profile& profile, int sample_index);
 
   // What one row contributes (all zero for a row whose value is zero).
   SampledValue Row(const Sample& sample) const;
@@ -51,8 +59,17 @@ class SamplingModel {
  private:
   SamplingModel(const Profile& profile, int sample_index);
 
+  // The object size of a row: its "bytes" label, else space / objects of the
+  // sample type pair; 0 when it has neither.
+  double ObjectSize(const Sample& sample) const;
+  // The objects and space sample types of `sample_index`'s pair, or -1.
+  static std::pair<int, int> SizePair(const Profile& profile, int sample_index);
+  static std::string Check(const Profile& profile, int sample_index);
+
   const Profile* profile_ = nullptr;
   int index_ = 0;
+  int objects_index_ = -1;  // the pair giving object sizes when rows carry no "bytes" label
+  int space_index_ = -1;
   bool space_ = false;
   double period_ = 0;
   SampledValue total_;

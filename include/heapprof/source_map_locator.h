@@ -66,6 +66,11 @@ class SourceMapProvider {
   // nullptr when the script has no map; an error (the reason a warning
   // gives) when its map exists but is unusable. Stable for the provider's life.
   virtual Result<const SourceMap*> MapFor(std::string_view script) = 0;
+  // How many seconds the script's map file is older than the script (after
+  // MapFor found it), when both are files: a bundle rebuilt without its map.
+  // nullopt when unknown, for an inline map, or when the map is not older by
+  // more than 5 s (a build writes the two moments apart).
+  virtual std::optional<double> MapOlderThanScript(std::string_view /*script*/) { return std::nullopt; }
 };
 
 // Finds maps on disk with LocateSourceMap; parses each script's map once
@@ -75,6 +80,7 @@ class FileSourceMapProvider final : public SourceMapProvider {
   explicit FileSourceMapProvider(SourceMapSearch search = {});
   ~FileSourceMapProvider() override;
   Result<const SourceMap*> MapFor(std::string_view script) override;
+  std::optional<double> MapOlderThanScript(std::string_view script) override;
   // How many times a map was parsed so far (each map at most once).
   size_t maps_parsed() const { return parses_; }
 
@@ -84,6 +90,7 @@ class FileSourceMapProvider final : public SourceMapProvider {
   std::vector<std::unique_ptr<SourceMap>> maps_;
   std::unordered_map<std::string, Result<const SourceMap*>> by_script_;
   std::unordered_map<std::string, Result<const SourceMap*>> by_location_;
+  std::unordered_map<std::string, double> older_by_;  // script -> seconds its map file is older
 };
 
 }  // namespace heapprof

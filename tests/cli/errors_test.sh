@@ -36,7 +36,7 @@ expect_exit 1 throws -- "$heapprof" run throws.js -n 300 -o throws.pb.gz
 expect_in throws.err "100 % of 300 requests failed (300 threw), above the limit of 50 % (--max-failures)"
 expect_in throws.err "first error: RangeError: no tenant for https://"
 expect_in throws.err "the profile is written all the same"
-expect_in throws.out "Requests: 300; responses by status: none; failed: 300 (100 %)"
+expect_in throws.out "Requests: 300; responses by status: none; failed: 300 requests (100 %)"
 expect_in throws.out "at checkTenant ("
 [ -s throws.pb.gz ] || fail "throws: no profile written"
 rm -f throws.pb.gz
@@ -53,8 +53,8 @@ printf 'let n = 0;
 export default { async fetch() { n++; if (n %% 10 === 0) throw new Error("flaky backend"); if (n %% 25 === 0) console.error("slow"); return new Response("x", { status: n %% 20 === 1 ? 503 : 200 }); } };
 ' >occasional.js
 expect_exit 0 occasional -- "$heapprof" run occasional.js -n 300 -o occasional.pb.gz
-expect_in occasional.out "Requests: 300; responses by status: 200 x255, 503 x15; failed: 45 (15 %)"
-expect_in occasional.out "30 rejected, 15 answered 5xx; console.error: 6"
+expect_in occasional.out "Requests: 300; responses by status: 200 x255, 503 x15; failed: 45 requests (15 %)"
+expect_in occasional.out "30 rejected, 15 answered 5xx; console.error calls: 6"
 expect_in occasional.out "rejected x30 (first at request #10): the handler's promise was rejected: Error: flaky backend"
 [ -s occasional.pb.gz ] || fail "occasional: no profile written"
 rm -f occasional.pb.gz
@@ -68,7 +68,7 @@ printf 'let n = 0;
 export default { fetch() { const broken = ++n %% 10 === 0; return new Response(new ReadableStream({ pull(c) { if (broken) throw new Error("upstream reset"); c.enqueue(new TextEncoder().encode("ok")); c.close(); } })); } };
 ' >stream-errors.js
 expect_exit 0 stream-errors -- "$heapprof" run stream-errors.js -n 300 -o stream-errors.pb.gz
-expect_in stream-errors.out "Requests: 300; responses by status: 200 x270; failed: 30 (10 %)"
+expect_in stream-errors.out "Requests: 300; responses by status: 200 x270; failed: 30 requests (10 %)"
 expect_in stream-errors.out "x30 (first at request #10): Error: upstream reset"
 expect_in stream-errors.out "stream-errors.js:2:"
 rm -f stream-errors.pb.gz
@@ -78,7 +78,7 @@ printf 'let n = 0;
 export default { fetch() { if (++n %% 4 === 0) for (;;) {} return new Response("x"); } };
 ' >loops.js
 expect_exit 0 loops -- "$heapprof" run loops.js -n 12 --warmup 0 --request-timeout 50ms -o loops.pb.gz
-expect_in loops.out "failed: 3 (25 %)"
+expect_in loops.out "failed: 3 requests (25 %)"
 expect_in loops.out "timed out x3 (first at request #4): ran longer than the time limit of 50 ms and was terminated"
 [ -s loops.pb.gz ] || fail "loops: no profile written"
 rm -f loops.pb.gz

@@ -44,11 +44,13 @@ awk '
   -e 's/[0-9]+(\.[0-9]+)? (ms|s)\b/<time>/g' \
   -e 's/[0-9]+(\.[0-9]+)?%/<pct>/g' \
   -e 's/±[0-9]+(\.[0-9]+)?/±<pts>/g' \
+  -e 's/ \(shares are ±<pts> points: too few samples to be sure\)//' \
+  -e 's/, <pct> of that through the built-ins and runtime functions it calls//' \
   -e 's/from [0-9]+ samples?/from <n> samples/g' \
   -e 's/[0-9]+ functions; top [0-9]+ by/<n> functions; top <n> by/g' \
   -e 's/prometheus-leak.js:[0-9]+/prometheus-leak.js:<line>/g' \
   -e 's/ +/ /g' |
-  grep -vE '^(Rows without a file|their caller|runtime builds|\(anonymous\) without a file|heapprof:runtime|at the line of the package)' | cat -s >run.masked
+  grep -vE '^(Rows without a file|their caller|runtime builds|\(anonymous\) without a file|heapprof:runtime|at the line of the package|The answers below charge)' | cat -s >run.masked
 compare run.masked "$golden/run_prometheus_leak.txt"
 
 # Numbers, by tolerance.

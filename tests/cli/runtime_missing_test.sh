@@ -20,7 +20,7 @@ for use in 'new WebSocketPair()' "new WebSocket('wss://example.com/')" "new Even
   echo "export default { fetch() { $use; return new Response('served'); } };" >"$name.js"
   expect_exit 1 "$name" -- "$heapprof" run "$name.js" -n 3 --warmup 0 -o "$name.pb.gz" --top 0
   expect_in "$name.out" "Error: $name $say"
-  expect_in "$name.out" "failed: 3 (100 %)"
+  expect_in "$name.out" "failed: 3 requests (100 %)"
   if grep -q ReferenceError "$name.out"; then fail "$name: a ReferenceError in $name.out"; fi
 done
 

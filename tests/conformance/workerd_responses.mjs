@@ -59,7 +59,7 @@ for (const app of apps) app.port = await freePort();
 // The module is named after the app; its subrequests go to its handler.
 const configPath = writeWorkerdConfig(dir, {
   workers: apps.map(app => ({
-    name: app.name, script: app.bundle, moduleName: `${app.name}.js`, address: `127.0.0.1:${app.port}`,
+    name: app.name, script: app.bundle, moduleName: path.basename(app.bundle), address: `127.0.0.1:${app.port}`,
     proxy: true, outbound: app.handler,
   })),
   compatibilityDate, file: 'conformance.capnp',

@@ -54,7 +54,12 @@ TEST_CASE("a profile that cannot say how it was sampled has no sampling model") 
   CHECK_FALSE(SamplingModel::For(no_period, kInuseSpace));
   Profile no_sizes = p;
   for (Sample& s : no_sizes.samples) s.labels.clear();
+  // Without "bytes" labels the objects/space pair still gives each row's size...
+  CHECK(SamplingModel::For(no_sizes, kInuseSpace));
+  // ...but not without the pair.
+  no_sizes.sample_types[kInuseObjects].type = no_sizes.AddString("inuse_things");
   CHECK_FALSE(SamplingModel::For(no_sizes, kInuseSpace));
+  CHECK_THAT(SamplingModel::Unavailable(no_sizes, kInuseSpace), Catch::Contains("no object size"));
   CHECK_FALSE(SamplingModel::For(p, 7));
 }
 

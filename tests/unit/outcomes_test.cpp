@@ -48,8 +48,8 @@ TEST_CASE("outcomes count statuses and failures by kind") {
 
   OneMap maps;
   std::string report = FormatOutcomes(o, &maps);
-  CHECK_THAT(report, Catch::StartsWith("Requests: 12; responses by status: 200 x6, 404 x1, 503 x1; failed: 5 (42 %)"));
-  CHECK_THAT(report, Catch::Contains("2 threw, 1 rejected, 1 timed out, 1 answered 5xx; console.error: 1"));
+  CHECK_THAT(report, Catch::StartsWith("Requests: 12; responses by status: 200 x6, 404 x1, 503 x1; failed: 5 requests (42 %)"));
+  CHECK_THAT(report, Catch::Contains("2 threw, 1 rejected, 1 timed out, 1 answered 5xx; console.error calls: 1"));
   CHECK_THAT(report, Catch::Contains("threw x2 (first at request #9): TypeError: x is undefined\n"
                                      "        at f (src/app.ts:2:11)\n"));
   CHECK_THAT(report, Catch::Contains("rejected x1 (first at request #11): Error: session expired"));

@@ -49,6 +49,7 @@ struct AttachArgs {
   std::string output = "heapprof-attach.pb.gz";
   std::string flamegraph;
   int top = 10;
+  bool user_code = false;
   std::string sample_index;
   bool no_source_maps = false;
   std::vector<std::string> map_dirs;
@@ -399,6 +400,7 @@ int Attach(const AttachArgs& args) {
   report.roots = args.source_map_paths.empty() ? std::vector<std::string>{"."} : args.source_map_paths;
   report.interval_bytes = interval;
   report.top = static_cast<size_t>(args.top);
+  report.user_code = args.user_code;
   report.headline = fmt::format("Profiled {}{} through the DevTools protocol", options.target_name,
                                 runtime.empty() ? "" : " (" + runtime + ")");
   report.more_samples_hint = "Profile a longer window (--duration) while the target is busy";
@@ -461,6 +463,7 @@ void RegisterAttach(Commands& commands) {
   attach->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  attach->add_flag("--user-code", args->user_code, kUserCodeHelp);
   attach->add_option("--sample-index", args->sample_index,
                      "Print only this table: inuse_space, alloc_space, inuse_objects or alloc_objects");
   attach->add_flag("--no-source-maps", args->no_source_maps,

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "heapprof/file_io.h"
 #include "heapprof/flamegraph.h"
@@ -11,8 +10,6 @@
 #include "heapprof/terminal_text.h"
 
 namespace heapprof::cli {
-
-namespace fs = std::filesystem;
 
 void PrintTables(const Profile& profile, const TableOptions& options) {
   if (options.rows == 0) return;
@@ -37,8 +34,9 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
     TopOptions top;
     top.sample_index = index;
     top.rows = options.rows;
+    top.view = options.view;
     fmt::print("\n{}\n{}", options.title ? options.title(index) : std::string(), FormatTopTable(profile, top));
-    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
+    std::vector<FunctionTotal> totals = FunctionTotals(profile, index, false, options.view);
     for (size_t i = 0; i < std::min(options.rows, totals.size()); ++i) {
       builtins = builtins || totals[i].filename.empty();
       const std::string& file = totals[i].filename;
@@ -55,28 +53,22 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   if (runtime_frames) {
     fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL, streams).\n");
   }
+  if ((builtins || runtime_frames) && options.view == FrameView::kAll) {
+    fmt::print("The answers below charge those rows to their nearest user-code caller; --user-code prints the tables "
+               "that way.\n");
+  }
   if (library_frames) {
     fmt::print("heapprof:runtime-libraries/PACKAGE/... rows are npm packages the runtime bundles (streams, URLPattern),\n"
                "at the line of the package's own file; one- or two-letter names are as the package ships them, minified.\n");
   }
 }
 
-void PrintSummary(const Profile& profile, const std::vector<int>& indexes) {
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests) {
+  SummaryOptions options;
+  options.requests = requests;
   for (int index : indexes) {
-    std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
-    int64_t total = profile.Total(index);
-    if (totals.empty() || total <= 0 || totals[0].flat <= 0) continue;
-    const FunctionTotal& top = totals[0];
-    // A file's base name is enough; the runtime's scripts keep their whole
-    // name, which says which bundled package a frame belongs to.
-    std::string file = top.filename.rfind("heapprof:", 0) == 0 ? top.filename
-                                                                : fs::path(top.filename).filename().string();
-    std::string where = top.filename.empty() ? "" : fmt::format(" ({}:{})", file, top.start_line);
-    std::string_view unit = profile.str(profile.sample_types[index].unit);
-    const char* verb = index == kInuseSpace || index == kInuseObjects ? "holds" : "allocated";
-    fmt::print("{} {} {:.1f}% of {} ({}).\n", TerminalSafe(top.name + where), verb,
-               100.0 * static_cast<double>(top.flat) / static_cast<double>(total), FormatValue(total, unit),
-               profile.str(profile.sample_types[index].type));
+    std::string line = FormatSummaryLine(profile, index, options);
+    if (!line.empty()) fmt::print("{}\n", line);
   }
 }
 

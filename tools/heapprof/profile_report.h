@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heapprof/profile.h"
+#include "heapprof/report.h"
 #include "heapprof/status.h"
 
 namespace heapprof::cli {
@@ -19,12 +20,19 @@ struct TableOptions {
   uint64_t interval_bytes = 0;                // for the "no samples" advice
   std::function<std::string(int)> title;      // the heading of each sample type's table
   std::string more_samples_hint;              // how to get a longer window, for the "no samples" advice
+  FrameView view = FrameView::kAll;           // --user-code: the tables in the "your code" view
 };
 
 // The top table of each sample type, and one line for each kind of unfamiliar row.
 void PrintTables(const Profile& profile, const TableOptions& options);
-// One sentence per table's winner: the answer, before the details.
-void PrintSummary(const Profile& profile, const std::vector<int>& indexes);
+// One sentence per table's winner, in the "your code" view (FormatSummaryLine):
+// the answer, after the details. `requests`: the window's, 0 when unknown.
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests = 0);
+// The help of --user-code, the same in every command that prints tables.
+inline constexpr const char* kUserCodeHelp =
+    "Tables in the 'your code' view: V8 built-ins (padEnd, slice...), VM states and heapprof:runtime frames "
+    "charged to their nearest user-code caller, as pprof's -hide of those frames would (the one-line answers "
+    "always use this view)";
 // Writes the interactive flamegraph page and says so. An empty profile is a
 // result, not a failure: it is reported and Ok returned; only an unwritable
 // file is an error.

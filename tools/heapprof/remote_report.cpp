@@ -75,6 +75,7 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
   table_options.interval_bytes = report.interval_bytes;
   table_options.title = [&](int index) { return TableTitle(index, report.types, report.gc); };
   table_options.more_samples_hint = report.more_samples_hint;
+  table_options.view = report.user_code ? FrameView::kUserCode : FrameView::kAll;
   PrintTables(profile, table_options);
   if (report.top > 0) {
     fmt::print("\n");

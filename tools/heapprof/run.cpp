@@ -16,6 +16,7 @@
 #include "tools/heapprof/run_engine.h"
 #include "tools/heapprof/run_plan.h"
 #include "tools/heapprof/outputs.h"
+#include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/run_workerd.h"
 #include "tools/heapprof/run_report.h"
 
@@ -138,6 +139,7 @@ void RegisterRun(Commands& commands) {
   run->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  run->add_flag("--user-code", args->user_code, kUserCodeHelp);
   run->add_option("--sample-index", args->sample_index,
                   "Print only this table: inuse_space, alloc_space, inuse_objects or alloc_objects "
                   "[default: inuse_space and alloc_space]");

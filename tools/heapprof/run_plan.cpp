@@ -132,6 +132,7 @@ Result<Plan> MakePlan(const RunArgs& args) {
   if (!indexes.ok()) return Bad(indexes.status().message());
   plan.table_indexes = std::move(indexes).value();
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
+  plan.user_code = args.user_code;
 
   // Traffic: one repeated request from flags (a requests file is read by the command).
   Result<std::vector<WorkerRequest>> traffic = TrafficFromFlags(args);

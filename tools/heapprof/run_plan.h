@@ -45,6 +45,7 @@ struct RunArgs {
   std::string output;
   std::string fallback_dir;  // where outputs go when theirs cannot be written ("" = the temporary folder only)
   int top = 10;
+  bool user_code = false;
   std::string sample_index;
   std::string flamegraph;
   int replicas = 1;
@@ -94,6 +95,7 @@ struct Plan {
   std::string fallback_dir;        // --fallback-dir: then the temporary folder (tools/heapprof/outputs.h)
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
+  bool user_code = false;  // --user-code: the tables in the "your code" view
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
   std::string responses_out;           // --responses-out: every response as a JSON line ("" = none)
   WorkerBindings bindings;              // env: wrangler config, .dev.vars, --env-json, --kv-data

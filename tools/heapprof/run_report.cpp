@@ -56,13 +56,14 @@ void PrintTables(const Profile& profile, const Plan& plan, bool near_limit) {
   options.interval_bytes = plan.session.interval_bytes;
   options.title = [&](int index) { return TableTitle(index, plan.session.gc_before_snapshot, near_limit); };
   options.more_samples_hint = "Serve more requests (--requests, --duration)";
+  options.view = plan.user_code ? FrameView::kUserCode : FrameView::kAll;
   cli::PrintTables(profile, options);
 }
 
-void PrintSummary(const Profile& profile, const Plan& plan) {
+void PrintSummary(const Profile& profile, const Plan& plan, int64_t requests) {
   if (plan.top_rows == 0) return;
   fmt::print("\n");
-  cli::PrintSummary(profile, plan.table_indexes);
+  cli::PrintSummary(profile, plan.table_indexes, requests);
 }
 
 // Source maps (the worker's and the runtime libraries'), when the plan applies
@@ -194,7 +195,7 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
     }
   }
   PrintTables(window.profile, plan, /*near_limit=*/false);
-  PrintSummary(window.profile, plan);
+  PrintSummary(window.profile, plan, static_cast<int64_t>(r.window_requests));
   return ok;
 }
 
@@ -241,7 +242,7 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
       if (!r.last_continuous || plan.top_rows == 0) continue;
       fmt::print("\nThe last window of {} ({}):", Label(plan, r), Seconds(r.last_continuous->profile.duration_nanos));
       PrintTables(r.last_continuous->profile, plan, /*near_limit=*/false);
-      PrintSummary(r.last_continuous->profile, plan);
+      PrintSummary(r.last_continuous->profile, plan, 0);
     }
   }
   // What the requests came to, for every run: a profile of an error path is

@@ -224,12 +224,18 @@ class LoadDriver {
   std::string responses_;
 };
 
-std::string Histogram(const std::map<int, uint64_t>& statuses) {  // "200: 3051, 404: 3"
+// "by status: 200 x3051, 404 x3", as the embedded runtime's report writes
+// it, then what else the requests came to, each count saying what it counts.
+std::string Histogram(const std::map<int, uint64_t>& statuses) {
   std::string out;
   for (const auto& [status, count] : statuses) {
-    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", status, count);
+    out += fmt::format("{}{} x{}", out.empty() ? "" : ", ", status, count);
   }
-  return out.empty() ? "none" : out;
+  return "by status: " + (out.empty() ? std::string("none") : out);
+}
+
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 }  // namespace
@@ -401,11 +407,13 @@ int RunInWorkerd(const RunArgs& args) {
 
   const RequestOutcomes outcomes = load.outcomes();
   std::string statuses = Histogram(outcomes.statuses());
-  if (outcomes.timed_out() > 0) statuses += fmt::format(", timed out: {}", outcomes.timed_out());
-  if (outcomes.thrown() > 0) statuses += fmt::format(", no response: {}", outcomes.thrown());
+  if (outcomes.timed_out() > 0) {
+    statuses += "; " + Plural(outcomes.timed_out(), "request timed out", "requests timed out");
+  }
+  if (outcomes.thrown() > 0) statuses += "; " + Plural(outcomes.thrown(), "request got no response", "requests got no response");
   const uint64_t total = outcomes.requests();
   Profile& profile = profiled->profile;
-  profile.comments.push_back(profile.AddString(fmt::format("responses: {}", statuses)));
+  profile.comments.push_back(profile.AddString(fmt::format("responses {}", statuses)));
   // workerd names the module by its file name; point the frames at the file, for the source maps.
   const std::string absolute = fs::absolute(args.worker).lexically_normal().string();
   for (std::string& s : profile.strings) {
@@ -426,12 +434,15 @@ int RunInWorkerd(const RunArgs& args) {
   report.roots.insert(report.roots.end(), args.source_map_paths.begin(), args.source_map_paths.end());
   report.interval_bytes = interval;
   report.top = static_cast<size_t>(std::max(args.top, 0));
+  report.user_code = args.user_code;
   report.headline = fmt::format("Profiled {} in {}: {} requests in {:.2f} s", options.target_name, options.runtime,
                                 total, static_cast<double>(elapsed_ns) / 1e9);
   report.details.push_back(fmt::format("warm-up  {} requests before the first window", warmed));
   report.details.push_back(fmt::format("responses {}{}", statuses,
-                                       load.empty_bodies() > 0 ? fmt::format(", {} with an empty body", load.empty_bodies())
-                                                               : std::string()));
+                                       load.empty_bodies() > 0
+                                           ? "; " + Plural(load.empty_bodies(), "response had an empty body",
+                                                           "responses had an empty body")
+                                           : std::string()));
   report.details.push_back(fmt::format("inlining {} (workerd config v8Flags)", inlining == 0 ? "off" : "allowed"));
   report.more_samples_hint = "Profile a longer window (--window)";
   int code = ReportRemoteProfile(profile, report);

@@ -8,12 +8,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "heapprof/bindings.h"
 #include "heapprof/http_server.h"
 #include "heapprof/pprof_endpoints.h"
+#include "heapprof/estimate.h"
+#include "heapprof/report.h"
 #include "heapprof/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/live_service.h"
@@ -37,7 +40,7 @@ struct ServeArgs {
   std::chrono::milliseconds request_timeout{30'000};  // 0 = none
   std::chrono::milliseconds shutdown_timeout{10'000};
   uint64_t heap_limit_bytes = uint64_t{128} << 20;
-  uint64_t interval_bytes = 512 * 1024;
+  std::optional<uint64_t> interval_bytes;  // empty: --interval auto
   int depth = 64;
   bool no_gc = false;
   bool allow_inlining = false;
@@ -122,7 +125,9 @@ int Serve(const ServeArgs& args) {
 
   if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("serve", s);
 
-  options.session.interval_bytes = args.interval_bytes;
+  // --interval auto, as heapprof run chooses it: from each isolate's heap limit.
+  options.session.interval_bytes =
+      args.interval_bytes ? *args.interval_bytes : static_cast<uint64_t>(AutoInterval(args.heap_limit_bytes));
   options.session.max_stack_depth = args.depth;
   options.session.gc_before_snapshot = !args.no_gc;
   options.session.inlining_allowed = InliningAllowedAfterInit();
@@ -160,6 +165,12 @@ int Serve(const ServeArgs& args) {
   for (size_t i = 0; i < options.pool.names.size(); ++i) names += (i ? ", " : "") + options.pool.names[i];
   fmt::print("heapprof serve: {} on http://{}/ ({} replica{}: {})\n", fs::path(args.worker).filename().string(),
              service.address(), args.replicas, args.replicas == 1 ? "" : "s", names);
+  fmt::print("heapprof serve: sampling one sample per {} allocated on average{}\n",
+             FormatValue(static_cast<int64_t>(options.session.interval_bytes), "bytes"),
+             args.interval_bytes ? ""
+                                 : fmt::format(" (--interval auto: a function holding 5 % of the {} heap limit gets "
+                                               "~100 samples)",
+                                               FormatValue(static_cast<int64_t>(args.heap_limit_bytes), "bytes")));
   if (!service.debug_address().empty()) {
     fmt::print("heapprof serve: profiles on http://{}/debug/pprof/, e.g.\n"
                "  go tool pprof -top 'http://{}/debug/pprof/heap{}'\n",
@@ -280,10 +291,11 @@ void RegisterServe(Commands& commands) {
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
       ->default_str("128");
   serve->add_option("--interval")
-      ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k")
-      ->type_name("SIZE")
-      ->check(ParsedInto(&args->interval_bytes, ParseInterval))
-      ->default_str("512KiB");
+      ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
+                    "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")
+      ->type_name("SIZE|auto")
+      ->check(ParsedInto(&args->interval_bytes, ParseIntervalOrAuto))
+      ->default_str("auto");
   serve->add_option("--depth", args->depth, "Stack frames kept per sample")->check(CLI::Range(1, 1024))->capture_default_str();
   serve->add_option("--on-heap-limit", args->on_heap_limit,
                     "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "

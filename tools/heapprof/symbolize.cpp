@@ -51,7 +51,8 @@ int RunSymbolize(const SymbolizeArgs& args) {
   }
   std::string summary = fmt::format("{} of {} script frames mapped", r.mapped, r.frames);
   if (r.without_map) summary += fmt::format(", {} without a map", r.without_map);
-  if (r.outside_map) summary += fmt::format(", {} outside their map", r.outside_map);
+  if (r.outside_map > r.generated) summary += fmt::format(", {} outside their map", r.outside_map - r.generated);
+  if (r.generated) summary += fmt::format(", {} in generated helpers no map describes", r.generated);
   fmt::print(stderr, "heapprof symbolize: {} ({} of {} scripts have a map); wrote {}\n", summary,
              r.scripts_with_map, r.scripts, args.output);
   return kExitOk;

@@ -8,6 +8,7 @@
 #include "heapprof/formats.h"
 #include "heapprof/report.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/profile_report.h"
 
 namespace heapprof::cli {
 namespace {
@@ -17,6 +18,7 @@ struct TopArgs {
   std::string sample_index;
   int rows = 10;
   bool cum = false;
+  bool user_code = false;
 };
 
 int RunTop(const TopArgs& args) {
@@ -28,6 +30,7 @@ int RunTop(const TopArgs& args) {
   options.sample_index = index.value();
   options.rows = static_cast<size_t>(args.rows);
   options.sort_by_cum = args.cum;
+  options.view = args.user_code ? FrameView::kUserCode : FrameView::kAll;
   fmt::print("{}", FormatTopTable(profile.value(), options));
   return kExitOk;
 }
@@ -46,6 +49,7 @@ void RegisterTop(Commands& commands) {
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   top->add_flag("--cum", args->cum, "Rank by cumulative value (the function and what it calls) instead of flat");
+  top->add_flag("--user-code", args->user_code, kUserCodeHelp);
 }
 
 }  // namespace heapprof::cli

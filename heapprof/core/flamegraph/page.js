@@ -35,8 +35,10 @@
 
   function fnName(f) { return f < 0 ? 'all' : names[f]; }
   function fnFile(f) { return f < 0 ? '' : files[fileOf[f]]; }
+  // Files are printed by the shortest suffix unique within the profile.
+  var fileLabels = D.fileLabels || files;
   function fnWhere(f) {
-    var file = fnFile(f);
+    var file = f < 0 ? '' : fileLabels[fileOf[f]];
     if (!file) return '';
     return lines[f] > 0 ? file + ':' + lines[f] : file;
   }
@@ -355,6 +357,10 @@
   // ---- status line, crumbs, summary -----------------------------------------------
   function renderStatus() {
     var t = state.type, tot = totals(newCol(t)), u = unit();
+    // Too few samples for this sample type's shares to rank functions, above both views.
+    var warning = (D.warnings && D.warnings[t]) || '';
+    $('sampling-warning').textContent = warning;
+    $('sampling-warning').hidden = !warning;
     var crumbs = $('crumbs');
     crumbs.textContent = '';
     if (state.zoom !== 0) {

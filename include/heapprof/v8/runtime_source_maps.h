@@ -6,6 +6,7 @@
 // own line and column, instead of a line of a bundle nobody can open.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "heapprof/source_map.h"
@@ -33,6 +34,9 @@ class RuntimeSourceMapProvider final : public SourceMapProvider {
  public:
   explicit RuntimeSourceMapProvider(SourceMapProvider* others = nullptr) : others_(others) {}
   Result<const SourceMap*> MapFor(std::string_view script) override;
+  std::optional<double> MapOlderThanScript(std::string_view script) override {
+    return others_ != nullptr ? others_->MapOlderThanScript(script) : std::nullopt;
+  }
 
  private:
   SourceMapProvider* others_;
