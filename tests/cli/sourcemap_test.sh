@@ -80,6 +80,7 @@ map='{"version":3,"sources":["handler.ts"],"names":[],"mappings":"AAIA"}'
   echo "//# sourceMappingURL=data:application/json;base64,$(printf '%s' "$map" | base64 -w0)"
 } >throws/worker.js
 expect_exit 1 throws -- "$heapprof" run throws/worker.js -n 2 -o throws.pb.gz
-expect_in throws.out "at Object.fetch ($work/throws/handler.ts:5:1)"
+# Stacks name scripts relative to where the worker was given, as workerd does, not by absolute path.
+expect_in throws.out "at Object.fetch (throws/handler.ts:5:1)"
 
 finish
