@@ -25,20 +25,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$here/../.."
 if [ -n "$quick" ]; then seconds=3 window=2; else seconds=8 window=5; fi
 connections=16
-command -v wrk >/dev/null || { echo "wrk is not installed (tools/bootstrap.sh installs it)" >&2; exit 1; }
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {
-  for _ in $(seq 1 200); do curl -s -o /dev/null "$1" && return 0; sleep 0.05; done
-  echo "nothing answers on $1" >&2
-  exit 1
-}
+# shellcheck source=tools/bench/load_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/load_lib.sh"
 # rps <seconds> <url>: requests/s over that long.
 rps() {
   wrk -t2 -c"$connections" -d"$1s" "$2" >"$tmp/wrk.txt"

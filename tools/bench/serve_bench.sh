@@ -23,21 +23,9 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$quick" ]; then seconds=3 rounds=1; else seconds=8 rounds=3; fi
 connections=16
-command -v wrk >/dev/null || { echo "wrk is not installed (tools/bootstrap.sh installs it)" >&2; exit 1; }
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=tools/bench/load_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/load_lib.sh"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {
-  for _ in $(seq 1 200); do curl -s -o /dev/null "$1" && return 0; sleep 0.05; done
-  echo "nothing answers on $1" >&2
-  exit 1
-}
 
 # wrk for $seconds against $1: prints "<requests/s> <p99 ms>".
 load() {

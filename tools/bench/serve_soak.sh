@@ -25,14 +25,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-command -v wrk >/dev/null || { echo "wrk is not installed (tools/bootstrap.sh installs it)" >&2; exit 1; }
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=tools/bench/load_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/load_lib.sh"
 seconds=$((minutes * 60))
 
 cat >"$tmp/soak.js" <<'JS'
