@@ -18,11 +18,6 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-int64_t UnixNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The configured heap limit, or 0 when the target cannot say.
 uint64_t HeapLimit(DevToolsSession& session, Millis timeout) {
   Result<Json> evaluated = session.Call(
@@ -108,7 +103,7 @@ Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const Remot
         return gc.status();
       }
     }
-    const int64_t taken = UnixNanos();
+    const int64_t taken = UnixNanosNow();
     Result<Json> profile = session.Call("HeapProfiler.getSamplingProfile", Json::object(), timeout);
     if (!profile.ok()) return profile.status();
     auto tree = profile->find("profile");

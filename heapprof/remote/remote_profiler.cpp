@@ -15,11 +15,6 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-int64_t UnixNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string SecondsText(std::chrono::nanoseconds ns) { return fmt::format("{:.2f} s", static_cast<double>(ns.count()) / 1e9); }
 
 // One sampling window on the target, from start to the profile it held.
@@ -113,7 +108,7 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
   RemoteProfile out;
   internal::StackTable table;
   RawSnapshot snapshot;
-  const int64_t start_unix = UnixNanos();
+  const int64_t start_unix = UnixNanosNow();
   const Clock::time_point start = Clock::now();
   std::chrono::nanoseconds alloc_length{0}, inuse_length{0};
   uint64_t alloc_samples = 0, inuse_samples = 0;

@@ -2,7 +2,10 @@
 // so a Session (one window) and a Sampler (always on) exclude each other.
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+#include "heapprof/status.h"
 
 namespace v8 {
 class Isolate;
@@ -15,5 +18,10 @@ enum class IsolateHolder { kSession, kSampler };
 // Claims the isolate for `holder`; false (and `why` says who holds it) if taken.
 bool ClaimIsolate(v8::Isolate* isolate, IsolateHolder holder, std::string* why);
 void ReleaseIsolate(v8::Isolate* isolate);
+
+// Checks the options every collector shares (an isolate, the interval, the
+// stack depth, the sample cap), then claims the isolate for `holder`.
+Status ClaimForSampling(v8::Isolate* isolate, IsolateHolder holder, uint64_t interval_bytes, int max_stack_depth,
+                        uint64_t max_samples);
 
 }  // namespace heapprof::internal

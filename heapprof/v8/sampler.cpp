@@ -30,11 +30,6 @@
 namespace heapprof {
 namespace {
 
-int64_t UnixNanosNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // With no window open, the interned stacks are dropped once they hold more
 // than this many (the table only grows while the sampler lives; the node
 // cache that points into it goes with it).
@@ -257,17 +252,9 @@ Sampler::Sampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Sampler::~Sampler() = default;
 
 Result<std::unique_ptr<Sampler>> Sampler::Start(v8::Isolate* isolate, const SamplerOptions& options) {
-  if (isolate == nullptr) return Error(ErrorCode::kInvalidArgument, "no isolate given");
-  if (options.interval_bytes == 0 || options.interval_bytes > (1ull << 31)) {
-    return Error(ErrorCode::kInvalidArgument, "sampling interval must be between 1 byte and 2 GiB");
-  }
-  if (options.max_stack_depth < 1 || options.max_stack_depth > 1024) {
-    return Error(ErrorCode::kInvalidArgument, "stack depth must be between 1 and 1024");
-  }
-  if (options.max_samples == 0) return Error(ErrorCode::kInvalidArgument, "sample cap must be positive");
-  if (std::string why; !internal::ClaimIsolate(isolate, internal::IsolateHolder::kSampler, &why)) {
-    return Error(ErrorCode::kFailedPrecondition, why);
-  }
+  HEAPPROF_RETURN_IF_ERROR(internal::ClaimForSampling(isolate, internal::IsolateHolder::kSampler,
+                                                      options.interval_bytes, options.max_stack_depth,
+                                                      options.max_samples));
   v8::HandleScope scope(isolate);
   if (!isolate->GetHeapProfiler()->StartSamplingHeapProfiler(options.interval_bytes, options.max_stack_depth,
                                                              v8::HeapProfiler::kSamplingNoFlags)) {

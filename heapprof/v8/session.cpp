@@ -21,12 +21,6 @@ namespace {
 std::mutex g_active_mutex;
 std::map<v8::Isolate*, internal::IsolateHolder> g_active;
 
-int64_t UnixNanosNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 namespace internal {
@@ -42,6 +36,20 @@ bool ClaimIsolate(v8::Isolate* isolate, IsolateHolder holder, std::string* why) 
                  "(a controller target; ask the controller for windows)";
   }
   return false;
+}
+
+Status ClaimForSampling(v8::Isolate* isolate, IsolateHolder holder, uint64_t interval_bytes, int max_stack_depth,
+                        uint64_t max_samples) {
+  if (isolate == nullptr) return Error(ErrorCode::kInvalidArgument, "no isolate given");
+  if (interval_bytes == 0 || interval_bytes > (1ull << 31)) {
+    return Error(ErrorCode::kInvalidArgument, "sampling interval must be between 1 byte and 2 GiB");
+  }
+  if (max_stack_depth < 1 || max_stack_depth > 1024) {
+    return Error(ErrorCode::kInvalidArgument, "stack depth must be between 1 and 1024");
+  }
+  if (max_samples == 0) return Error(ErrorCode::kInvalidArgument, "sample cap must be positive");
+  if (std::string why; !ClaimIsolate(isolate, holder, &why)) return Error(ErrorCode::kFailedPrecondition, why);
+  return Status::Ok();
 }
 
 void ReleaseIsolate(v8::Isolate* isolate) {
@@ -91,17 +99,9 @@ bool Session::active() const { return impl_ && impl_->active; }
 uint64_t Session::prologue_snapshots() const { return impl_ ? impl_->strategy->prologue_snapshots() : 0; }
 
 Result<Session> Session::Start(v8::Isolate* isolate, const SessionOptions& options) {
-  if (isolate == nullptr) return Error(ErrorCode::kInvalidArgument, "no isolate given");
-  if (options.interval_bytes == 0 || options.interval_bytes > (1ull << 31)) {
-    return Error(ErrorCode::kInvalidArgument, "sampling interval must be between 1 byte and 2 GiB");
-  }
-  if (options.max_stack_depth < 1 || options.max_stack_depth > 1024) {
-    return Error(ErrorCode::kInvalidArgument, "stack depth must be between 1 and 1024");
-  }
-  if (options.max_samples == 0) return Error(ErrorCode::kInvalidArgument, "sample cap must be positive");
-  if (std::string why; !internal::ClaimIsolate(isolate, internal::IsolateHolder::kSession, &why)) {
-    return Error(ErrorCode::kFailedPrecondition, why);
-  }
+  HEAPPROF_RETURN_IF_ERROR(internal::ClaimForSampling(isolate, internal::IsolateHolder::kSession,
+                                                      options.interval_bytes, options.max_stack_depth,
+                                                      options.max_samples));
   auto impl = std::make_unique<Impl>();
   impl->isolate = isolate;
   impl->options = options;

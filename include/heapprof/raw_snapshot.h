@@ -4,6 +4,7 @@
 // without V8 and without the isolate lock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,13 @@ struct WindowInfo {
   uint64_t profiler_samples = 0;    // samples attributed to heapprof's own snapshots
   std::vector<std::string> notes;   // extra "key: value" comments
 };
+
+// The wall clock in nanoseconds since the Unix epoch, as WindowInfo and
+// LiveSnapshot times record it.
+inline int64_t UnixNanosNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 struct RawSnapshot {
   std::vector<Frame> frames;
