@@ -2,6 +2,8 @@
 // derivation, its assumptions and its measured coverage: docs/statistics.md.
 #include "heapprof/estimate.h"
 
+#include "heapprof/core/math_policy.h"
+
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/special_functions/gamma.hpp>
@@ -16,12 +18,7 @@
 namespace heapprof {
 namespace {
 
-// Boost.Math reports a domain or evaluation error through errno, never by
-// throwing: the core's API does not throw.
-using NoThrow = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
+using internal::NoThrow;
 
 double Tail(double confidence) { return (1.0 - confidence) / 2.0; }
 
@@ -202,6 +199,28 @@ double ChangePValue(const SampledValue& base, double base_unseen_weight, const S
   double at_most = k >= n ? 1.0 : boost::math::ibeta(n - k, k + 1, 1 - pi, NoThrow());
   double at_least = k <= 0 ? 1.0 : boost::math::ibeta(k, n - k + 1, pi, NoThrow());
   return std::min(1.0, 2 * std::min(at_most, at_least));
+}
+
+OneSidedPValue ExcessPValue(const SampledValue& more, double more_unseen_weight, const SampledValue& less,
+                            double less_unseen_weight) {
+  auto exact = [](const SampledValue& v) { return v.value > 0 && v.variance <= 0; };
+  if (exact(more) || exact(less)) {
+    // As in ChangePValue: a side known exactly is tested by the normal approximation.
+    const double difference = more.value - less.value;
+    const double sd = std::sqrt(std::max(0.0, more.variance) + std::max(0.0, less.variance));
+    if (sd <= 0) return {difference > 0.5 ? 0.0 : 1.0, 0.0};
+    return {0.5 * boost::math::erfc(difference / sd / std::sqrt(2.0), NoThrow()), 0.0};
+  }
+  const Effective m = EffectiveSamples(more, more_unseen_weight);
+  const Effective l = EffectiveSamples(less, less_unseen_weight);
+  const double n = m.count + l.count;
+  if (n <= 0 || m.weight <= 0 || l.weight <= 0) return {1.0, 1.0};
+  // Equal true values: each of the n effective samples is one of `more`'s with chance pi.
+  const double pi = l.weight / (m.weight + l.weight);
+  OneSidedPValue out;
+  out.min_p = std::pow(pi, n);  // all n in `more`: the smallest p these samples allow
+  out.p = m.count <= 0 ? 1.0 : std::clamp(boost::math::ibeta(m.count, n - m.count + 1, pi, NoThrow()), 0.0, 1.0);
+  return out;
 }
 
 int64_t IntervalForSamples(double target_bytes, double samples, int64_t min_interval, int64_t max_interval) {

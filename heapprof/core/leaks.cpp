@@ -3,11 +3,10 @@
 // correction: docs/statistics.md ("Growth: is it a leak?").
 #include "heapprof/core/leaks.h"
 
+#include "heapprof/core/math_policy.h"
 #include "heapprof/core/profile_ages.h"
 
-#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/distributions/students_t.hpp>
-#include <boost/math/special_functions/erf.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,51 +17,7 @@
 namespace heapprof {
 namespace {
 
-using NoThrow = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
-
-// A sum of samples as a Poisson count of equal weights with its mean and
-// variance (as estimate.cpp does for diff).
-struct Effective {
-  double count = 0;
-  double weight = 0;
-};
-
-Effective EffectiveSamples(const SampledValue& v, double unseen_weight) {
-  if (v.value <= 0 || v.samples <= 0 || v.variance <= 0) return {0, unseen_weight};
-  return {v.value * v.value / v.variance, v.variance / v.value};
-}
-
-struct OneSided {
-  double p = 1;      // P(born - died at least this large | equal true values)
-  double min_p = 1;  // the smallest p these samples could have given (Tarone)
-};
-
-// The conditional test of two Poisson counts, one-sided: with equal true
-// values each of the n effective samples is a born one with chance pi, so
-// the born count is Binomial(n, pi) and p = P(K >= k).
-OneSided GrowthTest(const SampledValue& born, const SampledValue& died, double unseen_weight) {
-  auto exact = [](const SampledValue& v) { return v.value > 0 && v.variance <= 0; };
-  if (exact(born) || exact(died)) {
-    // Objects far above the interval are seen almost surely: test against
-    // the other side's noise alone (normal approximation).
-    const double difference = born.value - died.value;
-    const double sd = std::sqrt(std::max(0.0, born.variance) + std::max(0.0, died.variance));
-    if (sd <= 0) return {difference > 0.5 ? 0.0 : 1.0, 0.0};
-    return {0.5 * boost::math::erfc(difference / sd / std::numbers::sqrt2, NoThrow()), 0.0};
-  }
-  const Effective b = EffectiveSamples(born, unseen_weight);
-  const Effective d = EffectiveSamples(died, unseen_weight);
-  const double n = b.count + d.count;
-  if (n <= 0 || b.weight <= 0 || d.weight <= 0) return {1.0, 1.0};
-  const double pi = d.weight / (b.weight + d.weight);
-  OneSided out;
-  out.min_p = std::pow(pi, n);
-  out.p = b.count <= 0 ? 1.0 : std::clamp(boost::math::ibeta(b.count, n - b.count + 1, pi, NoThrow()), 0.0, 1.0);
-  return out;
-}
+using internal::NoThrow;
 
 // MOVER (Zou and Donner 2008) on the two gamma intervals: the difference's
 // interval recovered from each side's own asymmetric interval.
@@ -356,7 +311,7 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
     g.died = died;
     g.bytes = born.value - died.value;
     g.interval = DifferenceInterval(born, died, unseen, confidence);
-    OneSided test = GrowthTest(born, died, unseen);
+    OneSidedPValue test = ExcessPValue(born, unseen, died, unseen);
     g.p_value = test.p;
     if (min_p) *min_p = test.min_p;
     g.seconds = seconds(x, y);

@@ -98,6 +98,17 @@ Interval ShareInterval(const SampledValue& part, const SampledValue& total, doub
 double ChangePValue(const SampledValue& base, double base_unseen_weight, const SampledValue& next,
                     double next_unseen_weight);
 
+// One-sided p-value of "the true value behind `more` is no larger than the
+// one behind `less`" (the same conditional test on effective samples as
+// ChangePValue), and the smallest p-value samples of these weights could give
+// (for Tarone's correction over many tests).
+struct OneSidedPValue {
+  double p = 1;
+  double min_p = 1;
+};
+OneSidedPValue ExcessPValue(const SampledValue& more, double more_unseen_weight, const SampledValue& less,
+                            double less_unseen_weight);
+
 // The sampling interval that gives a value of `target_bytes` about
 // `samples` samples, rounded down to a power of two and clamped to
 // [min_interval, max_interval].
