@@ -143,8 +143,11 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
     if (both && out.interrupted) {
       out.inuse_window_skipped = true;
     } else {
-      // The second window as long as the first really was, so both see the same traffic.
-      std::chrono::nanoseconds length = both ? alloc_length : options.window;
+      // The second window as long as the first really was, so both see the same
+      // traffic; a window that ends on a count (window_full) ends on its own count
+      // instead: capped at the first one's time, a slower second window (a GC, a
+      // loaded machine) saw fewer requests than its share.
+      std::chrono::nanoseconds length = both && !options.window_full ? alloc_length : options.window;
       if (Status s = run_window(false, length, &inuse_length, &inuse_samples); !s.ok()) return s;
     }
   }
