@@ -108,14 +108,14 @@ if [ -x "$workerd_pkg/bin/workerd" ] && [ ! -e "$deps/workerd/bin/workerd" ]; th
 fi
 
 # The worker runtime's Web API libraries (web-streams-polyfill, ...), pinned by
-# heapprof/v8/js/package.json and its lock: installed into .deps/js-runtime and
+# heapprof/runtime/js/package.json and its lock: installed into .deps/js-runtime and
 # bundled by esbuild into the embedded prelude at build time
-# (heapprof/v8/WorkerPrelude.cmake refuses to configure without them).
+# (heapprof/runtime/WorkerPrelude.cmake refuses to configure without them).
 js_runtime="$deps/js-runtime"
-js_runtime_src="$root/heapprof/v8/js"
+js_runtime_src="$root/heapprof/runtime/js"
 if command -v npm >/dev/null 2>&1 && [ -f "$js_runtime_src/package-lock.json" ] &&
    ! cmp -s "$js_runtime_src/package-lock.json" "$js_runtime/installed-lock.json"; then
-  echo "bootstrap: npm ci (heapprof/v8/js) into .deps/js-runtime" >&2
+  echo "bootstrap: npm ci (heapprof/runtime/js) into .deps/js-runtime" >&2
   rm -rf "$js_runtime"
   mkdir -p "$js_runtime"
   cp "$js_runtime_src/package.json" "$js_runtime_src/package-lock.json" "$js_runtime/"

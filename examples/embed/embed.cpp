@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "heapprof/pprof.h"
-#include "heapprof/query.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/query.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 

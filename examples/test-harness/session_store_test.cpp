@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "heapprof/pprof.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/testing/matchers.h"
 #include "heapprof/testing/window.h"
 

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "heapprof/estimate.h"
+#include "heapprof/core/estimate.h"
 
 namespace heapprof::internal {
 

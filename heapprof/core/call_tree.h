@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heapprof/profile.h"
-#include "heapprof/status.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::internal {
 

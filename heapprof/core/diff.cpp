@@ -1,4 +1,4 @@
-#include "heapprof/diff.h"
+#include "heapprof/core/diff.h"
 
 #include <algorithm>
 #include <array>
@@ -13,9 +13,9 @@
 #include "heapprof/core/call_tree.h"
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/flamegraph_page.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/terminal_text.h"
 
 namespace heapprof {
 namespace {

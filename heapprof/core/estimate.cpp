@@ -1,6 +1,6 @@
 // Confidence intervals for the values of a sampled heap profile. The
 // derivation, its assumptions and its measured coverage: docs/statistics.md.
-#include "heapprof/estimate.h"
+#include "heapprof/core/estimate.h"
 
 #include "heapprof/core/math_policy.h"
 

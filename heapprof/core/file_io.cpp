@@ -1,4 +1,4 @@
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heapprof/profile.h"
+#include "heapprof/core/profile.h"
 
 namespace heapprof::internal {
 

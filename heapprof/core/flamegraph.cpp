@@ -1,4 +1,4 @@
-#include "heapprof/flamegraph.h"
+#include "heapprof/core/flamegraph.h"
 
 #include <cmath>
 #include <ctime>
@@ -14,8 +14,8 @@
 #include "heapprof/core/flamegraph_assets.h"
 #include "heapprof/core/flamegraph_page.h"
 #include "heapprof/core/text.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof {
 namespace internal {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "heapprof/core/call_tree.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::internal {
 

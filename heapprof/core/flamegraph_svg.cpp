@@ -11,9 +11,9 @@
 #include "heapprof/core/call_tree.h"
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof {
 namespace {

@@ -1,10 +1,10 @@
-#include "heapprof/folded.h"
+#include "heapprof/core/folded.h"
 
 #include <fmt/format.h>
 #include <map>
 
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof {
 namespace {

@@ -1,12 +1,12 @@
-#include "heapprof/formats.h"
+#include "heapprof/core/formats.h"
 
 #include <fmt/format.h>
 
-#include "heapprof/file_io.h"
-#include "heapprof/folded.h"
-#include "heapprof/gzip.h"
-#include "heapprof/heapprofile.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/folded.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/heapprofile.h"
+#include "heapprof/core/pprof.h"
 
 namespace heapprof {
 namespace {

@@ -1,4 +1,4 @@
-#include "heapprof/gzip.h"
+#include "heapprof/core/gzip.h"
 
 #include <libdeflate.h>
 #include <zlib.h>

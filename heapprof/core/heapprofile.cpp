@@ -1,6 +1,6 @@
 // Chrome DevTools .heapprofile JSON <-> Profile. What the format cannot carry
-// is listed in include/heapprof/heapprofile.h and docs/formats.md.
-#include "heapprof/heapprofile.h"
+// is listed in include/heapprof/core/heapprofile.h and docs/formats.md.
+#include "heapprof/core/heapprofile.h"
 
 #include "heapprof/core/heapprofile_tree.h"
 #include "heapprof/core/profile_tables.h"
@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof {
 namespace {

@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "heapprof/core/pprof_wire_check.h"
-#include "heapprof/file_io.h"
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "heapprof/core/pprof_validate.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/pprof.h"
 
 namespace heapprof {
 namespace internal {

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <string>
 
-#include "heapprof/profile.h"
-#include "heapprof/status.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::internal {
 

@@ -31,9 +31,9 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/pprof_validate.h"
-#include "heapprof/file_io.h"
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof {

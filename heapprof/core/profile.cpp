@@ -1,4 +1,4 @@
-#include "heapprof/profile.h"
+#include "heapprof/core/profile.h"
 
 namespace heapprof {
 

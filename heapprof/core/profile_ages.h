@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "heapprof/profile.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof::internal {
 

@@ -1,4 +1,4 @@
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include "heapprof/core/profile_ages.h"
 #include "heapprof/core/text.h"
 #include "heapprof/core/profile_tables.h"
-#include "heapprof/version.h"
+#include "heapprof/core/version.h"
 
 namespace heapprof {
 namespace {

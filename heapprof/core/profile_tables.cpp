@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 
 namespace heapprof::internal {
 

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <unordered_set>
 
-#include "heapprof/profile.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof::internal {
 

@@ -2,7 +2,7 @@
 // retained bytes. Each sample is counted once however many frames match.
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
-#include "heapprof/query.h"
+#include "heapprof/core/query.h"
 
 #include <fmt/format.h>
 #include <fnmatch.h>
@@ -12,8 +12,8 @@
 #include <optional>
 #include <regex>
 
-#include "heapprof/report.h"
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/terminal_text.h"
 
 namespace heapprof {
 

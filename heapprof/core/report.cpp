@@ -2,8 +2,8 @@
 // from the Profile model so no pprof is needed to read a profile.
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
-#include "heapprof/report.h"
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/terminal_text.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "heapprof/source_map.h"
+#include "heapprof/core/source_map.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "heapprof/source_map_locator.h"
+#include "heapprof/core/source_map_locator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <system_error>
 
 #include "heapprof/core/text.h"
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 
 namespace heapprof {
 namespace {

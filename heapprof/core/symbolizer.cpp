@@ -1,4 +1,4 @@
-#include "heapprof/symbolizer.h"
+#include "heapprof/core/symbolizer.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/terminal_text.h"
 
 #include <fmt/format.h>
 

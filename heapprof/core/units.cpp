@@ -1,5 +1,5 @@
 // Sizes and durations typed by users on the command line.
-#include "heapprof/units.h"
+#include "heapprof/core/units.h"
 
 #include <cctype>
 #include <cmath>

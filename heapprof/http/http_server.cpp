@@ -1,6 +1,6 @@
 // HttpServer on Boost.Beast: one io_context, a strand per connection, and a
 // responder that posts the answer back onto its connection's strand.
-#include "heapprof/http_server.h"
+#include "heapprof/http/http_server.h"
 
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including
 // <utility>, which GCC 12 in C++20 mode does not pull in by itself.

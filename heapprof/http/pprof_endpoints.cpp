@@ -1,7 +1,7 @@
 // The net/http/pprof-style debug endpoints: parse, route to the profile
 // source, encode off the isolate's thread, answer.
 #include "heapprof/core/text.h"
-#include "heapprof/pprof_endpoints.h"
+#include "heapprof/http/pprof_endpoints.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,11 +13,11 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/flamegraph_page.h"
-#include "heapprof/file_io.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
-#include "heapprof/units.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/units.h"
 
 namespace heapprof {
 namespace {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "heapprof/node/addon_state.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {

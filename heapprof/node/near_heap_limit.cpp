@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "heapprof/node/addon_state.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/v8/gc.h"
 
 namespace heapprof::node_addon {

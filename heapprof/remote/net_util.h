@@ -7,7 +7,7 @@
 #include <string>
 
 #include "heapprof/remote/devtools_client.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::remote::internal {
 

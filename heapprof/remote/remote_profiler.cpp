@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/heapprofile_tree.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof::remote {
 namespace {

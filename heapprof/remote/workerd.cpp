@@ -20,7 +20,7 @@
 #include <sstream>
 #include <thread>
 
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 #include "heapprof/remote/http_client.h"
 
 namespace heapprof::remote {

@@ -1,6 +1,6 @@
 // LiveService: the worker listener routes requests to the pool's replicas;
 // the debug listener runs the pprof endpoints on threads of their own.
-#include "heapprof/v8/live_service.h"
+#include "heapprof/serve/live_service.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/text.h"
-#include "heapprof/http_server.h"
-#include "heapprof/pprof.h"
-#include "heapprof/pprof_endpoints.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/v8/controller.h"
-#include "heapprof/v8/pool_profile_source.h"
+#include "heapprof/serve/pool_profile_source.h"
 
 namespace heapprof {
 namespace {

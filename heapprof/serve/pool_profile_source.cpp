@@ -1,11 +1,11 @@
-#include "heapprof/v8/pool_profile_source.h"
+#include "heapprof/serve/pool_profile_source.h"
 
 #include <chrono>
 #include <thread>
 #include <utility>
 
-#include "heapprof/symbolizer.h"
-#include "heapprof/v8/runtime_source_maps.h"
+#include "heapprof/core/symbolizer.h"
+#include "heapprof/runtime/runtime_source_maps.h"
 
 namespace heapprof {
 

@@ -1,7 +1,7 @@
 // WorkerPool: replica threads with bounded queues, and isolate re-creation
 // after a request ran past the time limit (the runtime terminates it) or the
 // isolate hit its heap limit. Only the runtime's and controller's public API.
-#include "heapprof/v8/worker_pool.h"
+#include "heapprof/serve/worker_pool.h"
 
 #include <atomic>
 #include <charconv>
@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/text.h"
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 
 namespace heapprof {
 namespace {

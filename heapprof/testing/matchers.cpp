@@ -10,8 +10,8 @@
 #include <system_error>
 #include <utility>
 
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof::internal {
 

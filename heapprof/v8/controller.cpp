@@ -27,9 +27,9 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/file_io.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/v8/sampler.h"
 
 namespace heapprof {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace v8 {
 class Isolate;

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/v8/gc.h"
 #include "heapprof/v8/isolate_claims.h"
 #include "heapprof/v8/strategy.h"

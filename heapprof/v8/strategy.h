@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 #include "heapprof/v8/session.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::internal {
 

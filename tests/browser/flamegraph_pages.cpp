@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 
-#include "heapprof/diff.h"
-#include "heapprof/file_io.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/diff.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/pprof.h"
 #include "unit/flamegraph_profiles.h"
 
 using namespace heapprof;

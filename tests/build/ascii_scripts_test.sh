@@ -9,7 +9,7 @@ set -uo pipefail
 src="$1"
 build="$2"
 status=0
-scripts=("$src/heapprof/v8/worker_prelude.js")
+scripts=("$src/heapprof/runtime/worker_prelude.js")
 for f in "$build"/generated/heapprof/*.js; do [ -e "$f" ] && scripts+=("$f"); done
 [ "${#scripts[@]}" -ge 2 ] || { echo "no generated runtime bundles in $build/generated/heapprof (build first)"; exit 1; }
 for f in "${scripts[@]}"; do

@@ -144,7 +144,7 @@ const allowList = [
     ]),
   },
   {
-    // The streams come from web-streams-polyfill (heapprof/v8/js/package.json):
+    // The streams come from web-streams-polyfill (heapprof/runtime/js/package.json):
     // it keeps each object's state in own `_` properties (TextEncoderStream's
     // and TextDecoderStream's too: they are its TransformStreams), tags its prototypes
     // with Symbol.toStringTag, has the spec's internal methods as symbol-keyed

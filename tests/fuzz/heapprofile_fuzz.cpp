@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "heapprof/folded.h"
-#include "heapprof/heapprofile.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/folded.h"
+#include "heapprof/core/heapprofile.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

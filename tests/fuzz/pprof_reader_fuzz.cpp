@@ -14,9 +14,9 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 namespace {
 

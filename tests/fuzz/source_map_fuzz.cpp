@@ -12,7 +12,7 @@
 #include <optional>
 #include <string_view>
 
-#include "heapprof/source_map.h"
+#include "heapprof/core/source_map.h"
 
 namespace {
 

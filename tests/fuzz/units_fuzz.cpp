@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "heapprof/report.h"
-#include "heapprof/units.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/units.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "heapprof/query.h"
+#include "heapprof/core/query.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 

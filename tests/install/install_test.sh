@@ -9,7 +9,7 @@ mkdir -p "$work"
 prefix="$work/prefix"
 
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-for f in include/heapprof/v8/session.h include/heapprof/query.h include/heapprof/testing/matchers.h \
+for f in include/heapprof/v8/session.h include/heapprof/core/query.h include/heapprof/testing/matchers.h \
          bin/heapprof lib/libheapprof_core.a lib/libheapprof_v8.a lib/libheapprof_proto.a \
          lib/libheapprof_testing.a lib/cmake/heapprof/heapprofConfig.cmake lib/cmake/heapprof/FindV8.cmake \
          lib/pkgconfig/heapprof.pc; do

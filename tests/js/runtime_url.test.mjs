@@ -1,4 +1,4 @@
-// The worker runtime's URL (heapprof/v8/worker_prelude.js) against Node's
+// The worker runtime's URL (heapprof/runtime/worker_prelude.js) against Node's
 // WHATWG URL, the reference: every component of absolute and relative URLs,
 // the setters URLPattern canonicalizes through, and searchParams updating
 // the URL. Runs the prelude in a fresh vm context with Node's primitives as
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 
-const prelude = readFileSync(new URL('../../heapprof/v8/worker_prelude.js', import.meta.url), 'utf8');
+const prelude = readFileSync(new URL('../../heapprof/runtime/worker_prelude.js', import.meta.url), 'utf8');
 const context = vm.createContext({});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/formats.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/formats.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 
 using namespace heapprof;
 

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "heapprof/bindings.h"
+#include "heapprof/workload/bindings.h"
 #include "unit/test_dirs.h"
 
 using namespace heapprof;

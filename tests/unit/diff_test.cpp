@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/diff.h"
+#include "heapprof/core/diff.h"
 #include <random>
 
 #include "unit/flamegraph_profiles.h"

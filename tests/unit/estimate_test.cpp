@@ -5,9 +5,9 @@
 
 #include <random>
 
-#include "heapprof/estimate.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/report.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/report.h"
 #include "poisson_sampler.h"
 #include "test_profiles.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 #include "unit/test_dirs.h"
 
 using namespace heapprof;

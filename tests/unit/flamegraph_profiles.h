@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 
 namespace heapprof::testing {
 

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/flamegraph_profiles.h"
 
 using namespace heapprof;

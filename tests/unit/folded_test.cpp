@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/folded.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/folded.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;

@@ -3,12 +3,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/file_io.h"
-#include "heapprof/formats.h"
-#include "heapprof/gzip.h"
-#include "heapprof/heapprofile.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/formats.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/heapprofile.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
 #include "unit/test_dirs.h"
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;

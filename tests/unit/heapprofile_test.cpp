@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "heapprof/folded.h"
-#include "heapprof/heapprofile.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/folded.h"
+#include "heapprof/core/heapprofile.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;

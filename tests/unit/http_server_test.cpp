@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "heapprof/http_server.h"
+#include "heapprof/http/http_server.h"
 
 using namespace heapprof;
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "heapprof/outcomes.h"
-#include "heapprof/source_map.h"
+#include "heapprof/workload/outcomes.h"
+#include "heapprof/core/source_map.h"
 
 using namespace heapprof;
 

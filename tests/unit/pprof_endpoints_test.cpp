@@ -8,10 +8,10 @@
 #include <mutex>
 #include <thread>
 
-#include "heapprof/http_server.h"
-#include "heapprof/pprof.h"
-#include "heapprof/pprof_endpoints.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;

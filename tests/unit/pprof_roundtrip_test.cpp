@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "heapprof/file_io.h"
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/proto/profile.pb.h"
 #include "unit/test_profiles.h"
 #include "unit/test_dirs.h"

@@ -14,8 +14,8 @@
 #include <limits>
 #include <random>
 
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/proto/profile.pb.h"
 #include "unit/test_profiles.h"
 

@@ -5,8 +5,8 @@
 #include <random>
 #include <set>
 
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/proto/profile.pb.h"
 
 #include <google/protobuf/io/coded_stream.h>

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 
 using namespace heapprof;
 

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/query.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/query.h"
 
 using namespace heapprof;
 

@@ -1,7 +1,7 @@
 // Per-function totals and the top table, on hand-made profiles.
 #include <catch2/catch.hpp>
 
-#include "heapprof/report.h"
+#include "heapprof/core/report.h"
 
 using namespace heapprof;
 

@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include "heapprof/core/text.h"
-#include "heapprof/source_map.h"
-#include "heapprof/source_map_locator.h"
+#include "heapprof/core/source_map.h"
+#include "heapprof/core/source_map_locator.h"
 #include "sourcemap_test_data.h"
 #include "unit/test_dirs.h"
 

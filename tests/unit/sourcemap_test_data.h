@@ -2,7 +2,7 @@
 // builds with tsc and esbuild (a CTest fixture), for the source map tests.
 #pragma once
 
-#include "heapprof/source_map_locator.h"
+#include "heapprof/core/source_map_locator.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 #include "unit/test_dirs.h"
 
 namespace heapprof::testing {

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 using namespace heapprof;
 

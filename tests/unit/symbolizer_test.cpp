@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "heapprof/profile_builder.h"
-#include "heapprof/symbolizer.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/symbolizer.h"
 #include "sourcemap_test_data.h"
 #include "unit/test_dirs.h"
 

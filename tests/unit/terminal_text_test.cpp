@@ -1,7 +1,7 @@
 // Names from a profile printed on a terminal: control characters escaped.
 #include <catch2/catch.hpp>
 
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/terminal_text.h"
 
 using heapprof::TerminalSafe;
 

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof::testing {
 

@@ -2,7 +2,7 @@
 // and every malformed input an error naming its line.
 #include <catch2/catch.hpp>
 
-#include "heapprof/traffic.h"
+#include "heapprof/workload/traffic.h"
 
 using namespace heapprof;
 

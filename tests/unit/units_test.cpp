@@ -1,7 +1,7 @@
 // Sizes and durations as users type them on the command line.
 #include <catch2/catch.hpp>
 
-#include "heapprof/units.h"
+#include "heapprof/core/units.h"
 
 using heapprof::ParseDuration;
 using heapprof::ParseSize;

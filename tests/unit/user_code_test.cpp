@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "heapprof/core/file_labels.h"
-#include "heapprof/diff.h"
-#include "heapprof/estimate.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/query.h"
-#include "heapprof/report.h"
+#include "heapprof/core/diff.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/query.h"
+#include "heapprof/core/report.h"
 
 using namespace heapprof;
 using heapprof::internal::FileLabels;

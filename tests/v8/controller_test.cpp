@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "heapprof/v8/controller.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"
 

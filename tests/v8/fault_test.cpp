@@ -12,11 +12,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/runtime/worker_runtime.h"
 #include "profile_checks.h"
 
 using namespace heapprof;

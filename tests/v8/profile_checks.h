@@ -11,8 +11,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/pprof.h"
-#include "heapprof/profile.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile.h"
 
 namespace heapprof::testing_v8 {
 

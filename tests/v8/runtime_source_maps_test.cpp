@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
-#include "heapprof/symbolizer.h"
-#include "heapprof/v8/runtime_source_maps.h"
-#include "heapprof/v8/worker_prelude.h"
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/core/symbolizer.h"
+#include "heapprof/runtime/runtime_source_maps.h"
+#include "heapprof/runtime/worker_prelude.h"
+#include "heapprof/runtime/worker_runtime.h"
 
 using namespace heapprof;
 

@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/profile_builder.h"
 #include "heapprof/v8/sampler.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"

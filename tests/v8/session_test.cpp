@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/profile_builder.h"
-#include "heapprof/report.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/report.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/runtime/worker_runtime.h"
 
 using namespace heapprof;
 

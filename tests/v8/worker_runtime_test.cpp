@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/report.h"
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/core/report.h"
+#include "heapprof/runtime/worker_runtime.h"
 
 using namespace heapprof;
 

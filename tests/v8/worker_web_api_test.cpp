@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/runtime/worker_runtime.h"
 
 using namespace heapprof;
 

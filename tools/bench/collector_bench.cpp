@@ -27,9 +27,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/estimate.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/report.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/report.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 

@@ -20,10 +20,10 @@
 #include <string>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/file_io.h"
-#include "heapprof/gzip.h"
-#include "heapprof/pprof.h"
-#include "heapprof/profile_builder.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/gzip.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/profile_builder.h"
 #include "tools/bench/ratio_reporter.h"
 
 using namespace heapprof;

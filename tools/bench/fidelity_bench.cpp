@@ -19,8 +19,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
 
 using namespace heapprof;
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 #include "heapprof/v8/allocation_tree.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/bench/ratio_reporter.h"

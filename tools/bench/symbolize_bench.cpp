@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "heapprof/core/stack_table.h"
-#include "heapprof/profile_builder.h"
-#include "heapprof/source_map.h"
-#include "heapprof/symbolizer.h"
+#include "heapprof/core/profile_builder.h"
+#include "heapprof/core/source_map.h"
+#include "heapprof/core/symbolizer.h"
 
 namespace {
 

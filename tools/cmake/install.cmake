@@ -7,12 +7,11 @@ include(CMakePackageConfigHelpers)
 set(HEAPPROF_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/heapprof")
 
 # Components: "devel" (headers, libraries, packages) and "cli" (the heapprof tool).
-# The headers of the installed libraries only: heapprof_http, heapprof_remote
-# and heapprof_serve serve the CLI and are not installed.
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        COMPONENT devel FILES_MATCHING PATTERN "*.h"
-        PATTERN "remote" EXCLUDE PATTERN "http_server.h" EXCLUDE PATTERN "pprof_endpoints.h" EXCLUDE
-        PATTERN "live_service.h" EXCLUDE PATTERN "worker_pool.h" EXCLUDE PATTERN "pool_profile_source.h" EXCLUDE)
+# Each installed library brings its include directory, include/heapprof/<lib>/.
+foreach(lib core workload v8 runtime testing)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof/${lib}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/heapprof"
+          COMPONENT devel FILES_MATCHING PATTERN "*.h")
+endforeach()
 
 # Consumers compile the public headers as C++20, as we do.
 target_compile_features(heapprof_core PUBLIC cxx_std_20)
@@ -22,9 +21,12 @@ target_compile_features(heapprof_core PUBLIC cxx_std_20)
 # libraries export their private link dependencies; it carries nothing to link.
 set_target_properties(heapprof_core PROPERTIES EXPORT_NAME core)
 set_target_properties(heapprof_v8 PROPERTIES EXPORT_NAME v8)
+set_target_properties(heapprof_workload PROPERTIES EXPORT_NAME workload)
+set_target_properties(heapprof_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(heapprof_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(heapprof_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS heapprof_core heapprof_v8 heapprof_proto heapprof_warnings EXPORT heapprofTargets
+install(TARGETS heapprof_core heapprof_workload heapprof_v8 heapprof_runtime heapprof_proto heapprof_warnings
+        EXPORT heapprofTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT devel
         INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT heapprofTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)

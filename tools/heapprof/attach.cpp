@@ -14,7 +14,7 @@
 #include "heapprof/remote/exact_attribution.h"
 #include "heapprof/remote/remote_leaks.h"
 #include "heapprof/remote/remote_profiler.h"
-#include "heapprof/units.h"
+#include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "heapprof/units.h"
+#include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::cli {
 
@@ -56,7 +56,7 @@ int Fail(const std::string& command, const Status& status);
 int UsageError(const std::string& command, const std::string& message);
 
 // Help for a profile argument: every reading command takes both formats
-// (heapprof/formats.h tells them apart by content).
+// (heapprof/core/formats.h tells them apart by content).
 inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON";
 
 // The worker's env flags, the same for every command that runs a worker (run, serve):

@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "heapprof/units.h"
+#include "heapprof/core/units.h"
 
 namespace heapprof::cli {
 namespace {

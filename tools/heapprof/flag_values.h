@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::cli {
 

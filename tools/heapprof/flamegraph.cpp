@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/file_io.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/formats.h"
-#include "heapprof/report.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/formats.h"
+#include "heapprof/core/report.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/outputs.h"
 

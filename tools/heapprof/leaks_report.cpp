@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/file_io.h"
+#include "heapprof/core/file_io.h"
 #include "tools/heapprof/commands.h"
 
 namespace heapprof::cli {

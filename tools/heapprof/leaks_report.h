@@ -6,7 +6,7 @@
 #include <string>
 
 #include "heapprof/core/leaks.h"
-#include "heapprof/profile.h"
+#include "heapprof/core/profile.h"
 
 namespace heapprof::cli {
 

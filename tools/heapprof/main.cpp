@@ -12,7 +12,7 @@
 
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
-#include "heapprof/version.h"
+#include "heapprof/core/version.h"
 #include "tools/heapprof/commands.h"
 
 namespace {

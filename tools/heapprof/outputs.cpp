@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "heapprof/report.h"
+#include "heapprof/core/report.h"
 
 namespace heapprof::cli {
 namespace {

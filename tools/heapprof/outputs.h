@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::cli {
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "heapprof/file_io.h"
-#include "heapprof/flamegraph.h"
-#include "heapprof/report.h"
-#include "heapprof/terminal_text.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/flamegraph.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/terminal_text.h"
 
 namespace heapprof::cli {
 

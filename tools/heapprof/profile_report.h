@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/profile.h"
-#include "heapprof/report.h"
-#include "heapprof/status.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::cli {
 

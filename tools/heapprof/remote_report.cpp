@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
-#include "heapprof/symbolizer.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/symbolizer.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"

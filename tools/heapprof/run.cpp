@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/bindings.h"
-#include "heapprof/file_io.h"
-#include "heapprof/traffic.h"
+#include "heapprof/workload/bindings.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/workload/traffic.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/heapprof/commands.h"

@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "heapprof/core/text.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
-#include "heapprof/symbolizer.h"
-#include "heapprof/traffic.h"
-#include "heapprof/units.h"
-#include "heapprof/v8/runtime_source_maps.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/symbolizer.h"
+#include "heapprof/workload/traffic.h"
+#include "heapprof/core/units.h"
+#include "heapprof/runtime/runtime_source_maps.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/outcomes.h"
-#include "heapprof/status.h"
+#include "heapprof/workload/outcomes.h"
+#include "heapprof/core/status.h"
 #include "heapprof/v8/controller.h"
-#include "heapprof/v8/worker_runtime.h"
+#include "heapprof/runtime/worker_runtime.h"
 #include "tools/heapprof/run_plan.h"
 
 namespace heapprof::cli {

@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "heapprof/core/text.h"
-#include "heapprof/estimate.h"
-#include "heapprof/traffic.h"
-#include "heapprof/units.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/workload/traffic.h"
+#include "heapprof/core/units.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/profile_report.h"
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/source_map_locator.h"
-#include "heapprof/status.h"
+#include "heapprof/core/source_map_locator.h"
+#include "heapprof/core/status.h"
 #include "heapprof/v8/session.h"
-#include "heapprof/v8/worker_runtime.h"
-#include "heapprof/worker_messages.h"
+#include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/workload/worker_messages.h"
 #include "tools/heapprof/flag_values.h"
 
 namespace heapprof::cli {

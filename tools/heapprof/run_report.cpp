@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "heapprof/file_io.h"
-#include "heapprof/outcomes.h"
-#include "heapprof/pprof.h"
-#include "heapprof/report.h"
-#include "heapprof/symbolizer.h"
-#include "heapprof/units.h"
-#include "heapprof/terminal_text.h"
-#include "heapprof/v8/runtime_source_maps.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/workload/outcomes.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/symbolizer.h"
+#include "heapprof/core/units.h"
+#include "heapprof/core/terminal_text.h"
+#include "heapprof/runtime/runtime_source_maps.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/outputs.h"

@@ -1,6 +1,6 @@
 // `heapprof serve WORKER.js`: the worker as a live HTTP service, profiled on
 // demand over Go's net/http/pprof paths on a debug listener. The service
-// itself is heapprof/v8/live_service.h; this file is flags and lifecycle.
+// itself is heapprof/serve/live_service.h; this file is flags and lifecycle.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/bindings.h"
-#include "heapprof/http_server.h"
-#include "heapprof/pprof_endpoints.h"
-#include "heapprof/estimate.h"
-#include "heapprof/report.h"
-#include "heapprof/units.h"
+#include "heapprof/workload/bindings.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/core/report.h"
+#include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
-#include "heapprof/v8/live_service.h"
+#include "heapprof/serve/live_service.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"

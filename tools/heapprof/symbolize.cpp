@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/formats.h"
-#include "heapprof/pprof.h"
-#include "heapprof/symbolizer.h"
+#include "heapprof/core/formats.h"
+#include "heapprof/core/pprof.h"
+#include "heapprof/core/symbolizer.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/outputs.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/formats.h"
-#include "heapprof/report.h"
+#include "heapprof/core/formats.h"
+#include "heapprof/core/report.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/profile_report.h"
 

@@ -8,7 +8,7 @@ set(_heapprof_asset_delim "heapprof_asset")
 
 if(CMAKE_SCRIPT_MODE_FILE)
   # Script mode: -DOUT=<file.cpp> -DASSETS=<symbol=path|symbol=path...> [-DHEADER=<declaring header>]
-  # (heapprof/v8/WorkerPrelude.cmake embeds the worker runtime's prelude the same way.)
+  # (heapprof/runtime/WorkerPrelude.cmake embeds the worker runtime's prelude the same way.)
   if(NOT HEADER)
     set(HEADER "heapprof/core/flamegraph_assets.h")
   endif()

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 
 namespace heapprof {
 

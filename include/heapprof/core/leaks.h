@@ -16,10 +16,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heapprof/estimate.h"
-#include "heapprof/profile.h"
-#include "heapprof/raw_snapshot.h"
-#include "heapprof/status.h"
+#include "heapprof/core/estimate.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof {
 

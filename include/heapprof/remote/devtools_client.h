@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::remote {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "heapprof/remote/devtools_client.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::remote {
 

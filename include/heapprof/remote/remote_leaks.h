@@ -12,9 +12,9 @@
 #include <string>
 
 #include "heapprof/core/leaks.h"
-#include "heapprof/raw_snapshot.h"
+#include "heapprof/core/raw_snapshot.h"
 #include "heapprof/remote/devtools_client.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::remote {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/profile.h"
+#include "heapprof/core/profile.h"
 #include "heapprof/remote/devtools_client.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof::remote {
 

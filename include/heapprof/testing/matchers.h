@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string>
 
-#include "heapprof/profile.h"
-#include "heapprof/query.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/query.h"
 
 namespace heapprof::testing {
 

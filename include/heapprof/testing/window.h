@@ -6,9 +6,9 @@
 #include <functional>
 #include <string_view>
 
-#include "heapprof/profile.h"
+#include "heapprof/core/profile.h"
 #include "heapprof/v8/session.h"
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof::testing {

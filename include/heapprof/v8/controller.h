@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/profile.h"
-#include "heapprof/status.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/status.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 

@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/raw_snapshot.h"
-#include "heapprof/status.h"
+#include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/status.h"
 #include "heapprof/v8/session.h"
 
 namespace v8 {

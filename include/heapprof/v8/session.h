@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/profile.h"
-#include "heapprof/raw_snapshot.h"
-#include "heapprof/status.h"
+#include "heapprof/core/profile.h"
+#include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/status.h"
 
 namespace v8 {
 class Isolate;

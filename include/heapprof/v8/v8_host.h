@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/status.h"
+#include "heapprof/core/status.h"
 
 namespace v8 {
 class Isolate;

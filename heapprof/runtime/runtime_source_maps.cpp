@@ -1,0 +1,40 @@
+#include "heapprof/runtime/runtime_source_maps.h"
+
+#include "heapprof/runtime/worker_prelude.h"
+
+namespace heapprof {
+
+Result<const SourceMap*> RuntimeLibrariesSourceMap() {
+  // Parsed once: every window's symbolization reuses it.
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerLibrariesSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the runtime libraries' embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
+Result<const SourceMap*> RuntimeHtmlRewriterSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerHtmlRewriterSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the HTMLRewriter engine's embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
+Result<const SourceMap*> RuntimeNodeSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerNodeSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the node: modules' embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
+Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
+  if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
+  if (script == internal::kWorkerHtmlRewriterName) return RuntimeHtmlRewriterSourceMap();
+  if (script == internal::kWorkerNodeName) return RuntimeNodeSourceMap();
+  if (others_ == nullptr) return static_cast<const SourceMap*>(nullptr);
+  return others_->MapFor(script);
+}
+
+}  // namespace heapprof

@@ -1,0 +1,441 @@
+// The worker runtime: an isolate with worker globals, the request dispatch
+// loop (call the handler, drain microtasks and timers, await the response),
+// and profiling windows on the worker's isolate.
+#include "heapprof/runtime/worker_runtime.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <v8.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string_view>
+
+#include "heapprof/v8/isolate_state.h"
+#include "heapprof/v8/v8_util.h"
+#include "heapprof/runtime/worker_natives.h"
+#include "heapprof/runtime/worker_prelude.h"
+#include "heapprof/runtime/worker_state.h"
+
+namespace heapprof {
+
+using internal::NewString;
+using internal::WorkerScope;
+
+namespace {
+
+// Timers a single request may fire before heapprof calls it a runaway loop.
+constexpr int kMaxTimersPerWait = 1'000'000;
+
+ConsoleSink StderrConsole(std::string name) {
+  return [name = std::move(name)](std::string_view level, std::string_view text) {
+    bool plain = level == "log" || level == "info" || level == "debug";
+    std::string line = "[" + name + "] " + (plain ? "" : std::string(level) + ": ") + std::string(text) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  };
+}
+
+// The key is internalized: after the first call V8 finds it in its string
+// table instead of allocating it (per request, outside any JavaScript frame).
+v8::Local<v8::Value> Get(v8::Local<v8::Context> context, v8::Local<v8::Object> object, const char* key) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::String> name = v8::String::NewFromUtf8(isolate, key, v8::NewStringType::kInternalized).ToLocalChecked();
+  return object->Get(context, name).FromMaybe(v8::Local<v8::Value>(v8::Undefined(isolate)));
+}
+
+bool IsPending(v8::Local<v8::Value> value) {
+  return value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kPending;
+}
+
+// env from the bindings, built by the prelude's makeEnv.
+v8::MaybeLocal<v8::Value> MakeEnv(v8::Local<v8::Context> context, WorkerRuntime::State* state,
+                                  const WorkerBindings& bindings) {
+  v8::Isolate* isolate = context->GetIsolate();
+  auto strings = [&](auto begin, auto end, auto pick) {
+    std::vector<v8::Local<v8::Value>> items;
+    for (auto it = begin; it != end; ++it) items.push_back(NewString(isolate, pick(*it)));
+    return v8::Array::New(isolate, items.data(), items.size());
+  };
+  auto first = [](const auto& pair) -> const std::string& { return pair.first; };
+  auto second = [](const auto& pair) -> const std::string& { return pair.second; };
+  std::vector<v8::Local<v8::Value>> kv_entries;
+  for (const KvNamespace& kv : bindings.kv) {
+    std::vector<v8::Local<v8::Value>> flat;
+    for (const auto& [key, value] : kv.entries) {
+      flat.push_back(NewString(isolate, key));
+      flat.push_back(NewString(isolate, value));
+    }
+    kv_entries.push_back(v8::Array::New(isolate, flat.data(), flat.size()));
+  }
+  auto binding = [](const KvNamespace& kv) -> const std::string& { return kv.binding; };
+  v8::Local<v8::Value> args[] = {
+      strings(bindings.vars.begin(), bindings.vars.end(), first),
+      strings(bindings.vars.begin(), bindings.vars.end(), second),
+      strings(bindings.kv.begin(), bindings.kv.end(), binding),
+      v8::Array::New(isolate, kv_entries.data(), kv_entries.size()),
+  };
+  return state->Internal("makeEnv").As<v8::Function>()->Call(context, v8::Undefined(isolate), 4, args);
+}
+
+}  // namespace
+
+v8::Local<v8::Context> WorkerRuntime::State::Context() const { return internal::IsolateAccess::Of(isolate)->Context(); }
+
+v8::Local<v8::Value> WorkerRuntime::State::Internal(const char* name) const {
+  v8::Local<v8::Context> context = Context();
+  return Get(context, internals.Get(v8()), name);
+}
+
+const char* WorkerKindName(WorkerKind kind) {
+  switch (kind) {
+    case WorkerKind::kNotLoaded: return "no worker loaded";
+    case WorkerKind::kModule: return "module worker";
+    case WorkerKind::kEventListener: return "service-worker script";
+    case WorkerKind::kGlobalFetch: return "script with a global fetch()";
+  }
+  return "?";
+}
+
+namespace internal {
+
+std::string FormatLimit(std::chrono::milliseconds limit) {
+  if (limit.count() % 1000 == 0) return std::to_string(limit.count() / 1000) + " s";
+  return std::to_string(limit.count()) + " ms";
+}
+
+std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value) {
+  if (value->IsObject()) {
+    v8::TryCatch try_catch(isolate);
+    v8::Local<v8::Value> stack;
+    if (value.As<v8::Object>()->Get(context, NewString(isolate, "stack")).ToLocal(&stack) && stack->IsString()) {
+      std::string text = ToStdString(isolate, stack.As<v8::String>());
+      if (!text.empty()) return text;
+    }
+  }
+  return ValueToString(isolate, context, value, "<unprintable value>");
+}
+
+Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what) {
+  v8::Isolate* isolate = state->v8();
+  if (state->isolate.heap_limit_reached()) {
+    isolate->CancelTerminateExecution();
+    return Error(ErrorCode::kResourceExhausted,
+                 what + ": the worker exceeded its heap limit of " +
+                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB" +
+                     IsolateAccess::Of(state->isolate)->LimitDetail());
+  }
+  if (state->watchdog->fired()) {
+    return Error(ErrorCode::kDeadlineExceeded,
+                 what + ": ran longer than the time limit of " + FormatLimit(state->watchdog->limit()) +
+                     " and was terminated");
+  }
+  if (try_catch.HasTerminated()) {
+    isolate->CancelTerminateExecution();
+    return Error(ErrorCode::kScriptError, what + ": execution was terminated");
+  }
+  return Error(ErrorCode::kScriptError,
+               what + ": " + DescribeException(isolate, isolate->GetCurrentContext(), try_catch));
+}
+
+Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what) {
+  v8::Isolate* isolate = state->v8();
+  v8::Local<v8::Context> context = state->Context();
+  v8::Local<v8::Value> run_next = state->Internal("runNextTimer");
+  for (int fired = 0;; ++fired) {
+    v8::TryCatch try_catch(isolate);
+    isolate->PerformMicrotaskCheckpoint();
+    if (try_catch.HasCaught() || try_catch.HasTerminated() || state->isolate.heap_limit_reached()) {
+      return ScriptFailure(state, try_catch, what);
+    }
+    if (done()) return Status::Ok();
+    if (fired >= kMaxTimersPerWait) {
+      return Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " +
+                                                std::to_string(kMaxTimersPerWait) + " timers without settling");
+    }
+    v8::Local<v8::Value> more;
+    if (!run_next.As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&more)) {
+      return ScriptFailure(state, try_catch, what);
+    }
+    if (!more->IsTrue()) {
+      return Error(ErrorCode::kScriptError,
+                   std::string(what) + ": a promise never settled (heapprof's runtime has no network or I/O; "
+                                       "only microtasks and setTimeout can make progress)");
+    }
+  }
+}
+
+}  // namespace internal
+
+namespace {
+
+// The status, headers and body of what a handler returned (a Response, else an error).
+Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response,
+                                    const std::string& what) {
+  v8::Isolate* isolate = state->v8();
+  v8::Local<v8::Context> context = state->Context();
+  v8::TryCatch try_catch(isolate);
+  v8::Local<v8::Value> read;
+  if (!state->Internal("readResponse").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &response)
+           .ToLocal(&read)) {
+    return internal::ScriptFailure(state, try_catch, what);
+  }
+  if (read->IsPromise()) {  // a stream body, read to its end
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()));
+    v8::Local<v8::Promise> promise = read.As<v8::Promise>();
+    if (promise->State() == v8::Promise::kRejected) {
+      return Error(ErrorCode::kScriptError,
+                   what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+    }
+    read = promise->Result();
+  }
+  v8::Local<v8::Array> parts = read.As<v8::Array>();
+  auto part = [&](uint32_t i) { return parts->Get(context, i).ToLocalChecked(); };
+  WorkerResponse out;
+  v8::Local<v8::Value> status = part(0);
+  if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
+  out.status_text = internal::ValueToString(isolate, context, part(1));
+  v8::Local<v8::Array> headers = part(2).As<v8::Array>();
+  for (uint32_t i = 0; i + 1 < headers->Length(); i += 2) {
+    out.headers.emplace_back(internal::ValueToString(isolate, context, headers->Get(context, i).ToLocalChecked()),
+                             internal::ValueToString(isolate, context, headers->Get(context, i + 1).ToLocalChecked()));
+  }
+  out.body = internal::BodyBytes(isolate, part(3));
+  return out;
+}
+
+}  // namespace
+
+WorkerRuntime::WorkerRuntime(std::unique_ptr<State> state) : state_(std::move(state)) {}
+WorkerRuntime::WorkerRuntime(WorkerRuntime&&) noexcept = default;
+WorkerRuntime& WorkerRuntime::operator=(WorkerRuntime&&) noexcept = default;
+WorkerRuntime::~WorkerRuntime() = default;
+
+namespace {
+
+// The prelude's options from the compatibility flags, or the error naming a
+// flag the runtime does not honour.
+struct CompatibilityOptions {
+  bool nodejs_compat = false;
+  bool nodejs_als = false;
+  bool populate_process_env = false;
+};
+
+}  // namespace
+
+const std::vector<std::string>& HonouredCompatibilityFlags() {
+  static const std::vector<std::string> flags = {"nodejs_compat", "nodejs_compat_v2", "nodejs_als",
+                                                 "nodejs_compat_populate_process_env"};
+  return flags;
+}
+
+namespace {
+
+Result<CompatibilityOptions> ReadCompatibilityFlags(const std::vector<std::string>& flags) {
+  CompatibilityOptions out;
+  for (const std::string& flag : flags) {
+    if (flag == "nodejs_compat" || flag == "nodejs_compat_v2") {
+      out.nodejs_compat = true;
+    } else if (flag == "nodejs_als") {
+      out.nodejs_als = true;
+    } else if (flag == "nodejs_compat_populate_process_env") {
+      out.populate_process_env = true;
+    } else {
+      return Error(ErrorCode::kInvalidArgument,
+                   "compatibility flag \"" + flag + "\" is not honoured by heapprof's embedded runtime (it knows " +
+                       fmt::format("{}", fmt::join(HonouredCompatibilityFlags(), ", ")) +
+                       "); profile this worker in workerd with --runtime workerd");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
+  HEAPPROF_ASSIGN_OR_RETURN(CompatibilityOptions compatibility, ReadCompatibilityFlags(options.compatibility_flags));
+  IsolateOptions isolate_options;
+  isolate_options.name = options.name;
+  isolate_options.heap_limit_bytes = options.heap_limit_bytes;
+  isolate_options.on_near_heap_limit = options.on_near_heap_limit;
+  HEAPPROF_ASSIGN_OR_RETURN(Isolate isolate, Isolate::Create(isolate_options));
+
+  auto state = std::make_unique<State>(std::move(isolate));
+  state->console = options.console ? options.console : StderrConsole(options.name);
+  v8::Isolate* v8_isolate = state->v8();
+  state->watchdog = std::make_unique<internal::Watchdog>(v8_isolate, options.request_timeout);
+  // heapprof decides when microtasks run: after each handler call, like a host's event loop.
+  v8_isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
+
+  WorkerScope scope(state.get());
+  v8::Local<v8::Context> context = scope.context();
+  v8::TryCatch try_catch(v8_isolate);
+  // The libraries bundle first (its value is handed to the prelude), then the prelude.
+  auto run_script = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
+    v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, name));
+    v8::Local<v8::Script> script;
+    return v8::Script::Compile(context, NewString(v8_isolate, source), &origin).ToLocal(&script) &&
+           script->Run(context).ToLocal(out);
+  };
+  v8::Local<v8::Value> libraries;
+  v8::Local<v8::Value> installer;
+  v8::Local<v8::Object> natives;
+  v8::Local<v8::Value> internals;
+  if (!run_script(internal::kWorkerLibrariesName, internal::kWorkerLibrariesSource, &libraries) ||
+      !libraries->IsObject() ||
+      !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
+      !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
+                                           internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  v8::Local<v8::Object> prelude_options = v8::Object::New(v8_isolate);
+  auto set_option = [&](const char* name, bool value) {
+    return prelude_options->Set(context, NewString(v8_isolate, name), v8::Boolean::New(v8_isolate, value)).FromMaybe(false);
+  };
+  if (!set_option("nodejsCompat", compatibility.nodejs_compat) || !set_option("nodejsAls", compatibility.nodejs_als) ||
+      !set_option("populateProcessEnv", compatibility.populate_process_env)) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude options could not be made");
+  }
+  v8::Local<v8::Value> args[] = {natives, libraries, prelude_options};
+  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 3, args).ToLocal(&internals) ||
+      !internals->IsObject()) {
+    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
+                                           internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  state->internals.Reset(v8_isolate, internals.As<v8::Object>());
+  v8::Local<v8::Value> env;
+  if (!MakeEnv(context, state.get(), options.bindings).ToLocal(&env) || !env->IsObject()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "the worker's bindings could not be set up: " + internal::DescribeException(v8_isolate, context, try_catch));
+  }
+  state->env.Reset(v8_isolate, env.As<v8::Object>());
+  if (!options.fetch_handler.empty()) {
+    HEAPPROF_RETURN_IF_ERROR(internal::LoadFetchHandler(state.get(), options.fetch_handler));
+  }
+  return WorkerRuntime(std::move(state));
+}
+
+WorkerKind WorkerRuntime::kind() const { return state_->kind; }
+Isolate& WorkerRuntime::isolate() { return state_->isolate; }
+bool WorkerRuntime::heap_limit_reached() const { return state_->isolate.heap_limit_reached(); }
+
+void WorkerRuntime::Terminate() { state_->v8()->TerminateExecution(); }
+
+HeapUsage WorkerRuntime::heap_usage() const {
+  v8::HeapStatistics stats;
+  state_->v8()->GetHeapStatistics(&stats);
+  return {stats.used_heap_size(), state_->isolate.heap_limit_bytes()};
+}
+
+Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
+  State* state = state_.get();
+  if (state->kind == WorkerKind::kNotLoaded) {
+    return Error(ErrorCode::kFailedPrecondition, "no worker is loaded");
+  }
+  if (state->isolate.heap_limit_reached()) {
+    return Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier");
+  }
+  v8::Isolate* isolate = state->v8();
+  WorkerScope scope(state);
+  internal::Watchdog::Scope deadline(*state->watchdog);
+  v8::Local<v8::Context> context = scope.context();
+  const std::string what = request.method + " " + request.url;
+  v8::TryCatch try_catch(isolate);
+  // Each request starts outside every AsyncLocalStorage.run() (node:async_hooks).
+  context->SetContinuationPreservedEmbedderData(v8::Undefined(isolate));
+
+  // The prelude builds the Request, reading the request's strings through
+  // natives.requestParts() inside its own frame (see State::pending_request).
+  state->pending_request = &request;
+  struct ClearPending {
+    WorkerRuntime::State* state;
+    ~ClearPending() { state->pending_request = nullptr; }
+  } clear_pending{state};
+  v8::Local<v8::Value> js_request;
+  v8::Local<v8::Value> context_pair;
+  if (!state->Internal("makeRequest").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+           .ToLocal(&js_request) ||
+      !state->Internal("makeContext").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+           .ToLocal(&context_pair)) {
+    return internal::ScriptFailure(state, try_catch, what);
+  }
+  v8::Local<v8::Object> ctx = context_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked().As<v8::Object>();
+  v8::Local<v8::Array> waits = context_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Array>();
+
+  v8::Local<v8::Value> result;
+  if (state->kind == WorkerKind::kEventListener) {
+    v8::Local<v8::Value> event_args[] = {js_request, ctx};
+    v8::Local<v8::Value> event_pair;
+    if (!state->Internal("makeFetchEvent").As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, event_args)
+             .ToLocal(&event_pair)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+    v8::Local<v8::Value> event = event_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked();
+    v8::Local<v8::Object> event_state =
+        event_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Object>();
+    v8::Local<v8::Array> listeners = state->Internal("fetchListeners").As<v8::Array>();
+    for (uint32_t i = 0; i < listeners->Length(); ++i) {
+      v8::Local<v8::Value> listener = listeners->Get(context, i).ToLocalChecked();
+      v8::Local<v8::Value> ignored;
+      if (!listener.As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &event).ToLocal(&ignored)) {
+        return internal::ScriptFailure(state, try_catch, what);
+      }
+    }
+    if (!Get(context, event_state, "responded")->IsTrue()) {
+      return Error(ErrorCode::kScriptError, what + ": no fetch listener called event.respondWith()");
+    }
+    result = Get(context, event_state, "response");
+  } else {
+    v8::Local<v8::Value> args[] = {js_request, state->env.Get(isolate), ctx};
+    v8::Local<v8::Value> receiver = state->receiver.Get(isolate);
+    if (!state->fetch.Get(isolate)->Call(context, receiver, 3, args).ToLocal(&result)) {
+      return internal::ScriptFailure(state, try_catch, what);
+    }
+  }
+
+  // The handler's promise and every waitUntil promise (the list may grow while we wait).
+  auto settled = [&] {
+    if (IsPending(result)) return false;
+    for (uint32_t i = 0; i < waits->Length(); ++i) {
+      if (IsPending(waits->Get(context, i).ToLocalChecked())) return false;
+    }
+    return true;
+  };
+  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
+
+  auto rejection = [&](v8::Local<v8::Value> value) -> v8::Local<v8::Value> {
+    if (value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kRejected) {
+      return value.As<v8::Promise>()->Result();
+    }
+    return {};
+  };
+  if (v8::Local<v8::Value> reason = rejection(result); !reason.IsEmpty()) {
+    return Error(ErrorCode::kScriptError, what + ": the handler's promise was rejected: " +
+                                              internal::DescribeValue(isolate, context, reason));
+  }
+  for (uint32_t i = 0; i < waits->Length(); ++i) {
+    if (v8::Local<v8::Value> reason = rejection(waits->Get(context, i).ToLocalChecked()); !reason.IsEmpty()) {
+      return Error(ErrorCode::kScriptError, what + ": a ctx.waitUntil() promise was rejected: " +
+                                                internal::DescribeValue(isolate, context, reason));
+    }
+  }
+  v8::Local<v8::Value> response = result->IsPromise() ? result.As<v8::Promise>()->Result() : result;
+  if (response->IsUndefined()) {
+    return Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response");
+  }
+  return ReadResponse(state, response, what);
+}
+
+Result<Session> WorkerRuntime::StartSession(const SessionOptions& options) {
+  WorkerScope scope(state_.get());
+  SessionOptions copy = options;
+  if (copy.isolate_name.empty()) copy.isolate_name = state_->isolate.name();
+  return Session::Start(state_->v8(), copy);
+}
+
+Result<Profile> WorkerRuntime::StopSession(Session session) {
+  WorkerScope scope(state_.get());
+  return std::move(session).StopAndBuild();
+}
+
+}  // namespace heapprof

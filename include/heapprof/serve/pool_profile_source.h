@@ -1,0 +1,63 @@
+// The debug endpoints' profile source for a live service: windows through the
+// controller on the pool's replicas, source-mapped off the isolate's thread.
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <utility>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/core/source_map_locator.h"
+#include "heapprof/v8/controller.h"
+#include "heapprof/v8/session.h"
+#include "heapprof/serve/worker_pool.h"
+
+namespace heapprof {
+
+class PoolProfileSource final : public ProfileSource {
+ public:
+  // `session` configures every window (interval, depth, GC before snapshot);
+  // `source_maps` says where maps may be read (nullopt: profiles stay unmapped).
+  PoolProfileSource(Controller& controller, WorkerPool& pool, SessionOptions session,
+                    std::optional<SourceMapSearch> source_maps);
+  ~PoolProfileSource() override;
+
+  std::vector<TargetStatus> Targets() override;
+  // Cancelling ends the target's window at once (Controller::EndWindows).
+  Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration,
+                         CancelSignal& cancel) override;
+  Result<Profile> SinceContinuousStart(const std::string& target) override;
+  std::vector<CaptureFile> Captures() override;
+
+  // Opens a window on every replica that stays open until SinceContinuousStart
+  // cuts it (and opens the next) or EndContinuous ends it.
+  void StartContinuous();
+  // After Controller::EndWindows(): each replica's last continuous window.
+  std::vector<std::pair<std::string, Result<Profile>>> EndContinuous();
+
+ private:
+  struct Continuous {
+    std::mutex mu;
+    std::future<Result<WindowProfile>> window;
+    uint64_t id = 0;  // the open window's, for Controller::EndWindow
+  };
+  // Opens a window; `window_id` gets its id for Controller::EndWindow.
+  std::future<Result<WindowProfile>> Open(const std::string& target, std::chrono::nanoseconds duration,
+                                          uint64_t* window_id);
+
+  Result<Profile> Finish(Result<WindowProfile> window);
+
+  Controller& controller_;
+  WorkerPool& pool_;
+  SessionOptions session_;
+  std::optional<SourceMapSearch> source_maps_;
+  std::map<std::string, std::unique_ptr<Continuous>> continuous_;  // filled before serving, then fixed
+};
+
+}  // namespace heapprof
