@@ -1,45 +1,40 @@
-# Install rules: public headers, the static libraries, the CLI, and two ways
-# for projects outside this tree to use them: find_package(heapprof CONFIG)
-# (imported targets carrying V8/protobuf/fmt/zlib requirements) and heapprof.pc.
+# Install rules: each library with its include directory, the CLI, and two
+# ways for projects outside this tree to use them: find_package(heapprof
+# CONFIG [COMPONENTS ...]) (one imported target per library, each exported on
+# its own with only its own dependencies: heapprofConfig.cmake.in) and
+# heapprof.pc (core and the collector).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(HEAPPROF_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/heapprof")
 
-# Components: "devel" (headers, libraries, packages) and "cli" (the heapprof tool).
-# Each installed library brings its include directory, include/heapprof/<lib>/.
-foreach(lib core workload v8 runtime testing)
-  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof/${lib}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/heapprof"
-          COMPONENT devel FILES_MATCHING PATTERN "*.h")
-endforeach()
-
 # Consumers compile the public headers as C++20, as we do.
 target_compile_features(heapprof_core PUBLIC cxx_std_20)
 
-# Exported as heapprof::core, heapprof::v8, ... (heapprof::heapprof is the umbrella,
-# made by the config file). heapprof_warnings rides along only because static
-# libraries export their private link dependencies; it carries nothing to link.
-set_target_properties(heapprof_core PROPERTIES EXPORT_NAME core)
-set_target_properties(heapprof_v8 PROPERTIES EXPORT_NAME v8)
-set_target_properties(heapprof_workload PROPERTIES EXPORT_NAME workload)
-set_target_properties(heapprof_runtime PROPERTIES EXPORT_NAME runtime)
+# heapprof_<lib> -> heapprof::<lib>, in heapprof-<lib>-targets.cmake, with
+# include/heapprof/<lib>/. Components: "devel" (headers, libraries, packages)
+# and "cli" (the heapprof tool). The core's set carries the pprof schema and
+# heapprof_warnings (static libraries export their private link dependencies;
+# it carries nothing to link).
 set_target_properties(heapprof_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(heapprof_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS heapprof_core heapprof_workload heapprof_v8 heapprof_runtime heapprof_proto heapprof_warnings
-        EXPORT heapprofTargets
-        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT devel
-        INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(EXPORT heapprofTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
-
-# The Catch2 helpers get their own export set: the package loads them only
-# when the consumer has Catch2 2.x.
-if(TARGET heapprof_testing)
-  set_target_properties(heapprof_testing PROPERTIES EXPORT_NAME testing)
-  install(TARGETS heapprof_testing EXPORT heapprofTestingTargets
+foreach(lib core workload v8 runtime http remote serve testing)
+  if(NOT TARGET heapprof_${lib})
+    continue()
+  endif()
+  set(extra)
+  if(lib STREQUAL "core")
+    set(extra heapprof_proto heapprof_warnings)
+  endif()
+  set_target_properties(heapprof_${lib} PROPERTIES EXPORT_NAME ${lib})
+  install(TARGETS heapprof_${lib} ${extra} EXPORT heapprof-${lib}
           ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT devel
           INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-  install(EXPORT heapprofTestingTargets NAMESPACE heapprof:: DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
-endif()
+  install(EXPORT heapprof-${lib} NAMESPACE heapprof:: FILE heapprof-${lib}-targets.cmake
+          DESTINATION "${HEAPPROF_INSTALL_CMAKEDIR}" COMPONENT devel)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/heapprof/${lib}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/heapprof"
+          COMPONENT devel FILES_MATCHING PATTERN "*.h")
+endforeach()
 
 # The CLI finds libnode through its rpath when installed, too.
 if(TARGET heapprof)
