@@ -2,6 +2,8 @@
 // responder that posts the answer back onto its connection's strand.
 #include "heapprof/http/http_server.h"
 
+#include "heapprof/core/host_port.h"
+
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including
 // <utility>, which GCC 12 in C++20 mode does not pull in by itself.
 #include <utility>
@@ -107,25 +109,16 @@ HttpResponse TextResponse(int status, std::string_view text) {
 }
 
 Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view listen) {
-  auto bad = [&](const std::string& why) {
+  auto bad = [&](std::string_view why) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("bad listen address '{}': {}", listen, why));
   };
-  size_t colon = listen.rfind(':');
-  if (colon == std::string_view::npos) return bad("expected host:port, e.g. 127.0.0.1:8787");
-  std::string_view host = listen.substr(0, colon);
-  std::string_view port_text = listen.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  if (host.empty()) return bad("the host is empty (use 0.0.0.0 to listen on every interface)");
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port_text.empty() || port > 65535) {
-    return bad("the port must be a number from 0 to 65535");
-  }
+  Result<HostPort> parsed = ParseHostPort(listen, PortZero::kPicksFreePort);
+  if (!parsed.ok()) return bad(parsed.status().message());
+  const std::string& host = parsed->host;
   boost::system::error_code addr_ec;
-  net::ip::make_address(std::string(host), addr_ec);
+  net::ip::make_address(host, addr_ec);
   if (addr_ec && host != "localhost") return bad("the host must be an IP address or localhost");
-  return std::pair<std::string, uint16_t>(host == "localhost" ? "127.0.0.1" : std::string(host),
-                                          static_cast<uint16_t>(port));
+  return std::pair<std::string, uint16_t>(host == "localhost" ? "127.0.0.1" : host, parsed->port);
 }
 
 bool IsLoopbackListen(std::string_view listen) {

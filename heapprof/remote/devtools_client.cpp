@@ -62,24 +62,12 @@ std::string StringField(const Json& object, const char* key) {
 }  // namespace
 
 Result<HostPort> ParseHostPort(std::string_view text) {
-  auto bad = [&] {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("\"{}\" is not HOST:PORT (e.g. 127.0.0.1:9229) or a ws:// URL", text));
-  };
-  size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return bad();
-  std::string_view host = text.substr(0, colon);
-  std::string_view port_text = text.substr(colon + 1);
-  if (host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']') return bad();
-    host = host.substr(1, host.size() - 2);
-  } else if (host.find(':') != std::string_view::npos) {
-    return bad();
+  Result<HostPort> parsed = heapprof::ParseHostPort(text, PortZero::kInvalid);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("\"{}\" is not HOST:PORT (e.g. 127.0.0.1:9229) or a ws:// URL: {}",
+                                                          text, parsed.status().message()));
   }
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535) return bad();
-  return HostPort{std::string(host), static_cast<uint16_t>(port)};
+  return parsed;
 }
 
 Result<std::vector<InspectorTarget>> ListTargets(const HostPort& inspector, Millis timeout) {

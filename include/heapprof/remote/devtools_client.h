@@ -14,19 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "heapprof/core/host_port.h"
 #include "heapprof/core/status.h"
 
 namespace heapprof::remote {
 
 using Millis = std::chrono::milliseconds;
 
-// A host and TCP port, e.g. from "127.0.0.1:9229".
-struct HostPort {
-  std::string host;
-  uint16_t port = 0;
-};
+// A host and TCP port, e.g. from "127.0.0.1:9229" (the core's one parser).
+using heapprof::HostPort;
 
-// Parses "HOST:PORT" ("[::1]:9229" for IPv6); kInvalidArgument otherwise.
+// An inspector's "HOST:PORT" ("[::1]:9229" for IPv6; port 0 is no address);
+// kInvalidArgument otherwise.
 Result<HostPort> ParseHostPort(std::string_view text);
 
 // One entry of the inspector's /json/list.
