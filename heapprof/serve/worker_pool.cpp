@@ -62,7 +62,6 @@ class WorkerPool::Impl {
   Status Load(Replica& r) {
     WorkerOptions wo = options_.worker_options;
     wo.name = r.name;
-    wo.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.request_timeout);
     HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(wo));
     HEAPPROF_RETURN_IF_ERROR(created.LoadFile(options_.worker));
     r.runtime.emplace(std::move(created));

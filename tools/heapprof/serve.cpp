@@ -37,7 +37,7 @@ struct ServeArgs {
   int replicas = 1;
   size_t queue = 64;
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
-  std::chrono::milliseconds request_timeout{30'000};  // 0 = none
+  std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};  // 0 = none
   std::chrono::milliseconds shutdown_timeout{10'000};
   uint64_t heap_limit_bytes = uint64_t{128} << 20;
   std::optional<uint64_t> interval_bytes;  // empty: --interval auto
@@ -145,7 +145,7 @@ int Serve(const ServeArgs& args) {
   options.pool.names = ReplicaNames(args.worker, args.replicas);
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
-  options.pool.request_timeout = args.request_timeout;
+  options.pool.worker_options.request_timeout = args.request_timeout;
   options.shutdown_timeout = args.shutdown_timeout;
   options.pool.capture_dir = args.on_heap_limit;
   options.pool.capture_options = options.session;

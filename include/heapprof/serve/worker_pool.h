@@ -24,9 +24,8 @@ namespace heapprof {
 struct WorkerPoolOptions {
   std::string worker;                    // the worker file, loaded into every replica
   std::vector<std::string> names;        // one replica per name (targets for the controller)
-  WorkerOptions worker_options;          // heap limit, console (the name is each replica's)
+  WorkerOptions worker_options;          // heap limit, request timeout, console (the name is each replica's)
   size_t queue_limit = 64;               // requests waiting per replica; more are refused
-  std::chrono::nanoseconds request_timeout = std::chrono::seconds(30);  // per request; 0: none
   Controller* controller = nullptr;      // registers every replica's isolate (optional)
   std::string capture_dir;               // near-heap-limit captures go here ("" = off; needs controller)
   SessionOptions capture_options;
