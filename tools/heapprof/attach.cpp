@@ -43,7 +43,7 @@ struct AttachArgs {
   std::string name;  // --target
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
   std::optional<int64_t> duration_ns;  // empty: until Ctrl-C
-  uint64_t interval_bytes = 512 * 1024;
+  uint64_t interval_bytes = kDefaultIntervalBytes;
   std::string sample_types = "both";
   bool no_gc = false;
   std::string output = "heapprof-attach.pb.gz";
@@ -440,7 +440,7 @@ void RegisterAttach(Commands& commands) {
       ->description("Mean bytes between samples, e.g. 512KiB, 64k, 1MiB")
       ->type_name("SIZE")
       ->check(ParsedInto(&args->interval_bytes, ParseInterval))
-      ->default_str("512KiB");
+      ->default_str(DefaultIntervalText());
   attach->add_flag("--leaks", args->leaks,
                    "Track growth instead of one window: one sampling session (no include flags), a live snapshot "
                    "after a full GC every --cadence; at the end, per allocation site, the growth rate with its 95 % "

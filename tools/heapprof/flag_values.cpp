@@ -7,7 +7,10 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "heapprof/core/raw_snapshot.h"
 #include "heapprof/core/units.h"
+#include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/v8/v8_host.h"
 
 namespace heapprof::cli {
 namespace {
@@ -101,6 +104,12 @@ Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text) {
   Result<std::chrono::milliseconds> timeout = ParseTimeout(text);
   if (!timeout.ok()) return Bad(timeout.status().message() + " (or 0 for none)");
   return timeout;
+}
+
+std::string DefaultIntervalText() { return std::to_string(kDefaultIntervalBytes / 1024) + "KiB"; }
+std::string DefaultHeapLimitText() { return std::to_string(kDefaultHeapLimitBytes >> 20); }
+std::string DefaultRequestTimeoutText() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kDefaultRequestTimeout).count()) + "s";
 }
 
 }  // namespace heapprof::cli

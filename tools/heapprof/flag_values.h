@@ -31,6 +31,12 @@ Result<double> ParseFailureShare(const std::string& text);         // 50% or 0.5
 Result<std::chrono::milliseconds> ParseTimeout(const std::string& text);         // at least 1ms
 Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text);  // the same, or 0 / none (0)
 
+// The libraries' defaults as --help shows them: "512KiB" (kDefaultIntervalBytes),
+// "128" MiB (kDefaultHeapLimitBytes), "30s" (kDefaultRequestTimeout).
+std::string DefaultIntervalText();
+std::string DefaultHeapLimitText();
+std::string DefaultRequestTimeoutText();
+
 // A CLI11 check that parses its flag's value once, with `parse` (text ->
 // Result<T>), and stores the value in *out.
 template <typename T, typename Parse>

@@ -39,7 +39,7 @@ struct ServeArgs {
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
   std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};  // 0 = none
   std::chrono::milliseconds shutdown_timeout{10'000};
-  uint64_t heap_limit_bytes = uint64_t{128} << 20;
+  uint64_t heap_limit_bytes = kDefaultHeapLimitBytes;
   std::optional<uint64_t> interval_bytes;  // empty: --interval auto
   int depth = 64;
   bool no_gc = false;
@@ -278,7 +278,7 @@ void RegisterServe(Commands& commands) {
                     "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
-      ->default_str("30s");
+      ->default_str(DefaultRequestTimeoutText());
   serve->add_option("--shutdown-timeout")
       ->description("At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
                     "then are terminated, those still queued never run, and all are answered 503")
@@ -289,7 +289,7 @@ void RegisterServe(Commands& commands) {
       ->description("Each isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
-      ->default_str("128");
+      ->default_str(DefaultHeapLimitText());
   serve->add_option("--interval")
       ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
                     "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")

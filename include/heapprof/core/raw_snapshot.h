@@ -42,11 +42,14 @@ struct RawSample {
   bool allocated = true;   // counts in alloc_*; false for a DevTools in-use-only window (heapprof attach)
 };
 
+// The mean bytes between samples when nobody says (sessions, heapprof attach, serve, run).
+inline constexpr uint64_t kDefaultIntervalBytes = 512 * 1024;
+
 // Facts about the window that go into the profile's metadata.
 struct WindowInfo {
   int64_t start_unix_nanos = 0;
   int64_t duration_nanos = 0;
-  uint64_t interval_bytes = 512 * 1024;
+  uint64_t interval_bytes = kDefaultIntervalBytes;
   int max_stack_depth = 64;
   std::string v8_version;
   std::string isolate_name;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heapprof/core/profile.h"
+#include "heapprof/core/raw_snapshot.h"
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
 
@@ -31,7 +32,7 @@ std::string_view SampleTypesName(RemoteSampleTypes types);
 Result<RemoteSampleTypes> ParseSampleTypes(std::string_view name);
 
 struct RemoteWindowOptions {
-  uint64_t interval_bytes = 512 * 1024;
+  uint64_t interval_bytes = kDefaultIntervalBytes;
   std::chrono::nanoseconds window{std::chrono::seconds(5)};  // length of each window
   RemoteSampleTypes types = RemoteSampleTypes::kBoth;
   bool gc_before_inuse = true;      // HeapProfiler.collectGarbage before the in-use snapshot

@@ -65,7 +65,7 @@ inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
 
 struct WorkerOptions {
   std::string name = "worker";                   // isolate name, recorded in profiles
-  size_t heap_limit_bytes = 128u * 1024 * 1024;  // whole V8 heap, like the platform's limit
+  size_t heap_limit_bytes = kDefaultHeapLimitBytes;  // whole V8 heap, like the platform's limit
   NearHeapLimitHook on_near_heap_limit;          // runs before the script is terminated
   ConsoleSink console;                           // default: stderr, prefixed with the name
   // Wall-clock limit of one Dispatch (handler, microtasks, timers, body) and of

@@ -19,7 +19,7 @@ class Isolate;
 namespace heapprof {
 
 struct SessionOptions {
-  uint64_t interval_bytes = 512 * 1024;  // mean bytes between samples
+  uint64_t interval_bytes = kDefaultIntervalBytes;  // mean bytes between samples
   int max_stack_depth = 64;              // frames kept per stack
   bool gc_before_snapshot = true;        // full GC before the in-use snapshot
   // Runs that GC where V8's testing API is off (V8 started by someone else):

@@ -42,8 +42,11 @@ std::vector<std::string> V8UnknownFlags();
 // heapprof terminates the running script (e.g. to capture an in-use profile).
 using NearHeapLimitHook = std::function<void(v8::Isolate*, size_t current_limit)>;
 
+// An isolate's heap limit when nobody says (the platform's limit for a Worker).
+inline constexpr size_t kDefaultHeapLimitBytes = size_t{128} << 20;
+
 struct IsolateOptions {
-  size_t heap_limit_bytes = 128u * 1024 * 1024;  // whole V8 heap
+  size_t heap_limit_bytes = kDefaultHeapLimitBytes;  // whole V8 heap
   std::string name = "isolate";
   NearHeapLimitHook on_near_heap_limit;  // optional
 };
