@@ -3,6 +3,7 @@
 #include "heapprof/core/estimate.h"
 
 #include "heapprof/core/math_policy.h"
+#include "heapprof/core/raw_snapshot.h"
 
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
@@ -231,7 +232,7 @@ int64_t IntervalForSamples(double target_bytes, double samples, int64_t min_inte
 }
 
 int64_t AutoInterval(uint64_t heap_limit_bytes, double share, double samples) {
-  return IntervalForSamples(share * static_cast<double>(heap_limit_bytes), samples, 4 * 1024, 512 * 1024);
+  return IntervalForSamples(share * static_cast<double>(heap_limit_bytes), samples, 4 * 1024, kDefaultIntervalBytes);
 }
 
 }  // namespace heapprof

@@ -19,7 +19,7 @@
 namespace heapprof::remote {
 
 struct RemoteLeakOptions {
-  uint64_t interval_bytes = 512 * 1024;
+  uint64_t interval_bytes = kDefaultIntervalBytes;
   std::chrono::nanoseconds duration{std::chrono::seconds(60)};  // nanoseconds::max(): until `stop`
   // Between snapshots; 0: chosen from the first snapshot's cost (AutoCadence).
   std::chrono::nanoseconds cadence{0};

@@ -27,7 +27,7 @@ class Isolate;
 namespace heapprof {
 
 struct SamplerOptions {
-  uint64_t interval_bytes = 512 * 1024;  // mean bytes between samples (fixed for the sampler's life)
+  uint64_t interval_bytes = kDefaultIntervalBytes;  // mean bytes between samples (fixed for the sampler's life)
   int max_stack_depth = 64;              // frames kept per stack (fixed for the sampler's life)
   // The full GC before a snapshot that asks for one (see SessionOptions::full_gc).
   std::function<void()> full_gc;
