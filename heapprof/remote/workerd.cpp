@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -51,6 +52,27 @@ std::string Quote(std::string_view s) {
 
 }  // namespace
 
+RuntimeSupport WorkerdRuntimeSupport() {
+  RuntimeSupport support;
+  support.runtime = "heapprof's workerd mode";
+  support.keys = {"name", "main", "compatibility_date", "compatibility_flags", "vars"};
+  support.all_compatibility_flags = true;  // workerd's own; it refuses one it does not know
+  return support;
+}
+
+std::vector<WorkerdBinding> WorkerdBindings(const WorkerConfig& config) {
+  std::vector<WorkerdBinding> out;
+  for (const auto& [name, value] : config.bindings.vars) {
+    nlohmann::json parsed = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_string()) {
+      out.push_back({name, WorkerdBinding::Kind::kText, parsed.get<std::string>()});
+    } else {
+      out.push_back({name, WorkerdBinding::Kind::kJson, value});
+    }
+  }
+  return out;
+}
+
 bool LooksLikeEsModule(std::string_view script) {
   // An export statement (minified bundles end in `export{x as default}`), or
   // no fetch listener of a service-worker script.
@@ -65,6 +87,13 @@ std::string WorkerdConfig(const WorkerdSpec& spec, const std::string& module_nam
                           uint16_t http_port) {
   std::string flags;
   for (const std::string& f : spec.v8_flags) flags += (flags.empty() ? "" : ", ") + Quote(f);
+  std::string flags_list;
+  for (const std::string& f : spec.compatibility_flags) flags_list += (flags_list.empty() ? "" : ", ") + Quote(f);
+  std::string bindings;
+  for (const WorkerdBinding& b : spec.bindings) {
+    bindings += fmt::format("{}(name = {}, {} = {})", bindings.empty() ? "" : ",\n    ", Quote(b.name),
+                            b.kind == WorkerdBinding::Kind::kText ? "text" : "json", Quote(b.value));
+  }
   std::string code = es_module ? fmt::format("modules = [ (name = {0}, esModule = embed {0}) ],", Quote(module_name))
                                : fmt::format("serviceWorkerScript = embed {},", Quote(module_name));
   return fmt::format(R"(# Written by heapprof run --runtime workerd.
@@ -79,9 +108,13 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   {}
   compatibilityDate = {},
+  compatibilityFlags = [ {} ],
+  bindings = [
+    {}
+  ],
 );
 )",
-                     http_port, flags, code, Quote(spec.compatibility_date));
+                     http_port, flags, code, Quote(spec.compatibility_date), flags_list, bindings);
 }
 
 Result<uint16_t> FreeLoopbackPort() {

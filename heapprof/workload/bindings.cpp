@@ -5,16 +5,14 @@
 
 #include <cpptoml.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "heapprof/core/file_io.h"
+#include "heapprof/workload/config_text.h"
 
 namespace heapprof {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 Status Bad(std::string_view name, const std::string& message) {
@@ -54,7 +52,28 @@ Status AddKv(WorkerBindings& bindings, const json& entry, std::string_view name)
   return Status::Ok();
 }
 
-Result<WorkerBindings> FromJson(const json& config, std::string_view name) {
+}  // namespace
+
+namespace internal {
+
+Result<json> ParseConfigText(std::string_view text, std::string_view name, bool toml) {
+  if (toml) {
+    std::istringstream in{std::string(text)};
+    std::shared_ptr<cpptoml::table> config;
+    try {
+      cpptoml::parser parser(in);
+      config = parser.parse();
+    } catch (const std::exception& e) {
+      return Bad(name, std::string("not valid TOML: ") + e.what());
+    }
+    return TomlToJson(config);
+  }
+  json config = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (config.is_discarded()) return Bad(name, "not valid JSON (comments are allowed; trailing commas are not)");
+  return config;
+}
+
+Result<WorkerBindings> BindingsFromConfig(const json& config, std::string_view name) {
   WorkerBindings bindings;
   if (!config.is_object()) return Bad(name, "the configuration must be an object");
   if (config.contains("vars")) {
@@ -70,14 +89,16 @@ Result<WorkerBindings> FromJson(const json& config, std::string_view name) {
   return bindings;
 }
 
+}  // namespace internal
+
+namespace {
+
 std::string Trim(std::string_view s) {
   size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string_view::npos) return {};
   size_t b = s.find_last_not_of(" \t\r");
   return std::string(s.substr(a, b - a + 1));
 }
-
-Result<std::string> Read(const std::string& path) { return ReadFileBytes(path); }
 
 }  // namespace
 
@@ -99,21 +120,15 @@ KvNamespace* WorkerBindings::FindKv(std::string_view binding) {
 }
 
 Result<WorkerBindings> ParseWranglerToml(std::string_view text, std::string_view name) {
-  std::istringstream in{std::string(text)};
-  std::shared_ptr<cpptoml::table> config;
-  try {
-    cpptoml::parser parser(in);
-    config = parser.parse();
-  } catch (const std::exception& e) {
-    return Bad(name, std::string("not valid TOML: ") + e.what());
-  }
-  return FromJson(TomlToJson(config), name);
+  Result<json> config = internal::ParseConfigText(text, name, /*toml=*/true);
+  if (!config.ok()) return config.status();
+  return internal::BindingsFromConfig(config.value(), name);
 }
 
 Result<WorkerBindings> ParseWranglerJsonc(std::string_view text, std::string_view name) {
-  json config = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (config.is_discarded()) return Bad(name, "not valid JSON (comments are allowed; trailing commas are not)");
-  return FromJson(config, name);
+  Result<json> config = internal::ParseConfigText(text, name, /*toml=*/false);
+  if (!config.ok()) return config.status();
+  return internal::BindingsFromConfig(config.value(), name);
 }
 
 Status ParseDevVars(std::string_view text, std::string_view name, WorkerBindings& into) {
@@ -155,61 +170,6 @@ Status ParseKvData(std::string_view text, std::string_view name, KvNamespace& in
     into.entries.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   }
   return Status::Ok();
-}
-
-Result<LoadedBindings> LoadBindings(const BindingSources& sources) {
-  LoadedBindings loaded;
-  std::string config = sources.config;
-  if (config.empty()) {
-    fs::path dir = fs::path(sources.worker).parent_path();
-    for (const char* candidate : {"wrangler.toml", "wrangler.jsonc", "wrangler.json"}) {
-      std::error_code ec;
-      if (fs::is_regular_file(dir / candidate, ec)) {
-        config = (dir / candidate).string();
-        break;
-      }
-    }
-  }
-  if (!config.empty()) {
-    Result<std::string> text = Read(config);
-    if (!text.ok()) return text.status();
-    Result<WorkerBindings> parsed = fs::path(config).extension() == ".toml" ? ParseWranglerToml(text.value(), config)
-                                                                             : ParseWranglerJsonc(text.value(), config);
-    if (!parsed.ok()) return parsed.status();
-    loaded.bindings = std::move(parsed).value();
-    loaded.files.push_back(config);
-    std::error_code ec;
-    fs::path dev_vars = fs::path(config).parent_path() / ".dev.vars";
-    if (fs::is_regular_file(dev_vars, ec)) {
-      Result<std::string> vars = Read(dev_vars.string());
-      if (!vars.ok()) return vars.status();
-      if (Status s = ParseDevVars(vars.value(), dev_vars.string(), loaded.bindings); !s.ok()) return s;
-      loaded.files.push_back(dev_vars.string());
-    }
-  }
-  if (!sources.env_json.empty()) {
-    Result<std::string> text = Read(sources.env_json);
-    if (!text.ok()) return text.status();
-    if (Status s = ParseEnvJson(text.value(), sources.env_json, loaded.bindings); !s.ok()) return s;
-    loaded.files.push_back(sources.env_json);
-  }
-  for (const std::string& spec : sources.kv_data) {
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("--kv-data {}: expected BINDING=FILE", spec));
-    }
-    std::string binding = spec.substr(0, eq), file = spec.substr(eq + 1);
-    KvNamespace* kv = loaded.bindings.FindKv(binding);
-    if (kv == nullptr) {
-      loaded.bindings.kv.push_back({binding, {}});
-      kv = &loaded.bindings.kv.back();
-    }
-    Result<std::string> text = Read(file);
-    if (!text.ok()) return text.status();
-    if (Status s = ParseKvData(text.value(), file, *kv); !s.ok()) return s;
-    loaded.files.push_back(file);
-  }
-  return loaded;
 }
 
 }  // namespace heapprof

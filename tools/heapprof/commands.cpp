@@ -61,17 +61,6 @@ int UsageError(const std::string& command, const std::string& message) {
   return kExitUsage;
 }
 
-void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data) {
-  app->add_option("--config", config,
-                  "The wrangler.toml / wrangler.jsonc whose vars and kv_namespaces become env (.dev.vars beside it "
-                  "adds secrets) [default: the one beside the worker, if any]");
-  app->add_option("--env-json", env_json, "A JSON object whose members become env vars (after the config)");
-  app->add_option("--kv-data", kv_data,
-                  "BINDING=FILE: preload the in-memory KV namespace env.BINDING from a JSON object of key: value "
-                  "(repeatable)")
-      ->allow_extra_args(false);
-}
-
 void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler) {
   app->add_option("--fetch-handler", fetch_handler,
                   "A module whose default export's fetch(request) answers the worker's fetch() subrequests with a "

@@ -59,9 +59,6 @@ int UsageError(const std::string& command, const std::string& message);
 // (heapprof/core/formats.h tells them apart by content).
 inline constexpr char kProfileArgHelp[] = "A profile: pprof (.pb.gz or uncompressed .pb) or Chrome .heapprofile JSON";
 
-// The worker's env flags, the same for every command that runs a worker (run, serve):
-// --config, --env-json, --kv-data (loaded by LoadBindings).
-void AddBindingOptions(CLI::App* app, std::string& config, std::string& env_json, std::vector<std::string>& kv_data);
 // The names of a worker's replicas in run and serve: the worker file's stem
 // alone for one, else stem-0 ... stem-N-1; '-' (unlike the '#' they once had)
 // needs no escaping in a URL (target=NAME, /@NAME/) or a file name.

@@ -7,7 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "heapprof/workload/bindings.h"
+#include "heapprof/remote/workerd.h"
+#include "heapprof/runtime/runtime_support.h"
+#include "heapprof/workload/worker_config.h"
+#include "tools/heapprof/config_flags.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/workload/traffic.h"
 #include "heapprof/v8/attribution.h"
@@ -25,13 +28,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int RunCommand(const RunArgs& args) {
-  if (args.runtime == "workerd") return RunInWorkerd(args);
-  if (args.runtime != "embedded") return UsageError("run", "--runtime is embedded or workerd, not " + args.runtime);
-  if (args.sample_types != "both" || !args.workerd.empty()) {
+int RunCommand(const RunArgs& given) {
+  if (given.runtime != "embedded" && given.runtime != "workerd") {
+    return UsageError("run", "--runtime is embedded or workerd, not " + given.runtime);
+  }
+  const bool workerd = given.runtime == "workerd";
+  if (!workerd && (given.sample_types != "both" || !given.workerd.empty())) {
     return UsageError("run", "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
                              "all four sample types in one window)");
   }
+  // The worker's configuration, checked against the runtime: WORKER is its
+  // script or its folder (wrangler config and the `main` it names).
+  Result<WorkerConfig> config = LoadCheckedConfig("run", given.worker, given.config,
+                                                  workerd ? remote::WorkerdRuntimeSupport() : EmbeddedRuntimeSupport());
+  if (!config.ok()) return Fail("run", config.status());
+  RunArgs args = given;
+  args.worker = config->main;
+  if (args.output.empty() && fs::is_directory(given.worker)) {
+    const std::string folder = fs::absolute(given.worker).lexically_normal().filename().string();
+    args.output = (config->name.empty() ? folder.empty() ? std::string("worker") : folder : config->name) + ".pb.gz";
+  }
+  if (workerd) return RunInWorkerd(args, config.value());
+
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());
   Plan& plan = planned.value();
@@ -57,10 +75,7 @@ int RunCommand(const RunArgs& args) {
     if (!traffic.ok()) return Fail("run", traffic.status());
     plan.traffic = std::move(traffic).value();
   }
-  Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
-  if (!bindings.ok()) return Fail("run", bindings.status());
-  plan.bindings = std::move(bindings->bindings);
-  plan.binding_files = std::move(bindings->files);
+  plan.config = std::move(config).value();
   if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("run", s);
   plan.fetch_handler = args.fetch_handler;
 
@@ -96,7 +111,10 @@ void RegisterRun(Commands& commands) {
       "--replicas, each profiled replica's; with --continuous, the last, partial window) and the exit code is "
       "130 (143 for SIGTERM); a second one ends heapprof at once.",
       [args] { return RunCommand(*args); });
-  run->add_option("worker", args->worker, "The worker script (.js)")->required();
+  run->add_option("worker", args->worker,
+                  "The worker script (.js), or its folder: the wrangler.toml / wrangler.jsonc there names the "
+                  "script (main), its bindings and compatibility settings")
+      ->required();
   run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included). With --runtime workerd: the windows share what the warm-up leaves, "
                   "each ending once it has seen its share (requests served while one window closes and the next opens "
                   "are counted apart)")
@@ -127,7 +145,7 @@ void RegisterRun(Commands& commands) {
       ->description("The isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
-      ->default_str(DefaultHeapLimitText());
+      ->default_str("128");
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
@@ -176,7 +194,7 @@ void RegisterRun(Commands& commands) {
   run->add_option("--header", args->headers, "A header of --url's request, \"Name: value\" (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--body", args->body, "The body of --url's request");
-  AddBindingOptions(run, args->config, args->env_json, args->kv_data);
+  AddConfigOptions(run, args->config);
   AddFetchHandlerOption(run, args->fetch_handler);
   run->add_option("--max-failures")
       ->description("Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
@@ -191,7 +209,7 @@ void RegisterRun(Commands& commands) {
                     "connection and counts the request as timed out; workerd's own limits still apply inside")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
-      ->default_str(DefaultRequestTimeoutText());
+      ->default_str("30s");
   run->add_option("--runtime", args->runtime,
                   "embedded (heapprof's own V8 host) or workerd: serve the worker in a real workerd process and "
                   "profile it through the DevTools protocol (two back-to-back windows, see --sample-types)")
@@ -200,8 +218,6 @@ void RegisterRun(Commands& commands) {
                   "With --runtime workerd: inuse, alloc or both (an alloc window, then an in-use window)")
       ->capture_default_str();
   run->add_option("--workerd", args->workerd, "With --runtime workerd: the workerd executable [default: .deps/workerd]");
-  run->add_option("--compatibility-date", args->compatibility_date, "With --runtime workerd: the worker's compatibilityDate")
-      ->capture_default_str();
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
                 "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map), and of the runtime's bundled "

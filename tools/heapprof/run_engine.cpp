@@ -1,5 +1,6 @@
 // `heapprof run`'s engine: replicas on threads, windows through the controller.
 #include "tools/heapprof/run_engine.h"
+#include "heapprof/runtime/runtime_support.h"
 #include "tools/heapprof/outputs.h"
 
 #include <fmt/format.h>
@@ -116,7 +117,8 @@ void Serve(Run& run, Replica& r) {
   options.name = plan.replicas.size() == 1 ? plan.display_name : r.name;
   options.heap_limit_bytes = plan.heap_limit_bytes;
   options.request_timeout = plan.request_timeout;
-  options.bindings = plan.bindings;
+  options.bindings = plan.config.bindings;
+  options.compatibility_flags = FlagsHonoured(plan.config, EmbeddedRuntimeSupport());
   options.fetch_handler = plan.fetch_handler;
   options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
     if (level == "error") out.requests.AddConsoleError();

@@ -14,12 +14,15 @@
 #include "heapprof/v8/session.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/workload/worker_messages.h"
+#include "heapprof/workload/worker_config.h"
+#include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/flag_values.h"
 
 namespace heapprof::cli {
 
 inline constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+inline constexpr uint64_t kDefaultHeapLimitBytes = uint64_t{128} << 20;
 
 // The flags of `heapprof run`, as CLI11 parsed them: every number is parsed
 // once, by the flag's check (tools/heapprof/flag_values.h), and stored here typed; an
@@ -57,16 +60,13 @@ struct RunArgs {
   std::string method = "GET";
   std::vector<std::string> headers;
   std::string body;
-  std::string config;
-  std::string env_json;
-  std::vector<std::string> kv_data;
+  ConfigFlags config;                 // --config, --env-json, --kv-data, --compatibility-*, --ignore-config-key
   std::string fetch_handler;          // --fetch-handler: the module answering subrequests
   std::optional<double> max_failures;                        // default 0.5
   std::optional<std::chrono::milliseconds> request_timeout;  // default 30 s; 0 = none
   std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
   std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
-  std::string compatibility_date = "2024-09-23";
 };
 
 // What a run does, checked before V8 starts. Every limit applies to each
@@ -97,8 +97,7 @@ struct Plan {
   bool user_code = false;  // --user-code: the tables in the "your code" view
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
   std::string responses_out;           // --responses-out: every response as a JSON line ("" = none)
-  WorkerBindings bindings;              // env: wrangler config, .dev.vars, --env-json, --kv-data
-  std::vector<std::string> binding_files;  // the files they came from
+  WorkerConfig config;                 // env and compatibility: wrangler config, .dev.vars, the flags
   std::string fetch_handler;               // the module answering the worker's fetch() ("" = none)
   double max_failures = 0.5;           // share of failed requests above which the run exits 1
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none

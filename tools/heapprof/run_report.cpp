@@ -249,15 +249,7 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
   // only useful when the user knows it is one.
   RequestOutcomes requests;
   for (const ReplicaOutcome& r : outcome.replicas) requests.Merge(r.requests);
-  if (!plan.binding_files.empty()) {
-    std::string vars, kv, files;
-    for (const auto& [name, value] : plan.bindings.vars) vars += (vars.empty() ? "" : ", ") + name;
-    for (const KvNamespace& ns : plan.bindings.kv) {
-      kv += fmt::format("{}{} ({} keys preloaded)", kv.empty() ? "" : ", ", ns.binding, ns.entries.size());
-    }
-    for (const std::string& f : plan.binding_files) files += (files.empty() ? "" : ", ") + f;
-    fmt::print("\nBindings from {}: vars {}; KV {}\n", files, vars.empty() ? "none" : vars, kv.empty() ? "none" : kv);
-  }
+  if (std::string config = DescribeConfig(plan.config); !config.empty()) fmt::print("\n{}\n", config);
   if (!plan.fetch_handler.empty()) {
     fmt::print("\nSubrequests (fetch) answered by {} (--fetch-handler), in the worker's isolate\n", plan.fetch_handler);
   }

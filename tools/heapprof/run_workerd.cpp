@@ -28,6 +28,7 @@
 #include "heapprof/v8/attribution.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
@@ -240,7 +241,7 @@ std::string Plural(uint64_t n, const char* one, const char* many) {
 
 }  // namespace
 
-int RunInWorkerd(const RunArgs& args) {
+int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   if (Status s = RefuseEmbeddedOnly(args); !s.ok()) return UsageError("run", s.message());
   Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
   if (!types.ok()) return UsageError("run", types.status().message());
@@ -307,7 +308,9 @@ int RunInWorkerd(const RunArgs& args) {
   remote::WorkerdSpec spec;
   spec.binary = FindWorkerd(args.workerd);
   spec.worker = args.worker;
-  spec.compatibility_date = args.compatibility_date;
+  if (!config.compatibility_date.empty()) spec.compatibility_date = config.compatibility_date;
+  spec.compatibility_flags = config.compatibility_flags;
+  spec.bindings = remote::WorkerdBindings(config);
   if (!args.allow_inlining) spec.v8_flags = NoInliningFlags();
   spec.v8_flags.insert(spec.v8_flags.end(), args.v8_flags.begin(), args.v8_flags.end());
   Result<remote::WorkerdProcess> started = remote::WorkerdProcess::Start(spec, kStartTimeout);
@@ -393,6 +396,9 @@ int RunInWorkerd(const RunArgs& args) {
                                       spec.v8_flags.empty() ? std::string("none") : fmt::format("{}", fmt::join(spec.v8_flags, " ")),
                                       unknown.empty() ? ", all accepted" : "; unknown to its V8: " + fmt::format("{}", fmt::join(unknown, " "))));
   options.notes.push_back("compatibility_date: " + spec.compatibility_date);
+  if (!spec.compatibility_flags.empty()) {
+    options.notes.push_back(fmt::format("compatibility_flags: {}", fmt::join(spec.compatibility_flags, " ")));
+  }
   Result<remote::RemoteProfile> profiled = remote::ProfileRemote(session.value(), options);
   load.Stop();
   const int64_t elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
@@ -446,6 +452,7 @@ int RunInWorkerd(const RunArgs& args) {
   report.details.push_back(fmt::format("inlining {} (workerd config v8Flags)", inlining == 0 ? "off" : "allowed"));
   report.more_samples_hint = "Profile a longer window (--window)";
   int code = ReportRemoteProfile(profile, report);
+  if (std::string described = DescribeConfig(config); !described.empty()) fmt::print("\n{}\n", described);
   if (total > 0) fmt::print("\n{}", FormatOutcomes(outcomes, nullptr));
   if (outcomes.failed() > 0) {
     fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", outcomes.failed(), total, statuses);

@@ -8,6 +8,6 @@
 namespace heapprof::cli {
 
 // Runs the whole command; returns the exit code.
-int RunInWorkerd(const RunArgs& args);
+int RunInWorkerd(const RunArgs& args, const WorkerConfig& config);
 
 }  // namespace heapprof::cli

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/workload/bindings.h"
 #include "heapprof/http/http_server.h"
 #include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/estimate.h"
 #include "heapprof/core/report.h"
+#include "heapprof/runtime/runtime_support.h"
+#include "heapprof/workload/worker_config.h"
+#include "tools/heapprof/config_flags.h"
 #include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/serve/live_service.h"
@@ -37,9 +39,9 @@ struct ServeArgs {
   int replicas = 1;
   size_t queue = 64;
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
-  std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};  // 0 = none
+  std::chrono::milliseconds request_timeout{30'000};  // 0 = none
   std::chrono::milliseconds shutdown_timeout{10'000};
-  uint64_t heap_limit_bytes = kDefaultHeapLimitBytes;
+  uint64_t heap_limit_bytes = uint64_t{128} << 20;
   std::optional<uint64_t> interval_bytes;  // empty: --interval auto
   int depth = 64;
   bool no_gc = false;
@@ -48,10 +50,8 @@ struct ServeArgs {
   std::vector<std::string> source_map_paths;
   std::string on_heap_limit;
   bool continuous = false;
-  std::string config;
-  std::string env_json;
+  ConfigFlags config;  // --config, --env-json, --kv-data, --compatibility-*, --ignore-config-key
   std::string fetch_handler;
-  std::vector<std::string> kv_data;
   std::string output_dir = ".";
   std::string fallback_dir;
   std::vector<std::string> v8_flags;
@@ -98,9 +98,12 @@ int Serve(const ServeArgs& args) {
   options.limits.max_buffered_bytes = static_cast<size_t>(args.max_buffered);
   if (args.replica_prefix) options.replica_prefix = true;
 
-  if (!fs::is_regular_file(args.worker)) {
-    return Fail("serve", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
-  }
+  // The worker's env, as heapprof run gives it: WORKER is its script or its
+  // folder; the wrangler config, .dev.vars, --env-json, --kv-data.
+  Result<WorkerConfig> config = LoadCheckedConfig("serve", args.worker, args.config, EmbeddedRuntimeSupport());
+  if (!config.ok()) return Fail("serve", config.status());
+  const std::string worker = config->main;
+  if (!fs::is_regular_file(worker)) return Fail("serve", worker + " is not a file");
   std::error_code ec;
   if (!args.on_heap_limit.empty() && !fs::is_directory(args.on_heap_limit, ec)) {
     return Fail("serve", "--on-heap-limit needs an existing directory, not " + args.on_heap_limit);
@@ -116,10 +119,8 @@ int Serve(const ServeArgs& args) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
   }
 
-  // The worker's env, as heapprof run gives it: wrangler config, .dev.vars, --env-json, --kv-data.
-  Result<LoadedBindings> bindings = LoadBindings({args.worker, args.config, args.env_json, args.kv_data});
-  if (!bindings.ok()) return Fail("serve", bindings.status());
-  options.pool.worker_options.bindings = std::move(bindings->bindings);
+  options.pool.worker_options.bindings = std::move(config->bindings);
+  options.pool.worker_options.compatibility_flags = FlagsHonoured(config.value(), EmbeddedRuntimeSupport());
   if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("serve", s);
   options.pool.worker_options.fetch_handler = args.fetch_handler;
 
@@ -132,7 +133,7 @@ int Serve(const ServeArgs& args) {
   options.session.gc_before_snapshot = !args.no_gc;
   options.session.inlining_allowed = InliningAllowedAfterInit();
   if (!args.no_source_maps) {  // from the worker's folder tree and --source-map-path, nowhere else
-    fs::path worker_dir = fs::path(args.worker).parent_path();
+    fs::path worker_dir = fs::path(worker).parent_path();
     SourceMapSearch search;
     search.roots = {worker_dir.empty() ? std::string(".") : worker_dir.string()};
     search.roots.insert(search.roots.end(), args.source_map_paths.begin(), args.source_map_paths.end());
@@ -141,11 +142,11 @@ int Serve(const ServeArgs& args) {
   options.continuous = args.continuous;
   options.continuous_dir = args.output_dir;
   options.fallback_dir = args.fallback_dir;
-  options.pool.worker = args.worker;
-  options.pool.names = ReplicaNames(args.worker, args.replicas);
+  options.pool.worker = worker;
+  options.pool.names = ReplicaNames(worker, args.replicas);
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
-  options.pool.worker_options.request_timeout = args.request_timeout;
+  options.pool.request_timeout = args.request_timeout;
   options.shutdown_timeout = args.shutdown_timeout;
   options.pool.capture_dir = args.on_heap_limit;
   options.pool.capture_options = options.session;
@@ -163,7 +164,7 @@ int Serve(const ServeArgs& args) {
 
   std::string names;
   for (size_t i = 0; i < options.pool.names.size(); ++i) names += (i ? ", " : "") + options.pool.names[i];
-  fmt::print("heapprof serve: {} on http://{}/ ({} replica{}: {})\n", fs::path(args.worker).filename().string(),
+  fmt::print("heapprof serve: {} on http://{}/ ({} replica{}: {})\n", fs::path(worker).filename().string(),
              service.address(), args.replicas, args.replicas == 1 ? "" : "s", names);
   fmt::print("heapprof serve: sampling one sample per {} allocated on average{}\n",
              FormatValue(static_cast<int64_t>(options.session.interval_bytes), "bytes"),
@@ -278,7 +279,7 @@ void RegisterServe(Commands& commands) {
                     "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
-      ->default_str(DefaultRequestTimeoutText());
+      ->default_str("30s");
   serve->add_option("--shutdown-timeout")
       ->description("At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
                     "then are terminated, those still queued never run, and all are answered 503")
@@ -289,7 +290,7 @@ void RegisterServe(Commands& commands) {
       ->description("Each isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
-      ->default_str(DefaultHeapLimitText());
+      ->default_str("128");
   serve->add_option("--interval")
       ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
                     "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")
@@ -309,7 +310,7 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--fallback-dir", args->fallback_dir,
                     "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
                     "system's temporary folder; the path is printed and the exit code is 1");
-  AddBindingOptions(serve, args->config, args->env_json, args->kv_data);
+  AddConfigOptions(serve, args->config);
   AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")
       ->allow_extra_args(false);

@@ -11,16 +11,37 @@
 
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/workload/worker_config.h"
 
 namespace heapprof::remote {
+
+// The compatibility date of a worker whose configuration gives none.
+inline constexpr char kDefaultCompatibilityDate[] = "2024-09-23";
+
+// One binding of the worker's env in workerd's config.
+struct WorkerdBinding {
+  enum class Kind { kText, kJson };
+  std::string name;
+  Kind kind = Kind::kText;
+  std::string value;  // the text, or the JSON text
+};
 
 // What workerd should serve and how.
 struct WorkerdSpec {
   std::string binary;              // the workerd executable
   std::string worker;              // one script: an ES module (export default { fetch }) or a service-worker script
-  std::string compatibility_date = "2024-09-23";
+  std::string compatibility_date = kDefaultCompatibilityDate;
+  std::vector<std::string> compatibility_flags;
+  std::vector<WorkerdBinding> bindings;  // env: vars (text or JSON) and secrets (text)
   std::vector<std::string> v8_flags;  // the config's v8Flags
 };
+
+// What `heapprof run --runtime workerd` honours of a worker's configuration.
+RuntimeSupport WorkerdRuntimeSupport();
+
+// The env bindings of a configuration: a string var or a secret as text, any
+// other var as JSON.
+std::vector<WorkerdBinding> WorkerdBindings(const WorkerConfig& config);
 
 // Whether the script is an ES module (it has an `export` statement) rather
 // than a service-worker script.

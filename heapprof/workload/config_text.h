@@ -1,0 +1,20 @@
+// The text of a wrangler configuration as JSON: TOML (wrangler.toml) or JSON
+// with comments (wrangler.jsonc), so one reader serves both. Internal to the
+// configuration model (bindings.cpp, worker_config.cpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "heapprof/workload/bindings.h"
+#include "heapprof/core/status.h"
+
+namespace heapprof::internal {
+
+// TOML when `toml`, else JSON with comments; `name` prefixes messages.
+Result<nlohmann::json> ParseConfigText(std::string_view text, std::string_view name, bool toml);
+
+// The configuration's [vars] and kv_namespaces as bindings.
+Result<WorkerBindings> BindingsFromConfig(const nlohmann::json& config, std::string_view name);
+
+}  // namespace heapprof::internal

@@ -1,0 +1,512 @@
+// A worker's configuration: wrangler.toml / wrangler.jsonc, .dev.vars and
+// flags read into one model, and what a runtime does not honour of it.
+#include "heapprof/workload/worker_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "heapprof/workload/config_text.h"
+#include "heapprof/core/file_io.h"
+
+namespace heapprof {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Status Bad(std::string_view name, const std::string& message) {
+  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", name, message));
+}
+
+// A string member ("" when absent), or an error naming `where`.
+Result<std::string> String(const json& object, const char* key, std::string_view where, bool required = false) {
+  if (!object.contains(key)) {
+    if (required) return Bad(where, fmt::format("needs {} (a string)", key));
+    return std::string();
+  }
+  if (!object[key].is_string()) return Bad(where, fmt::format("{} must be a string", key));
+  return object[key].get<std::string>();
+}
+
+Result<std::vector<std::string>> Strings(const json& object, const char* key, std::string_view where) {
+  std::vector<std::string> out;
+  if (!object.contains(key)) return out;
+  if (!object[key].is_array()) return Bad(where, fmt::format("{} must be an array of strings", key));
+  for (const json& item : object[key]) {
+    if (!item.is_string()) return Bad(where, fmt::format("{} must be an array of strings", key));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+// An array of tables (`[[key]]`), each read by `read`.
+template <typename Read>
+Status Tables(const json& object, const char* key, std::string_view name, Read read) {
+  if (!object.contains(key)) return Status::Ok();
+  if (!object[key].is_array()) return Bad(name, fmt::format("{} must be an array of tables", key));
+  size_t i = 0;
+  for (const json& entry : object[key]) {
+    const std::string where = fmt::format("{}: {}[{}]", name, key, i++);
+    if (!entry.is_object()) return Bad(where, "must be a table");
+    if (Status s = read(entry, where); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> StringTable(const json& config, const char* key,
+                                                                      std::string_view name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!config.contains(key)) return out;
+  if (!config[key].is_object()) return Bad(name, fmt::format("{} must be a table of name = \"value\"", key));
+  for (const auto& [k, v] : config[key].items()) {
+    if (!v.is_string()) return Bad(name, fmt::format("{}.{} must be a string", key, k));
+    out.emplace_back(k, v.get<std::string>());
+  }
+  return out;
+}
+
+#define HEAPPROF_TRY(var, expr)            \
+  auto var##_result = (expr);              \
+  if (!var##_result.ok()) return var##_result.status(); \
+  auto var = std::move(var##_result).value()
+
+Status ReadDurableObjects(const json& config, std::string_view name, WorkerConfig& out) {
+  if (!config.contains("durable_objects")) return Status::Ok();
+  const json& section = config["durable_objects"];
+  if (!section.is_object()) return Bad(name, "durable_objects must be a table with bindings = [...]");
+  return Tables(section, "bindings", fmt::format("{}: durable_objects", name), [&](const json& e, std::string_view where) {
+    HEAPPROF_TRY(binding, String(e, "name", where, true));
+    HEAPPROF_TRY(class_name, String(e, "class_name", where, true));
+    HEAPPROF_TRY(script_name, String(e, "script_name", where));
+    out.durable_objects.push_back({binding, class_name, script_name});
+    return Status::Ok();
+  });
+}
+
+Status ReadMigrations(const json& config, std::string_view name, WorkerConfig& out) {
+  return Tables(config, "migrations", name, [&](const json& e, std::string_view where) {
+    DurableObjectMigration m;
+    HEAPPROF_TRY(tag, String(e, "tag", where));
+    HEAPPROF_TRY(added, Strings(e, "new_classes", where));
+    HEAPPROF_TRY(sqlite, Strings(e, "new_sqlite_classes", where));
+    HEAPPROF_TRY(deleted, Strings(e, "deleted_classes", where));
+    m.tag = tag;
+    m.new_classes = added;
+    m.new_sqlite_classes = sqlite;
+    m.deleted_classes = deleted;
+    Status renames = Tables(e, "renamed_classes", where, [&](const json& r, std::string_view at) {
+      HEAPPROF_TRY(from, String(r, "from", at, true));
+      HEAPPROF_TRY(to, String(r, "to", at, true));
+      m.renamed_classes.emplace_back(from, to);
+      return Status::Ok();
+    });
+    if (!renames.ok()) return renames;
+    out.migrations.push_back(std::move(m));
+    return Status::Ok();
+  });
+}
+
+// A list of {binding, <target>} tables (r2_buckets, d1_databases, queues.producers).
+Status ReadNamed(const json& object, const char* key, const char* target, std::string_view name,
+                 std::vector<NamedBinding>& out) {
+  return Tables(object, key, name, [&](const json& e, std::string_view where) {
+    HEAPPROF_TRY(binding, String(e, "binding", where, true));
+    HEAPPROF_TRY(value, String(e, target, where));
+    out.push_back({binding, value});
+    return Status::Ok();
+  });
+}
+
+Status ReadQueues(const json& config, std::string_view name, WorkerConfig& out) {
+  if (!config.contains("queues")) return Status::Ok();
+  const json& queues = config["queues"];
+  if (!queues.is_object()) return Bad(name, "queues must be a table (producers, consumers)");
+  const std::string where = fmt::format("{}: queues", name);
+  if (Status s = ReadNamed(queues, "producers", "queue", where, out.queue_producers); !s.ok()) return s;
+  return Tables(queues, "consumers", where, [&](const json& e, std::string_view at) {
+    HEAPPROF_TRY(queue, String(e, "queue", at, true));
+    QueueConsumer c{queue};
+    if (e.contains("max_batch_size")) {
+      if (!e["max_batch_size"].is_number_integer() || e["max_batch_size"].get<int64_t>() < 1 ||
+          e["max_batch_size"].get<int64_t>() > 100) {
+        return Bad(at, "max_batch_size must be a whole number from 1 to 100");
+      }
+      c.max_batch_size = e["max_batch_size"].get<int>();
+    }
+    out.queue_consumers.push_back(c);
+    return Status::Ok();
+  });
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+void AddKey(WorkerConfig& config, const std::string& key) {
+  if (!Contains(config.keys, key)) config.keys.push_back(key);
+}
+
+const ConfigKeyInfo* FindKey(std::string_view key) {
+  for (const ConfigKeyInfo& info : KnownConfigKeys()) {
+    if (key == info.key) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<ConfigKeyInfo>& KnownConfigKeys() {
+  static const std::vector<ConfigKeyInfo> kKeys = {
+      // What the worker is and which runtime behaviour it asks for.
+      {"name", false, "the worker's name"},
+      {"main", false, "the entry module"},
+      {"compatibility_date", false, "the runtime behaviour of this date"},
+      {"compatibility_flags", false, "runtime behaviours switched on or off (flags like nodejs_compat are needed)"},
+      // Bindings: env.<name> the code calls.
+      {"vars", true, "env vars"},
+      {"kv_namespaces", true, "KV namespaces"},
+      {"durable_objects", true, "Durable Object namespaces"},
+      {"migrations", false, "Durable Object class migrations"},
+      {"services", true, "service bindings to other workers"},
+      {"r2_buckets", true, "R2 buckets"},
+      {"d1_databases", true, "D1 databases"},
+      {"queues.producers", true, "queue producers (env.<binding>.send)"},
+      {"queues.consumers", false, "queue events for the queue() handler"},
+      {"triggers", false, "scheduled events (crons) for the scheduled() handler"},
+      {"ai", true, "the Workers AI binding"},
+      {"browser", true, "the browser rendering binding"},
+      {"vectorize", true, "Vectorize indexes"},
+      {"hyperdrive", true, "Hyperdrive configurations"},
+      {"analytics_engine_datasets", true, "Analytics Engine datasets"},
+      {"send_email", true, "email sending bindings"},
+      {"mtls_certificates", true, "mTLS certificate bindings"},
+      {"dispatch_namespaces", true, "dispatch namespaces"},
+      {"workflows", true, "Workflows bindings"},
+      {"pipelines", true, "Pipelines bindings"},
+      {"secrets_store_secrets", true, "Secrets Store bindings"},
+      {"version_metadata", true, "the version metadata binding"},
+      {"ratelimits", true, "rate limiting bindings"},
+      {"worker_loaders", true, "worker loader bindings"},
+      {"images", true, "the Images binding"},
+      {"containers", true, "containers of Durable Objects"},
+      {"assets", true, "static assets served before the worker (and their binding)"},
+      {"site", true, "Workers Sites static content"},
+      {"wasm_modules", true, "service-worker Wasm bindings"},
+      {"text_blobs", true, "service-worker text bindings"},
+      {"data_blobs", true, "service-worker data bindings"},
+      {"unsafe", true, "bindings outside wrangler's schema"},
+      {"tail_consumers", false, "tail workers fed this worker's events"},
+      {"streaming_tail_consumers", false, "streaming tail workers"},
+      // Build-time: the bundle heapprof runs is already built.
+      {"define", false, "build-time replacements (apply them when bundling)"},
+      {"alias", false, "build-time module aliases (apply them when bundling)"},
+      {"build", false, "the build command (heapprof runs main as built)"},
+      {"rules", false, "bundling rules"},
+      {"find_additional_modules", false, "bundling of extra modules"},
+      {"base_dir", false, "bundling's base folder"},
+      {"preserve_file_names", false, "bundling's file names"},
+      {"no_bundle", false, "bundling switched off"},
+      {"minify", false, "minification when bundling"},
+      {"keep_names", false, "function names kept when bundling"},
+      {"node_compat", false, "wrangler's legacy build-time Node.js polyfills"},
+      {"tsconfig", false, "TypeScript settings for bundling"},
+      {"jsx_factory", false, "JSX settings for bundling"},
+      {"jsx_fragment", false, "JSX settings for bundling"},
+      {"upload_source_maps", false, "deploy only"},
+      // Deploy- and dashboard-only.
+      {"$schema", false, "the editor's schema"},
+      {"account_id", false, "deploy only"},
+      {"workers_dev", false, "deploy only"},
+      {"preview_urls", false, "deploy only"},
+      {"route", false, "deploy only"},
+      {"routes", false, "deploy only"},
+      {"zone_id", false, "deploy only"},
+      {"usage_model", false, "deploy only"},
+      {"logpush", false, "deploy only"},
+      {"observability", false, "deploy only"},
+      {"send_metrics", false, "wrangler's own telemetry"},
+      {"keep_vars", false, "deploy only"},
+      {"legacy_env", false, "deploy only"},
+      {"compliance_region", false, "deploy only"},
+      {"first_party_worker", false, "deploy only"},
+      {"placement", false, "where the platform runs the worker"},
+      {"limits", false, "the platform's CPU limit (heapprof's is --request-timeout)"},
+      {"dev", false, "wrangler dev's own settings"},
+      {"env", false, "per-environment sections (heapprof reads the top level)"},
+  };
+  return kKeys;
+}
+
+bool CompatibilityFlagIsNeeded(std::string_view flag) {
+  // The Node.js compatibility flags decide whether node:* imports resolve and
+  // Buffer / process exist: a worker built for them takes another path without.
+  return flag == "nodejs_compat" || flag == "nodejs_compat_v2" || flag == "nodejs_als" ||
+         flag == "experimental" || flag.starts_with("nodejs_compat_populate_process_env");
+}
+
+std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
+  std::vector<DurableObjectClass> classes;
+  auto find = [&](std::string_view wanted) {
+    return std::find_if(classes.begin(), classes.end(), [&](const DurableObjectClass& c) { return c.name == wanted; });
+  };
+  for (const DurableObjectMigration& m : migrations) {
+    for (const std::string& c : m.new_classes) {
+      if (find(c) == classes.end()) classes.push_back({c, false});
+    }
+    for (const std::string& c : m.new_sqlite_classes) {
+      if (find(c) == classes.end()) classes.push_back({c, true});
+    }
+    for (const auto& [from, to] : m.renamed_classes) {
+      if (auto it = find(from); it != classes.end()) it->name = to;
+    }
+    for (const std::string& c : m.deleted_classes) {
+      if (auto it = find(c); it != classes.end()) classes.erase(it);
+    }
+  }
+  for (const DurableObjectBinding& b : durable_objects) {
+    if (b.script_name.empty() && find(b.class_name) == classes.end()) classes.push_back({b.class_name, false});
+  }
+  return classes;
+}
+
+Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml) {
+  Result<json> parsed = internal::ParseConfigText(text, name, toml);
+  if (!parsed.ok()) return parsed.status();
+  const json& config = parsed.value();
+  Result<WorkerBindings> bindings = internal::BindingsFromConfig(config, name);
+  if (!bindings.ok()) return bindings.status();
+  WorkerConfig out;
+  out.bindings = std::move(bindings).value();
+  for (const auto& [key, value] : config.items()) {
+    if (key != "queues") {
+      out.keys.push_back(key);
+    } else if (value.is_object()) {
+      for (const auto& [sub, unused] : value.items()) out.keys.push_back("queues." + sub);
+    }
+  }
+  HEAPPROF_TRY(worker_name, String(config, "name", name));
+  HEAPPROF_TRY(main, String(config, "main", name));
+  HEAPPROF_TRY(date, String(config, "compatibility_date", name));
+  HEAPPROF_TRY(flags, Strings(config, "compatibility_flags", name));
+  out.name = worker_name;
+  out.main = main;
+  out.compatibility_date = date;
+  out.compatibility_flags = flags;
+  if (Status s = ReadDurableObjects(config, name, out); !s.ok()) return s;
+  if (Status s = ReadMigrations(config, name, out); !s.ok()) return s;
+  Status services = Tables(config, "services", name, [&](const json& e, std::string_view where) {
+    HEAPPROF_TRY(binding, String(e, "binding", where, true));
+    HEAPPROF_TRY(service, String(e, "service", where, true));
+    HEAPPROF_TRY(entrypoint, String(e, "entrypoint", where));
+    out.services.push_back({binding, service, entrypoint});
+    return Status::Ok();
+  });
+  if (!services.ok()) return services;
+  if (Status s = ReadNamed(config, "r2_buckets", "bucket_name", name, out.r2_buckets); !s.ok()) return s;
+  if (Status s = ReadNamed(config, "d1_databases", "database_name", name, out.d1_databases); !s.ok()) return s;
+  if (Status s = ReadQueues(config, name, out); !s.ok()) return s;
+  if (config.contains("triggers")) {
+    if (!config["triggers"].is_object()) return Bad(name, "triggers must be a table with crons = [...]");
+    HEAPPROF_TRY(crons, Strings(config["triggers"], "crons", fmt::format("{}: triggers", name)));
+    out.crons = crons;
+  }
+  HEAPPROF_TRY(define, StringTable(config, "define", name));
+  HEAPPROF_TRY(alias, StringTable(config, "alias", name));
+  out.define = define;
+  out.alias = alias;
+  return out;
+}
+
+Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
+  std::error_code ec;
+  const bool folder = fs::is_directory(sources.worker, ec);
+  if (!folder && !fs::exists(sources.worker, ec)) {
+    return Error(ErrorCode::kNotFound, "no such worker file: " + sources.worker);
+  }
+  std::string path = sources.config;
+  if (!path.empty() && !fs::is_regular_file(path, ec)) {
+    return Error(ErrorCode::kNotFound, fs::exists(path, ec) ? "--config " + path + " is not a file"
+                                                             : "--config: no such file: " + path);
+  }
+  if (path.empty()) {
+    const fs::path dir = folder ? fs::path(sources.worker) : fs::path(sources.worker).parent_path();
+    for (const char* candidate : {"wrangler.toml", "wrangler.jsonc", "wrangler.json"}) {
+      if (fs::is_regular_file(dir / candidate, ec)) {
+        path = (dir / candidate).string();
+        break;
+      }
+    }
+    if (path.empty() && folder) {
+      return Error(ErrorCode::kNotFound,
+                   fmt::format("{} is a folder without a wrangler.toml, wrangler.jsonc or wrangler.json "
+                               "(give the worker's script, or --config)", sources.worker));
+    }
+  }
+  WorkerConfig config;
+  if (!path.empty()) {
+    Result<std::string> text = ReadFileBytes(path);
+    if (!text.ok()) return text.status();
+    Result<WorkerConfig> parsed = ParseWorkerConfig(text.value(), path, fs::path(path).extension() == ".toml");
+    if (!parsed.ok()) return parsed.status();
+    config = std::move(parsed).value();
+    config.file = path;
+    config.files.push_back(path);
+    const fs::path dir = fs::path(path).parent_path();
+    config.dir = dir.empty() ? "." : dir.string();
+    const fs::path dev_vars = dir / ".dev.vars";
+    if (fs::is_regular_file(dev_vars, ec)) {
+      Result<std::string> vars = ReadFileBytes(dev_vars.string());
+      if (!vars.ok()) return vars.status();
+      WorkerBindings secrets;
+      if (Status s = ParseDevVars(vars.value(), dev_vars.string(), secrets); !s.ok()) return s;
+      for (auto& [key, value] : secrets.vars) {
+        config.bindings.SetVar(key, value);
+        if (!Contains(config.secrets, key)) config.secrets.push_back(key);
+      }
+      config.files.push_back(dev_vars.string());
+    }
+  }
+  if (folder) {
+    if (config.main.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: no main: heapprof needs the worker's script (main = \"dist/index.js\")", path));
+    }
+    config.main = (fs::path(config.dir) / config.main).lexically_normal().string();
+    if (!fs::is_regular_file(config.main, ec)) {
+      return Error(ErrorCode::kNotFound, fmt::format("{}: main names {}, which is not a file (bundle the worker first)",
+                                                     path, config.main));
+    }
+  } else {
+    config.main = sources.worker;
+  }
+  if (config.dir.empty()) {
+    const fs::path dir = fs::path(config.main).parent_path();
+    config.dir = dir.empty() ? "." : dir.string();
+  }
+  if (!sources.env_json.empty()) {
+    Result<std::string> text = ReadFileBytes(sources.env_json);
+    if (!text.ok()) return Error(text.status().code(), "--env-json: " + text.status().message());
+    if (Status s = ParseEnvJson(text.value(), sources.env_json, config.bindings); !s.ok()) return s;
+    for (const auto& [key, value] : config.bindings.vars) {
+      auto it = std::find(config.secrets.begin(), config.secrets.end(), key);
+      if (it != config.secrets.end() && !value.starts_with('"')) config.secrets.erase(it);  // no longer text
+    }
+    config.files.push_back(sources.env_json);
+  }
+  for (const std::string& spec : sources.kv_data) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--kv-data {}: expected BINDING=FILE", spec));
+    }
+    const std::string binding = spec.substr(0, eq), file = spec.substr(eq + 1);
+    Result<std::string> text = ReadFileBytes(file);
+    if (!text.ok()) return Error(text.status().code(), fmt::format("--kv-data {}: {}", spec, text.status().message()));
+    KvNamespace* kv = config.bindings.FindKv(binding);
+    if (kv == nullptr) {
+      config.bindings.kv.push_back({binding, {}});
+      kv = &config.bindings.kv.back();
+      AddKey(config, "kv_namespaces");
+    }
+    if (Status s = ParseKvData(text.value(), file, *kv); !s.ok()) return s;
+    config.files.push_back(file);
+  }
+  if (!config.bindings.vars.empty()) AddKey(config, "vars");
+  if (sources.compatibility_date) {
+    config.compatibility_date = *sources.compatibility_date;
+    AddKey(config, "compatibility_date");
+  }
+  for (const std::string& flag : sources.compatibility_flags) {
+    if (!Contains(config.compatibility_flags, flag)) config.compatibility_flags.push_back(flag);
+    AddKey(config, "compatibility_flags");
+  }
+  return config;
+}
+
+Result<LoadedBindings> LoadBindings(const BindingSources& sources) {
+  WorkerConfigSources from;
+  from.worker = sources.worker;
+  from.config = sources.config;
+  from.env_json = sources.env_json;
+  from.kv_data = sources.kv_data;
+  Result<WorkerConfig> config = LoadWorkerConfig(from);
+  if (!config.ok()) return config.status();
+  return LoadedBindings{std::move(config->bindings), std::move(config->files)};
+}
+
+std::vector<std::string> FlagsHonoured(const WorkerConfig& config, const RuntimeSupport& support) {
+  std::vector<std::string> out;
+  for (const std::string& flag : config.compatibility_flags) {
+    if (support.all_compatibility_flags || Contains(support.compatibility_flags, flag)) out.push_back(flag);
+  }
+  return out;
+}
+
+Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const RuntimeSupport& support,
+                                        const std::vector<std::string>& ignore) {
+  const std::string source = config.file.empty() ? std::string("the flags") : config.file;
+  for (const std::string& key : ignore) {
+    const bool flag = Contains(config.compatibility_flags, key);
+    if (!Contains(config.keys, key) && !flag) {
+      return Bad("--ignore-config-key " + key,
+                 fmt::format("{} has no such key{}", source, config.compatibility_flags.empty() ? "" : " or compatibility flag"));
+    }
+  }
+  ConfigVerdict verdict;
+  std::vector<std::string> needed;  // not honoured and called by the code
+  auto honoured = [&](const std::string& key) { return Contains(support.keys, key); };
+  for (const std::string& key : config.keys) {
+    if (key == "compatibility_flags" && !support.all_compatibility_flags) {
+      for (const std::string& flag : config.compatibility_flags) {
+        if (Contains(support.compatibility_flags, flag)) continue;
+        const bool ignored = Contains(ignore, flag) || Contains(ignore, key);
+        if (CompatibilityFlagIsNeeded(flag) && !ignored) {
+          needed.push_back(fmt::format("compatibility flag {}", flag));
+        } else {
+          verdict.ignored.push_back(fmt::format("compatibility flag {}{}", flag, ignored ? " (--ignore-config-key)" : ""));
+        }
+      }
+      continue;
+    }
+    if (key == "compatibility_flags" || honoured(key)) {
+      auto partly = std::find_if(support.partly.begin(), support.partly.end(), [&](const auto& p) { return p.first == key; });
+      if (partly != support.partly.end()) verdict.ignored.push_back(fmt::format("{} ({})", key, partly->second));
+      continue;
+    }
+    const ConfigKeyInfo* info = FindKey(key);
+    if (info == nullptr) {
+      verdict.ignored.push_back(key + " (unknown to heapprof)");
+    } else if (info->needed && !Contains(ignore, key)) {
+      needed.push_back(fmt::format("{} ({})", key, info->note));
+    } else {
+      verdict.ignored.push_back(fmt::format("{} ({}{})", key, info->note, info->needed ? "; --ignore-config-key" : ""));
+    }
+  }
+  // A Durable Object class of another script: heapprof runs this worker's own.
+  if (honoured("durable_objects") && !Contains(ignore, "durable_objects")) {
+    for (const DurableObjectBinding& b : config.durable_objects) {
+      if (!b.script_name.empty() && b.script_name != config.name) {
+        return Bad(source, fmt::format("durable_objects binding {} has script_name = \"{}\": its class {} lives in "
+                                       "another worker, which heapprof does not run (it runs the classes of the "
+                                       "worker it is given); --ignore-config-key durable_objects runs without the "
+                                       "binding",
+                                       b.name, b.script_name, b.class_name));
+      }
+    }
+  }
+  if (!needed.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: {} cannot honour {}, which the worker's code would call: {}or give "
+                             "--ignore-config-key KEY to run without it",
+                             source, support.runtime, fmt::join(needed, ", "),
+                             support.instead.empty() ? "" : support.instead + ", "));
+  }
+  if (!verdict.ignored.empty()) {
+    verdict.warning = fmt::format("{}: not honoured by {}: {}", source, support.runtime, fmt::join(verdict.ignored, ", "));
+  }
+  return verdict;
+}
+
+}  // namespace heapprof

@@ -1,0 +1,241 @@
+// The configuration model: every wrangler key read from TOML and JSONC, the
+// loader's files and flags, and what each runtime's support makes of them
+// (one warning line, or an error for a binding the code would call).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "heapprof/workload/worker_config.h"
+#include "unit/test_dirs.h"
+
+using namespace heapprof;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Vars = std::vector<std::pair<std::string, std::string>>;
+using Strings = std::vector<std::string>;
+
+constexpr const char* kFull = R"(
+name = "shop"
+main = "dist/index.js"
+compatibility_date = "2025-01-01"
+compatibility_flags = ["nodejs_compat", "streams_enable_constructors"]
+account_id = "abc"
+workers_dev = true
+mystery = 1
+
+[vars]
+MODE = "prod"
+
+[[kv_namespaces]]
+binding = "CACHE"
+id = "x"
+
+[[durable_objects.bindings]]
+name = "COUNTER"
+class_name = "Counter"
+
+[[durable_objects.bindings]]
+name = "ROOMS"
+class_name = "ChatRoom"
+
+[[migrations]]
+tag = "v1"
+new_classes = ["Counter", "Room"]
+
+[[migrations]]
+tag = "v2"
+renamed_classes = [{ from = "Room", to = "ChatRoom" }]
+new_sqlite_classes = ["Ledger"]
+
+[[migrations]]
+tag = "v3"
+deleted_classes = ["Ledger"]
+
+[[services]]
+binding = "AUTH"
+service = "auth-worker"
+entrypoint = "Verify"
+
+[[r2_buckets]]
+binding = "FILES"
+bucket_name = "files"
+
+[[d1_databases]]
+binding = "DB"
+database_name = "main"
+database_id = "id"
+
+[[queues.producers]]
+binding = "JOBS"
+queue = "jobs"
+
+[[queues.consumers]]
+queue = "jobs"
+max_batch_size = 5
+
+[triggers]
+crons = ["*/5 * * * *"]
+
+[define]
+VERSION = "\"1.2\""
+
+[alias]
+"node-fetch" = "./shims/fetch.js"
+)";
+
+RuntimeSupport Embedded() {
+  RuntimeSupport s;
+  s.runtime = "the embedded runtime";
+  s.keys = {"name", "main", "vars", "kv_namespaces", "compatibility_date"};
+  s.partly = {{"compatibility_date", "recorded only"}};
+  s.instead = "run it with --runtime workerd";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("worker config: every key of a wrangler.toml") {
+  auto c = ParseWorkerConfig(kFull, "wrangler.toml", /*toml=*/true);
+  REQUIRE(c.ok());
+  CHECK(c->name == "shop");
+  CHECK(c->main == "dist/index.js");
+  CHECK(c->compatibility_date == "2025-01-01");
+  CHECK(c->compatibility_flags == Strings{"nodejs_compat", "streams_enable_constructors"});
+  CHECK(c->bindings.vars == Vars{{"MODE", "\"prod\""}});
+  REQUIRE(c->bindings.kv.size() == 1);
+  REQUIRE(c->durable_objects.size() == 2);
+  CHECK(c->durable_objects[1].name == "ROOMS");
+  CHECK(c->durable_objects[1].class_name == "ChatRoom");
+  REQUIRE(c->migrations.size() == 3);
+  CHECK(c->migrations[1].renamed_classes == Vars{{"Room", "ChatRoom"}});
+  // Room renamed to ChatRoom; Ledger created (SQLite) then deleted.
+  auto classes = c->DurableObjectClasses();
+  REQUIRE(classes.size() == 2);
+  CHECK(classes[0].name == "Counter");
+  CHECK(classes[1].name == "ChatRoom");
+  REQUIRE(c->services.size() == 1);
+  CHECK(c->services[0].service == "auth-worker");
+  CHECK(c->services[0].entrypoint == "Verify");
+  CHECK(c->r2_buckets[0].target == "files");
+  CHECK(c->d1_databases[0].target == "main");
+  CHECK(c->queue_producers[0].target == "jobs");
+  REQUIRE(c->queue_consumers.size() == 1);
+  CHECK(c->queue_consumers[0].max_batch_size == 5);
+  CHECK(c->crons == Strings{"*/5 * * * *"});
+  CHECK(c->define == Vars{{"VERSION", "\"1.2\""}});
+  CHECK(c->alias == Vars{{"node-fetch", "./shims/fetch.js"}});
+  CHECK(std::find(c->keys.begin(), c->keys.end(), "queues.producers") != c->keys.end());
+  CHECK(std::find(c->keys.begin(), c->keys.end(), "queues") == c->keys.end());
+}
+
+TEST_CASE("worker config: wrangler.jsonc, and bad shapes are errors naming the file and entry") {
+  auto c = ParseWorkerConfig(R"({
+    // a Durable Object worker
+    "name": "do", "main": "index.js",
+    "durable_objects": { "bindings": [{ "name": "C", "class_name": "Counter" }] },
+    "migrations": [{ "tag": "v1", "new_sqlite_classes": ["Counter"] }]
+  })", "wrangler.jsonc", /*toml=*/false);
+  REQUIRE(c.ok());
+  auto classes = c->DurableObjectClasses();
+  REQUIRE(classes.size() == 1);
+  CHECK(classes[0].sqlite);
+  CHECK(ParseWorkerConfig("[[durable_objects.bindings]]\nname = \"C\"\n", "w.toml", true).status().message() ==
+        "w.toml: durable_objects: bindings[0]: needs class_name (a string)");
+  CHECK(ParseWorkerConfig("compatibility_flags = \"nodejs_compat\"\n", "w.toml", true).status().message() ==
+        "w.toml: compatibility_flags must be an array of strings");
+  CHECK(ParseWorkerConfig("[[queues.consumers]]\nqueue = \"q\"\nmax_batch_size = 500\n", "w.toml", true)
+            .status().message() == "w.toml: queues: consumers[0]: max_batch_size must be a whole number from 1 to 100");
+}
+
+TEST_CASE("worker config: a runtime's support: needed keys are errors, the rest one warning line") {
+  auto c = ParseWorkerConfig(kFull, "wrangler.toml", true);
+  REQUIRE(c.ok());
+  c->file = "wrangler.toml";
+  auto refused = CheckWorkerConfig(c.value(), Embedded(), {});
+  REQUIRE_FALSE(refused.ok());
+  const std::string& m = refused.status().message();
+  for (const char* key : {"compatibility flag nodejs_compat", "durable_objects (", "services (", "r2_buckets (",
+                          "d1_databases (", "queues.producers ("}) {
+    CHECK_THAT(m, Catch::Contains(key));
+  }
+  CHECK_THAT(m, Catch::Contains("run it with --runtime workerd, or give --ignore-config-key KEY"));
+  // Ignored on request, each is named in the one warning line with the rest.
+  auto warned = CheckWorkerConfig(c.value(), Embedded(),
+                                  {"nodejs_compat", "durable_objects", "services", "r2_buckets", "d1_databases",
+                                   "queues.producers"});
+  REQUIRE(warned.ok());
+  CHECK(warned->warning.find('\n') == std::string::npos);
+  for (const char* key : {"compatibility_date (recorded only)", "compatibility flag nodejs_compat (--ignore-config-key)",
+                          "compatibility flag streams_enable_constructors", "account_id (deploy only)", "workers_dev",
+                          "mystery (unknown to heapprof)", "durable_objects (", "migrations (", "services (",
+                          "triggers (", "queues.consumers (", "define (", "alias (", "r2_buckets ("}) {
+    CHECK_THAT(warned->warning, Catch::Contains(key));
+  }
+  CHECK_THAT(warned->warning, Catch::StartsWith("wrangler.toml: not honoured by the embedded runtime: "));
+  CHECK_THAT(warned->warning, !Catch::Contains("vars (") && !Catch::Contains("kv_namespaces ("));
+  // --ignore-config-key must name something the configuration has.
+  CHECK(CheckWorkerConfig(c.value(), Embedded(), {"hyperdrive"}).status().message() ==
+        "--ignore-config-key hyperdrive: wrangler.toml has no such key or compatibility flag");
+}
+
+TEST_CASE("worker config: a Durable Object class of another script is refused where Durable Objects are honoured") {
+  auto c = ParseWorkerConfig("name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n"
+                             "script_name = \"b\"\n", "w.toml", true);
+  REQUIRE(c.ok());
+  c->file = "w.toml";
+  RuntimeSupport workerd;
+  workerd.runtime = "workerd";
+  workerd.keys = {"name", "durable_objects"};
+  workerd.all_compatibility_flags = true;
+  auto refused = CheckWorkerConfig(c.value(), workerd, {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("script_name = \"b\""));
+  CHECK(CheckWorkerConfig(c.value(), workerd, {"durable_objects"}).ok());
+  c->durable_objects[0].script_name = "a";  // its own name: its own class
+  CHECK(CheckWorkerConfig(c.value(), workerd, {}).ok());
+}
+
+TEST_CASE("worker config: LoadWorkerConfig reads a folder, .dev.vars, flags and data files") {
+  fs::path dir = heapprof::testing::BinaryDir() / "test-worker-config";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "dist");
+  std::ofstream(dir / "dist/index.js") << "export default {};\n";
+  std::ofstream(dir / "wrangler.toml") << "main = \"dist/index.js\"\ncompatibility_date = \"2024-01-01\"\n"
+                                          "[vars]\nGREETING = \"hi\"\n[[kv_namespaces]]\nbinding = \"CACHE\"\nid = \"x\"\n";
+  std::ofstream(dir / ".dev.vars") << "TOKEN=abc\n";
+  std::ofstream(dir / "cache.json") << R"({"k": "v"})";
+  WorkerConfigSources sources;
+  sources.worker = dir.string();
+  sources.kv_data = {"CACHE=" + (dir / "cache.json").string()};
+  sources.compatibility_date = "2025-06-01";
+  sources.compatibility_flags = {"nodejs_compat"};
+  auto loaded = LoadWorkerConfig(sources);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->main == (dir / "dist/index.js").string());
+  CHECK(loaded->bindings.vars == Vars{{"GREETING", "\"hi\""}, {"TOKEN", "\"abc\""}});
+  CHECK(loaded->secrets == Strings{"TOKEN"});
+  REQUIRE(loaded->bindings.kv.size() == 1);
+  CHECK(loaded->bindings.kv[0].entries == Vars{{"k", "v"}});
+  CHECK(loaded->files.size() == 3);
+  CHECK(loaded->compatibility_date == "2025-06-01");
+  CHECK(loaded->compatibility_flags == Strings{"nodejs_compat"});
+
+  // Every file named and missing is an error naming its flag.
+  sources.kv_data = {"nofile"};
+  CHECK(LoadWorkerConfig(sources).status().message() == "--kv-data nofile: expected BINDING=FILE");
+  sources.kv_data = {"CACHE=" + (dir / "missing.json").string()};
+  CHECK_THAT(LoadWorkerConfig(sources).status().message(), Catch::StartsWith("--kv-data CACHE="));
+  sources.kv_data = {};
+  sources.env_json = (dir / "missing.json").string();
+  CHECK_THAT(LoadWorkerConfig(sources).status().message(), Catch::StartsWith("--env-json: "));
+  sources.env_json = "";
+  sources.config = (dir / "missing.toml").string();
+  CHECK_THAT(LoadWorkerConfig(sources).status().message(), Catch::StartsWith("--config: no such file: "));
+  // A folder whose main is not built yet.
+  sources.config = "";
+  std::ofstream(dir / "wrangler.toml") << "main = \"src/index.ts\"\n";
+  CHECK_THAT(LoadWorkerConfig(sources).status().message(), Catch::Contains("which is not a file (bundle the worker first)"));
+}

@@ -1,0 +1,75 @@
+// The worker configuration flags, shared by run (both runtimes) and serve.
+#include "tools/heapprof/config_flags.h"
+
+#include <fmt/format.h>
+
+namespace heapprof::cli {
+
+void AddConfigOptions(CLI::App* app, ConfigFlags& flags) {
+  app->add_option("--config", flags.config,
+                  "The wrangler.toml / wrangler.jsonc of the worker (.dev.vars beside it adds secrets) [default: the "
+                  "one beside the worker, or in the worker's folder]; keys a runtime does not honour are named in "
+                  "one warning line, and a binding the code would call and the runtime cannot give is an error");
+  app->add_option("--env-json", flags.env_json, "A JSON object whose members become env vars (after the config)");
+  app->add_option("--kv-data", flags.kv_data,
+                  "BINDING=FILE: preload the KV namespace env.BINDING from a JSON object of key: value (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--compatibility-date", flags.compatibility_date,
+                  "The worker's compatibility date [default: the config's compatibility_date, else 2024-09-23]. "
+                  "workerd follows it; the embedded runtime records it (its behaviour is of no particular date)")
+      ->type_name("YYYY-MM-DD");
+  app->add_option("--compatibility-flag", flags.compatibility_flags,
+                  "A compatibility flag, added to the config's compatibility_flags (repeatable). workerd honours "
+                  "every flag; the embedded runtime refuses those that change which code runs (nodejs_compat) and "
+                  "names the rest in its warning line")
+      ->type_name("FLAG")
+      ->allow_extra_args(false);
+  app->add_option("--ignore-config-key", flags.ignore_keys,
+                  "Run although the runtime cannot honour this config key (durable_objects, services, r2_buckets, "
+                  "...) or compatibility flag: the warning line names it (repeatable)")
+      ->type_name("KEY")
+      ->allow_extra_args(false);
+}
+
+Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::string& worker, const ConfigFlags& flags,
+                                       const RuntimeSupport& support) {
+  WorkerConfigSources sources;
+  sources.worker = worker;
+  sources.config = flags.config;
+  sources.env_json = flags.env_json;
+  sources.kv_data = flags.kv_data;
+  sources.compatibility_date = flags.compatibility_date;
+  sources.compatibility_flags = flags.compatibility_flags;
+  Result<WorkerConfig> config = LoadWorkerConfig(sources);
+  if (!config.ok()) return config.status();
+  Result<ConfigVerdict> verdict = CheckWorkerConfig(config.value(), support, flags.ignore_keys);
+  if (!verdict.ok()) return verdict.status();
+  if (!verdict->warning.empty()) fmt::print(stderr, "heapprof {}: warning: {}\n", command, verdict->warning);
+  return config;
+}
+
+std::string DescribeConfig(const WorkerConfig& config) {
+  if (config.files.empty() && config.compatibility_flags.empty() && config.compatibility_date.empty()) return "";
+  std::vector<std::string> vars, secrets, parts;
+  for (const auto& [name, value] : config.bindings.vars) {
+    (std::find(config.secrets.begin(), config.secrets.end(), name) != config.secrets.end() ? secrets : vars).push_back(name);
+  }
+  auto list = [](const std::vector<std::string>& v) { return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", ")); };
+  parts.push_back("vars " + list(vars));
+  if (!secrets.empty()) parts.push_back("secrets " + list(secrets));
+  std::vector<std::string> kv;
+  for (const KvNamespace& ns : config.bindings.kv) kv.push_back(fmt::format("{} ({} keys preloaded)", ns.binding, ns.entries.size()));
+  parts.push_back("KV " + list(kv));
+  std::vector<std::string> objects;
+  for (const DurableObjectBinding& b : config.durable_objects) objects.push_back(b.name + " -> " + b.class_name);
+  if (!objects.empty()) parts.push_back("Durable Objects " + list(objects));
+  std::vector<std::string> services;
+  for (const ServiceBinding& s : config.services) services.push_back(s.binding + " -> " + s.service);
+  if (!services.empty()) parts.push_back("services " + list(services));
+  if (!config.compatibility_date.empty()) parts.push_back("compatibility_date " + config.compatibility_date);
+  if (!config.compatibility_flags.empty()) parts.push_back("compatibility_flags " + list(config.compatibility_flags));
+  return fmt::format("Bindings from {}: {}", config.files.empty() ? std::string("the flags") : fmt::format("{}", fmt::join(config.files, ", ")),
+                     fmt::join(parts, "; "));
+}
+
+}  // namespace heapprof::cli
