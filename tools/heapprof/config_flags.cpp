@@ -20,8 +20,9 @@ void AddConfigOptions(CLI::App* app, ConfigFlags& flags) {
       ->type_name("YYYY-MM-DD");
   app->add_option("--compatibility-flag", flags.compatibility_flags,
                   "A compatibility flag, added to the config's compatibility_flags (repeatable). workerd honours "
-                  "every flag; the embedded runtime refuses those that change which code runs (nodejs_compat) and "
-                  "names the rest in its warning line")
+                  "every flag; the embedded runtime honours nodejs_compat, nodejs_compat_v2, nodejs_als and "
+                  "nodejs_compat_populate_process_env, refuses the others that change which code runs and names the "
+                  "rest in its warning line")
       ->type_name("FLAG")
       ->allow_extra_args(false);
   app->add_option("--ignore-config-key", flags.ignore_keys,
