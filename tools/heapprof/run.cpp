@@ -145,7 +145,7 @@ void RegisterRun(Commands& commands) {
       ->description("The isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
-      ->default_str("128");
+      ->default_str(DefaultHeapLimitText());
   run->add_flag("--from-start", args->from_start,
                 "Open the window before the worker is compiled, so start-up allocations are in the profile");
   run->add_option("-o,--output", args->output, "Where to write the profile [default: <worker-name>.pb.gz]");
@@ -209,7 +209,7 @@ void RegisterRun(Commands& commands) {
                     "connection and counts the request as timed out; workerd's own limits still apply inside")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
-      ->default_str("30s");
+      ->default_str(DefaultRequestTimeoutText());
   run->add_option("--runtime", args->runtime,
                   "embedded (heapprof's own V8 host) or workerd: serve the worker in a real workerd process and "
                   "profile it through the DevTools protocol (two back-to-back windows, see --sample-types)")

@@ -22,7 +22,6 @@ namespace heapprof::cli {
 
 inline constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
-inline constexpr uint64_t kDefaultHeapLimitBytes = uint64_t{128} << 20;
 
 // The flags of `heapprof run`, as CLI11 parsed them: every number is parsed
 // once, by the flag's check (tools/heapprof/flag_values.h), and stored here typed; an

@@ -39,9 +39,9 @@ struct ServeArgs {
   int replicas = 1;
   size_t queue = 64;
   // Parsed once by the flags' checks (tools/heapprof/flag_values.h).
-  std::chrono::milliseconds request_timeout{30'000};  // 0 = none
+  std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};  // 0 = none
   std::chrono::milliseconds shutdown_timeout{10'000};
-  uint64_t heap_limit_bytes = uint64_t{128} << 20;
+  uint64_t heap_limit_bytes = kDefaultHeapLimitBytes;
   std::optional<uint64_t> interval_bytes;  // empty: --interval auto
   int depth = 64;
   bool no_gc = false;
@@ -146,7 +146,7 @@ int Serve(const ServeArgs& args) {
   options.pool.names = ReplicaNames(worker, args.replicas);
   options.pool.worker_options.heap_limit_bytes = static_cast<size_t>(args.heap_limit_bytes);
   options.pool.queue_limit = args.queue;
-  options.pool.request_timeout = args.request_timeout;
+  options.pool.worker_options.request_timeout = args.request_timeout;
   options.shutdown_timeout = args.shutdown_timeout;
   options.pool.capture_dir = args.on_heap_limit;
   options.pool.capture_options = options.session;
@@ -279,7 +279,7 @@ void RegisterServe(Commands& commands) {
                     "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
-      ->default_str("30s");
+      ->default_str(DefaultRequestTimeoutText());
   serve->add_option("--shutdown-timeout")
       ->description("At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
                     "then are terminated, those still queued never run, and all are answered 503")
@@ -290,7 +290,7 @@ void RegisterServe(Commands& commands) {
       ->description("Each isolate's heap limit in MiB (or a size like 1GiB)")
       ->type_name("MIB|SIZE")
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
-      ->default_str("128");
+      ->default_str(DefaultHeapLimitText());
   serve->add_option("--interval")
       ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
                     "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")
