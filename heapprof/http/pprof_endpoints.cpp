@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/core/flamegraph_page.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/flamegraph.h"
 #include "heapprof/core/pprof.h"
