@@ -12,7 +12,9 @@
 //
 // As a module:
 //   import { writeWorkerdConfig } from '.../tools/workerd_config.mjs';
-//   const file = writeWorkerdConfig(dir, { workers: [{ name, script, address, proxy, outbound }] });
+//   const file = writeWorkerdConfig(dir, { workers: [{ name, script, address, proxy, outbound, durableObjects }] });
+// durableObjects: [{ binding, className, uniqueKey }], each class of the
+// worker's own module bound as env.<binding>, with in-memory storage.
 // As a command (one worker; prints the config's path):
 //   node tools/workerd_config.mjs --dir DIR --script FILE --address HOST:PORT
 //     [--name NAME] [--module-name NAME] [--outbound FILE] [--proxy]
@@ -44,6 +46,22 @@ function check(condition, message) {
   if (!condition) throw new Error(`workerd config: ${message}`);
 }
 
+// A worker's Durable Object namespaces (workerd needs a uniqueKey per class:
+// its ids are derived from it) and their env bindings, in-memory storage.
+function durableObjectFields(objects) {
+  if (objects.length === 0) return '';
+  for (const o of objects) {
+    for (const field of ['binding', 'className', 'uniqueKey']) {
+      check(typeof o[field] === 'string' && o[field] !== '', `a Durable Object binding has no ${field}`);
+    }
+  }
+  const classes = [...new Map(objects.map(o => [o.className, o])).values()];
+  return `
+      bindings = [ ${objects.map(o => `(name = ${capnpText(o.binding)}, durableObjectNamespace = (className = ${capnpText(o.className)}))`).join(', ')} ],
+      durableObjectNamespaces = [ ${classes.map(o => `(className = ${capnpText(o.className)}, uniqueKey = ${capnpText(o.uniqueKey)})`).join(', ')} ],
+      durableObjectStorage = (inMemory = void),`;
+}
+
 // The config text. Each worker: { name, moduleName, embed, address, proxy?,
 // outbound?: { moduleName, embed } }, embed being a file in the config's folder.
 export function workerdConfig({ workers, compatibilityDate = DEFAULT_COMPATIBILITY_DATE, v8Flags = [] }) {
@@ -51,9 +69,9 @@ export function workerdConfig({ workers, compatibilityDate = DEFAULT_COMPATIBILI
   check(/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate), `compatibility date ${compatibilityDate} is not YYYY-MM-DD`);
   const names = new Set();
   const services = [], sockets = [];
-  const worker = (moduleName, embed) => `(
+  const worker = (moduleName, embed, durableObjects = []) => `(
       modules = [ (name = ${capnpText(moduleName)}, esModule = embed ${capnpText(embed)}) ],
-      compatibilityDate = ${capnpText(compatibilityDate)},`;
+      compatibilityDate = ${capnpText(compatibilityDate)},` + durableObjectFields(durableObjects);
   for (const w of workers) {
     for (const field of ['name', 'moduleName', 'embed', 'address']) {
       check(typeof w[field] === 'string' && w[field] !== '', `worker ${JSON.stringify(w.name)} has no ${field}`);
@@ -66,7 +84,7 @@ export function workerdConfig({ workers, compatibilityDate = DEFAULT_COMPATIBILI
       check(!names.has(n), `two services are named ${JSON.stringify(n)}`);
       names.add(n);
     }
-    services.push(`    (name = ${capnpText(w.name)}, worker = ${worker(w.moduleName, w.embed)}` +
+    services.push(`    (name = ${capnpText(w.name)}, worker = ${worker(w.moduleName, w.embed, w.durableObjects)}` +
       (outboundName ? `\n      globalOutbound = ${capnpText(outboundName)},` : '') + '\n    )),');
     if (outboundName) {
       check(w.outbound.moduleName && w.outbound.embed, `worker ${JSON.stringify(w.name)}: outbound needs moduleName and embed`);
@@ -111,6 +129,7 @@ export function writeWorkerdConfig(dir, { workers, compatibilityDate, v8Flags, f
     proxy: Boolean(w.proxy),
     moduleName: w.moduleName ?? path.basename(String(w.script)),
     embed: copy(w.script, `worker-${i}.js`),
+    durableObjects: w.durableObjects,
     outbound: w.outbound && { moduleName: path.basename(w.outbound), embed: copy(w.outbound, `worker-${i}-outbound.js`) },
   }));
   const text = workerdConfig({ workers: described, compatibilityDate, v8Flags });

@@ -264,6 +264,30 @@ Status DefaultFetch(v8::Local<v8::Context> context, v8::Local<v8::Module> module
   return Status::Ok();
 }
 
+// Hands env's Durable Object namespaces the main module's exports (their
+// classes); a binding whose class the module does not export is an error, as
+// in workerd. A classic script exports nothing (`exports` is null).
+Status SetDurableObjectClasses(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Value> exports,
+                               const std::string& filename) {
+  if (!state->has_durable_objects) return Status::Ok();
+  v8::Isolate* isolate = state->v8();
+  v8::TryCatch try_catch(isolate);
+  v8::Local<v8::Value> args[] = {exports, state->env.Get(isolate)};
+  v8::Local<v8::Value> problems;
+  if (!state->Internal("setDurableObjectExports").As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, args)
+           .ToLocal(&problems)) {
+    return internal::ScriptFailure(state, try_catch, "loading " + filename);
+  }
+  v8::Local<v8::Array> list = problems.As<v8::Array>();
+  if (list->Length() == 0) return Status::Ok();
+  std::string text;
+  for (uint32_t i = 0; i < list->Length(); ++i) {
+    text += (i ? "; " : "") + internal::ValueToString(isolate, context, list->Get(context, i).ToLocalChecked());
+  }
+  return Error(ErrorCode::kScriptError, filename + ": " + text +
+                                            (exports->IsNull() ? " (Durable Object classes are exported by an ES module)" : ""));
+}
+
 }  // namespace
 
 namespace internal {
@@ -362,10 +386,12 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
       return internal::ScriptFailure(state, try_catch, what);
     }
     HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [] { return true; }, what.c_str()));
+    HEAPPROF_RETURN_IF_ERROR(SetDurableObjectClasses(state, context, v8::Local<v8::Value>(v8::Null(isolate)), filename));
     return FindScriptHandler(state, context, filename);
   }
 
   HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
+  HEAPPROF_RETURN_IF_ERROR(SetDurableObjectClasses(state, context, module->GetModuleNamespace(), filename));
   v8::Local<v8::Value> handler;
   v8::Local<v8::Function> fetch;
   v8::Local<v8::Function> entrypoint_fetch = state->Internal("entrypointFetch").As<v8::Function>();

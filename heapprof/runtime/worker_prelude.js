@@ -16,7 +16,8 @@ const {
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
   aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh, getAsyncFrame, setAsyncFrame,
 } = natives;
-const { ReadableStream, WritableStream, TransformStream } = libraries;
+const { makeDurableObjects, ...webLibraries } = libraries;  // Durable Objects: js/durable_objects.js
+const { ReadableStream, WritableStream, TransformStream } = webLibraries;
 
 // The legacy codes of DOMException's names (WebIDL), as constants on the
 // class and its prototype and as an instance's `code` (0 for other names).
@@ -2495,7 +2496,7 @@ Object.defineProperty(Crypto.prototype, 'DigestStream', { value: DigestStream, w
 Object.assign(globalThis, {
   ...missingGlobals,
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  ...libraries, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
+  ...webLibraries, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
   TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
   Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent, ExtendableEvent, FetchEvent, EventTarget, AbortController, AbortSignal, DOMException,
   navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
@@ -2509,13 +2510,24 @@ if (options.nodejsCompat) installNodeGlobals();
 delete globalThis.WeakRef;
 delete globalThis.FinalizationRegistry;
 
+// Made for a worker with Durable Object bindings only (makeEnv).
+let durableObjectsRuntime = null;
+const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
+  DurableObject, Request, Response, structuredClone, hmac: nativeHmac, digest: nativeDigest, randomFill, utf8Encode,
+  defer: callback => addTimer(callback, 0, [], false), missingApi,
+});
+
 return {
   subrequestFetch: fetch,
+  setDurableObjectExports: (exports, env) => durableObjects().setExports(exports, env),
+  durableObjectsReport: () => durableObjects().describe(),
   setFetchHandler(receiver, handler, filename) { subrequests = { receiver, fetch: handler, filename }; },
   // The env of fetch(request, env, ctx): vars given as JSON texts, KV
-  // namespaces as [binding, [key, value, ...]] pairs.
-  makeEnv(varNames, varJson, kvBindings, kvEntries) {
+  // namespaces as [binding, [key, value, ...]] pairs, Durable Object
+  // namespaces as [binding, class, unique key, sqlite] (js/durable_objects.js).
+  makeEnv(varNames, varJson, kvBindings, kvEntries, objectBindings) {
     const env = {};
+    for (const [binding, className, key, sqlite] of objectBindings) env[binding] = durableObjects().makeNamespace(binding, className, key, sqlite);
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
     for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new KVNamespace(kvEntries[i]);
     if (options.populateProcessEnv) {

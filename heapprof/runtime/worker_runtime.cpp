@@ -50,7 +50,8 @@ bool IsPending(v8::Local<v8::Value> value) {
 
 // env from the bindings, built by the prelude's makeEnv.
 v8::MaybeLocal<v8::Value> MakeEnv(v8::Local<v8::Context> context, WorkerRuntime::State* state,
-                                  const WorkerBindings& bindings) {
+                                  const WorkerBindings& bindings,
+                                  const std::vector<DurableObjectNamespaceOptions>& durable_objects) {
   v8::Isolate* isolate = context->GetIsolate();
   auto strings = [&](auto begin, auto end, auto pick) {
     std::vector<v8::Local<v8::Value>> items;
@@ -69,13 +70,20 @@ v8::MaybeLocal<v8::Value> MakeEnv(v8::Local<v8::Context> context, WorkerRuntime:
     kv_entries.push_back(v8::Array::New(isolate, flat.data(), flat.size()));
   }
   auto binding = [](const KvNamespace& kv) -> const std::string& { return kv.binding; };
+  std::vector<v8::Local<v8::Value>> objects;
+  for (const DurableObjectNamespaceOptions& ns : durable_objects) {
+    v8::Local<v8::Value> fields[] = {NewString(isolate, ns.binding), NewString(isolate, ns.class_name),
+                                     NewString(isolate, ns.unique_key), v8::Boolean::New(isolate, ns.sqlite)};
+    objects.push_back(v8::Array::New(isolate, fields, 4));
+  }
   v8::Local<v8::Value> args[] = {
       strings(bindings.vars.begin(), bindings.vars.end(), first),
       strings(bindings.vars.begin(), bindings.vars.end(), second),
       strings(bindings.kv.begin(), bindings.kv.end(), binding),
       v8::Array::New(isolate, kv_entries.data(), kv_entries.size()),
+      v8::Array::New(isolate, objects.data(), objects.size()),
   };
-  return state->Internal("makeEnv").As<v8::Function>()->Call(context, v8::Undefined(isolate), 4, args);
+  return state->Internal("makeEnv").As<v8::Function>()->Call(context, v8::Undefined(isolate), 5, args);
 }
 
 }  // namespace
@@ -304,7 +312,8 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   }
   state->internals.Reset(v8_isolate, internals.As<v8::Object>());
   v8::Local<v8::Value> env;
-  if (!MakeEnv(context, state.get(), options.bindings).ToLocal(&env) || !env->IsObject()) {
+  state->has_durable_objects = !options.durable_objects.empty();
+  if (!MakeEnv(context, state.get(), options.bindings, options.durable_objects).ToLocal(&env) || !env->IsObject()) {
     return Error(ErrorCode::kInvalidArgument,
                  "the worker's bindings could not be set up: " + internal::DescribeException(v8_isolate, context, try_catch));
   }
@@ -320,6 +329,39 @@ Isolate& WorkerRuntime::isolate() { return state_->isolate; }
 bool WorkerRuntime::heap_limit_reached() const { return state_->isolate.heap_limit_reached(); }
 
 void WorkerRuntime::Terminate() { state_->v8()->TerminateExecution(); }
+
+Result<std::vector<DurableObjectReport>> WorkerRuntime::DurableObjects() {
+  State* state = state_.get();
+  std::vector<DurableObjectReport> out;
+  if (!state->has_durable_objects) return out;
+  v8::Isolate* isolate = state->v8();
+  WorkerScope scope(state);
+  v8::Local<v8::Context> context = scope.context();
+  v8::TryCatch try_catch(isolate);
+  v8::Local<v8::Value> report;
+  if (!state->Internal("durableObjectsReport").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+           .ToLocal(&report) ||
+      !report->IsArray()) {
+    return internal::ScriptFailure(state, try_catch, "reading the Durable Objects");
+  }
+  v8::Local<v8::Array> namespaces = report.As<v8::Array>();
+  for (uint32_t i = 0; i < namespaces->Length(); ++i) {
+    v8::Local<v8::Object> ns = namespaces->Get(context, i).ToLocalChecked().As<v8::Object>();
+    const std::string binding = internal::ValueToString(isolate, context, Get(context, ns, "binding"));
+    v8::Local<v8::Array> objects = Get(context, ns, "objects").As<v8::Array>();
+    for (uint32_t j = 0; j < objects->Length(); ++j) {
+      v8::Local<v8::Object> object = objects->Get(context, j).ToLocalChecked().As<v8::Object>();
+      DurableObjectReport r;
+      r.binding = binding;
+      r.id = internal::ValueToString(isolate, context, Get(context, object, "id"));
+      r.name = internal::ValueToString(isolate, context, Get(context, object, "name"));
+      v8::Local<v8::Value> requests = Get(context, object, "requests");
+      r.requests = requests->IsNumber() ? static_cast<uint64_t>(requests.As<v8::Number>()->Value()) : 0;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
 
 HeapUsage WorkerRuntime::heap_usage() const {
   v8::HeapStatistics stats;

@@ -25,6 +25,7 @@ struct WorkerRuntime::State {
   std::unique_ptr<internal::Watchdog> watchdog;  // the per-request time limit; before the Globals, after the isolate
   internal::ZlibStreams zlib_streams;            // the compression streams' z_streams; after the isolate
   WorkerKind kind = WorkerKind::kNotLoaded;
+  bool has_durable_objects = false;  // env has Durable Object namespaces: their classes come from the main module
   v8::Global<v8::Object> internals;   // what the prelude returned
   v8::Global<v8::Object> env;         // the `env` argument, one per worker
   v8::Global<v8::Value> receiver;     // `this` for the handler (module default export)

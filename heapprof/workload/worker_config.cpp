@@ -470,6 +470,12 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
       }
       continue;
     }
+    if (honoured(key) && Contains(ignore, key)) {
+      // Honoured, but the user asked to run without it (the caller drops it).
+      const ConfigKeyInfo* info = FindKey(key);
+      verdict.ignored.push_back(fmt::format("{} ({}; --ignore-config-key)", key, info != nullptr ? info->note : "given"));
+      continue;
+    }
     if (key == "compatibility_flags" || honoured(key)) {
       auto partly = std::find_if(support.partly.begin(), support.partly.end(), [&](const auto& p) { return p.first == key; });
       if (partly != support.partly.end()) verdict.ignored.push_back(fmt::format("{} ({})", key, partly->second));

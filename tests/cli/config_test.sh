@@ -89,10 +89,38 @@ binding = "FILES"
 bucket_name = "files"
 TOML
 expect_exit 1 do-embedded -- "$heapprof" run app-do -n 5 --warmup 0 --top 0 -o x.pb.gz
-expect_in do-embedded.err "the embedded runtime cannot honour durable_objects (Durable Object namespaces), r2_buckets (R2 buckets), which the worker's code would call: run it with --runtime workerd, or give --ignore-config-key KEY"
+expect_in do-embedded.err "the embedded runtime cannot honour r2_buckets (R2 buckets), which the worker's code would call: run it with --runtime workerd, or give --ignore-config-key KEY"
 expect_exit 0 do-ignored -- "$heapprof" run app-do -n 5 --warmup 0 --top 0 -o x.pb.gz \
   --ignore-config-key durable_objects --ignore-config-key r2_buckets
 check_warning do-ignored "durable_objects (Durable Object namespaces; --ignore-config-key)" "r2_buckets (R2 buckets; --ignore-config-key)"
+# Durable Objects are honoured: the class must then be the worker's.
+expect_exit 1 do-no-class -- "$heapprof" run app-do -n 5 --warmup 0 --top 0 -o x.pb.gz --ignore-config-key r2_buckets
+expect_in do-no-class.err "env.COUNTER: the worker exports no class Counter"
+# A worker with its class: every request reaches the object; the report lists
+# it with its requests; two replicas would split one object in two: refused.
+mkdir do-app
+cat >do-app/wrangler.toml <<'TOML'
+name = "do-app"
+main = "worker.js"
+
+[[durable_objects.bindings]]
+name = "COUNTER"
+class_name = "Counter"
+TOML
+cat >do-app/worker.js <<'JS'
+import { DurableObject } from 'cloudflare:workers';
+export class Counter extends DurableObject {
+  async bump() { const n = ((await this.ctx.storage.get('n')) ?? 0) + 1; await this.ctx.storage.put('n', n); return n; }
+}
+export default { async fetch(request, env) { return new Response(String(await env.COUNTER.getByName('hits').bump())); } };
+JS
+expect_exit 0 do-run -- "$heapprof" run do-app -n 7 --warmup 0 --top 0 -o x.pb.gz --responses-out do-run.jsonl
+expect_in do-run.out "COUNTER:hits  7 requests"
+expect_in do-run.out "no request failed"
+[ "$(tail -n 1 do-run.jsonl | node -e 'process.stdin.on("data", d => console.log(JSON.parse(d).body))')" = 7 ] ||
+  fail "the seventh request did not see six earlier increments: $(tail -n 1 do-run.jsonl)"
+expect_exit 2 do-replicas -- "$heapprof" run do-app -n 7 --warmup 0 --replicas 2 -o x.pb.gz
+expect_in do-replicas.err "--replicas with Durable Objects"
 expect_exit 1 ignore-nothing -- "$heapprof" run app -n 5 --warmup 0 --ignore-config-key d1_databases -o x.pb.gz
 expect_in ignore-nothing.err "--ignore-config-key d1_databases: app/wrangler.toml has no such key"
 

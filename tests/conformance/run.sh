@@ -30,7 +30,7 @@ compare_args=()
 for app in "${apps[@]}"; do
   requests="$here/apps/$app/requests.jsonl"
   bundle="$work/$app/worker.js"
-  NODE_PATH="$js" "$js/.bin/esbuild" "$here/apps/$app/worker.js" --bundle --format=esm --conditions=worker,browser \
+  NODE_PATH="$js" "$js/.bin/esbuild" "$here/apps/$app/worker.js" --bundle --format=esm --conditions=worker,browser '--external:cloudflare:*' \
     --sourcemap --log-level=warning --outfile="$bundle"
   # Exactly one pass over the requests file, every request recorded; 5xx
   # answers are part of what is compared, so they do not fail the run.
@@ -39,8 +39,13 @@ for app in "${apps[@]}"; do
   handler="$here/apps/$app/fetch-handler.js"
   handler_args=()
   [ -f "$handler" ] && handler_args=(--fetch-handler "$handler")
+  # An app's wrangler.toml (Durable Object bindings and migrations) configures
+  # both runtimes: heapprof reads it, workerd_responses.mjs finds it beside
+  # the requests file.
+  config_args=()
+  [ -f "$here/apps/$app/wrangler.toml" ] && config_args=(--config "$here/apps/$app/wrangler.toml")
   if ! "$heapprof" run "$bundle" --requests-file "$requests" --requests "$n" --warmup 0 --max-failures 100% \
-       "${handler_args[@]}" --top 0 -o "$work/$app/profile.pb.gz" --responses-out "$work/$app/heapprof.jsonl" \
+       "${handler_args[@]}" "${config_args[@]}" --top 0 -o "$work/$app/profile.pb.gz" --responses-out "$work/$app/heapprof.jsonl" \
        >"$work/$app/heapprof.out" 2>&1; then
     echo "run.sh: heapprof run failed for $app:" >&2
     cat "$work/$app/heapprof.out" >&2

@@ -9,6 +9,11 @@
 // app's subrequests, as `heapprof run --fetch-handler` does: it runs as the
 // app's globalOutbound service.
 //
+// An app whose folder (the requests file's) holds a wrangler.toml gets its
+// [[durable_objects.bindings]] (each class of the app's own module, with
+// in-memory storage, keyed "<name>-<class>" as heapprof's embedded runtime
+// keys its ids), read by the small reader below.
+//
 // Requests go over plain HTTP/1.1 with node:http, not fetch(): fetch adds
 // headers of its own (accept, accept-language, sec-fetch-mode, user-agent,
 // accept-encoding) that the embedded runtime never sees, and cannot put the
@@ -54,13 +59,47 @@ function freePort() {
   });
 }
 
+// The Durable Object bindings of a wrangler.toml: this reader knows only the
+// shapes the conformance apps use (top-level `key = "text"`, tables of
+// `key = "text"` or `key = ["text", ...]`) and refuses anything else, so an
+// app cannot quietly get a different configuration in workerd.
+function durableObjectsOf(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  let name = '', table = '', current = null;
+  const objects = [];
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = raw.replace(/#.*$/, '').trim();
+    if (line === '') continue;
+    let m;
+    if ((m = /^\[\[([a-z_.]+)\]\]$/.exec(line)) || (m = /^\[([a-z_.]+)\]$/.exec(line))) {
+      table = m[1];
+      current = {};
+      if (table === 'durable_objects.bindings') objects.push(current);
+    } else if ((m = /^([a-z_]+)\s*=\s*("[^"]*"|\[("[^"]*"\s*,?\s*)*\])$/.exec(line))) {
+      const value = JSON.parse(m[2]);
+      if (table === '' && m[1] === 'name') name = value;
+      else if (current !== null) current[m[1]] = value;
+    } else {
+      throw new Error(`${file}:${i + 1}: the conformance suite's wrangler.toml reader does not know this line: ${raw}`);
+    }
+  }
+  for (const o of objects) {
+    if (!o.name || !o.class_name || o.script_name) throw new Error(`${file}: a Durable Object binding needs name and class_name of this worker`);
+  }
+  return objects.map(o => ({ binding: o.name, className: o.class_name, uniqueKey: `${name || 'worker'}-${o.class_name}` }));
+}
+
 fs.mkdirSync(dir, { recursive: true });
-for (const app of apps) app.port = await freePort();
+for (const app of apps) {
+  app.port = await freePort();
+  const wrangler = path.join(path.dirname(path.resolve(app.requests)), 'wrangler.toml');
+  app.durableObjects = fs.existsSync(wrangler) ? durableObjectsOf(wrangler) : [];
+}
 // The module is named after the app; its subrequests go to its handler.
 const configPath = writeWorkerdConfig(dir, {
   workers: apps.map(app => ({
     name: app.name, script: app.bundle, moduleName: path.basename(app.bundle), address: `127.0.0.1:${app.port}`,
-    proxy: true, outbound: app.handler,
+    proxy: true, outbound: app.handler, durableObjects: app.durableObjects,
   })),
   compatibilityDate, file: 'conformance.capnp',
 });

@@ -1,6 +1,8 @@
 // The worker configuration flags, shared by run (both runtimes) and serve.
 #include "tools/heapprof/config_flags.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace heapprof::cli {
@@ -46,6 +48,10 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   Result<ConfigVerdict> verdict = CheckWorkerConfig(config.value(), support, flags.ignore_keys);
   if (!verdict.ok()) return verdict.status();
   if (!verdict->warning.empty()) fmt::print(stderr, "heapprof {}: warning: {}\n", command, verdict->warning);
+  // A binding the runtime honours but the user ignores is not given to the worker.
+  if (std::find(flags.ignore_keys.begin(), flags.ignore_keys.end(), "durable_objects") != flags.ignore_keys.end()) {
+    config->durable_objects.clear();
+  }
   return config;
 }
 

@@ -49,6 +49,12 @@ int RunCommand(const RunArgs& given) {
     args.output = (config->name.empty() ? folder.empty() ? std::string("worker") : folder : config->name) + ".pb.gz";
   }
   if (workerd) return RunInWorkerd(args, config.value());
+  // Each replica is an isolate with objects of its own: two replicas would
+  // hold two different objects of one id.
+  if (!config->durable_objects.empty() && args.replicas != 1) {
+    return UsageError("run", "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
+                             "replica would have its own object of every id; run one replica");
+  }
 
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());

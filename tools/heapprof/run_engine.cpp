@@ -118,6 +118,7 @@ void Serve(Run& run, Replica& r) {
   options.heap_limit_bytes = plan.heap_limit_bytes;
   options.request_timeout = plan.request_timeout;
   options.bindings = plan.config.bindings;
+  options.durable_objects = DurableObjectNamespaces(plan.config);
   options.compatibility_flags = FlagsHonoured(plan.config, EmbeddedRuntimeSupport());
   options.fetch_handler = plan.fetch_handler;
   options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
@@ -268,6 +269,10 @@ void Serve(Run& run, Replica& r) {
       controller.Pump(runtime.isolate());
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+  }
+  // After the window: reading them allocates in the isolate.
+  if (Result<std::vector<DurableObjectReport>> objects = runtime.DurableObjects(); objects.ok()) {
+    out.durable_objects = std::move(objects.value());
   }
   r.window_open = false;
   {

@@ -38,6 +38,7 @@ struct ReplicaOutcome {
   std::string responses;                  // with --responses-out: one JSON line per request, in order
   Status failure;                         // loading or serving failed (a script error, the heap limit)
   bool heap_limit = false;                // the failure is the heap limit
+  std::vector<DurableObjectReport> durable_objects;  // the objects that received events
 };
 
 struct EngineOutcome {

@@ -199,6 +199,22 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   return ok;
 }
 
+// Each Durable Object that received events, with its requests. They live in
+// their worker's isolate, so their heap is the worker's (above).
+void PrintDurableObjects(const EngineOutcome& outcome) {
+  bool header = false;
+  for (const ReplicaOutcome& r : outcome.replicas) {
+    for (const DurableObjectReport& o : r.durable_objects) {
+      if (!header) {
+        fmt::print("\nDurable Objects (in the worker's isolate; their heap is part of the worker's):\n");
+        header = true;
+      }
+      fmt::print("  {}:{}  {} request{}{}\n", o.binding, o.name.empty() ? o.id : o.name, o.requests,
+                 o.requests == 1 ? "" : "s", outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
+    }
+  }
+}
+
 }  // namespace
 
 int ReportRun(const Plan& plan, EngineOutcome& outcome) {
@@ -253,6 +269,7 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
   if (!plan.fetch_handler.empty()) {
     fmt::print("\nSubrequests (fetch) answered by {} (--fetch-handler), in the worker's isolate\n", plan.fetch_handler);
   }
+  PrintDurableObjects(outcome);
   if (requests.requests() > 0) {
     // The same folders as the profiles' maps: the worker's and --source-map-path.
     FileSourceMapProvider files(plan.source_maps);

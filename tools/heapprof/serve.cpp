@@ -102,6 +102,10 @@ int Serve(const ServeArgs& args) {
   // folder; the wrangler config, .dev.vars, --env-json, --kv-data.
   Result<WorkerConfig> config = LoadCheckedConfig("serve", args.worker, args.config, EmbeddedRuntimeSupport());
   if (!config.ok()) return Fail("serve", config.status());
+  if (!config->durable_objects.empty() && args.replicas != 1) {
+    return UsageError("serve", "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
+                               "replica would have its own object of every id; serve one replica");
+  }
   const std::string worker = config->main;
   if (!fs::is_regular_file(worker)) return Fail("serve", worker + " is not a file");
   std::error_code ec;
@@ -119,6 +123,7 @@ int Serve(const ServeArgs& args) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
   }
 
+  options.pool.worker_options.durable_objects = DurableObjectNamespaces(config.value());
   options.pool.worker_options.bindings = std::move(config->bindings);
   options.pool.worker_options.compatibility_flags = FlagsHonoured(config.value(), EmbeddedRuntimeSupport());
   if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("serve", s);

@@ -16,3 +16,7 @@ export {
 // URLPattern, from the WICG polyfill's side-effect-free entry point (it
 // canonicalizes through the global URL).
 export { URLPattern } from 'urlpattern-polyfill/urlpattern';
+
+// Durable Objects (heapprof's own, not an npm package): the prelude wires
+// env's namespaces and the worker's classes to it and keeps it off the globals.
+export { makeDurableObjects } from './durable_objects.js';

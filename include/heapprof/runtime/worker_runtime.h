@@ -63,6 +63,24 @@ using ConsoleSink = std::function<void(std::string_view level, std::string_view 
 // Like the platform's default CPU limit of a paid plan's request.
 inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
 
+// One namespace of env's Durable Objects (wrangler's [[durable_objects.bindings]]):
+// env.<binding> makes ids and stubs of the worker's exported class_name. Its
+// ids are workerd's for the same unique key (wrangler's "<worker>-<class>").
+struct DurableObjectNamespaceOptions {
+  std::string binding;
+  std::string class_name;
+  std::string unique_key;
+  bool sqlite = false;  // new_sqlite_classes: ctx.storage.sql is refused by name on use
+};
+
+// One object that received events, for the run's report.
+struct DurableObjectReport {
+  std::string binding;
+  std::string id;    // 64 hex digits
+  std::string name;  // "" for an id not made by idFromName
+  uint64_t requests = 0;  // fetch() and RPC calls it started
+};
+
 struct WorkerOptions {
   std::string name = "worker";                   // isolate name, recorded in profiles
   size_t heap_limit_bytes = kDefaultHeapLimitBytes;  // whole V8 heap, like the platform's limit
@@ -74,6 +92,9 @@ struct WorkerOptions {
   std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};
   // The `env` of every request: vars (JSON values) and in-memory KV namespaces.
   WorkerBindings bindings;
+  // env's Durable Object namespaces. Their objects live in the worker's
+  // isolate (heapprof/runtime/js/durable_objects.js), storage in memory.
+  std::vector<DurableObjectNamespaceOptions> durable_objects;
   // A module whose default export's fetch(request) answers the worker's
   // fetch() subrequests (a Request in, a Response out), loaded into the
   // worker's isolate (its allocations count there too). Empty: fetch() rejects,
@@ -138,6 +159,9 @@ class WorkerRuntime {
   // The Dispatch or load in progress returns kScriptError ("execution was
   // terminated"); one that arrives between calls ends the next call.
   void Terminate();
+
+  // Every Durable Object that received an event so far, namespace by namespace.
+  Result<std::vector<DurableObjectReport>> DurableObjects();
 
   HeapUsage heap_usage() const;
   bool heap_limit_reached() const;

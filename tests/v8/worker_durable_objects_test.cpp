@@ -1,0 +1,151 @@
+// Durable Objects in the embedded runtime, on a real isolate: env.NS from
+// WorkerOptions::durable_objects, workerd's ids (checked against the value
+// workerd gives for the same unique key and name), RPC with copied arguments
+// and rethrown errors, stub.fetch(), the input gate over storage, both class
+// forms, storage kept across requests, and the errors of a binding whose
+// class the worker does not export. tests/conformance/apps/durable-objects*
+// compare whole apps with workerd itself.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "heapprof/runtime/worker_runtime.h"
+
+using namespace heapprof;
+
+namespace {
+
+Result<WorkerRuntime> Loaded(const std::string& source, Status* status) {
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  options.durable_objects = {{"COUNTERS", "Counter", "durable-objects-Counter", false},
+                             {"ROOMS", "Room", "durable-objects-Room", true}};
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  if (runtime.ok()) *status = runtime->Load(source, "/virtual/objects.js");
+  return runtime;
+}
+
+std::string Fetch(WorkerRuntime& runtime, const std::string& path) {
+  WorkerRequest request;
+  request.url = "https://example.com" + path;
+  auto response = runtime.Dispatch(request);
+  INFO(path << ": " << response.status().message());
+  REQUIRE(response.ok());
+  return response->body;
+}
+
+const char* kWorker = R"(
+import { DurableObject } from 'cloudflare:workers';
+export class Counter extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.boots = 0;
+    ctx.blockConcurrencyWhile(async () => { await new Promise(r => setTimeout(r, 10)); this.boots++; });
+  }
+  async increment() {
+    const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
+    await this.ctx.storage.put('n', n);
+    return n;
+  }
+  mutate(value) { value.list.push('inside'); return value; }
+  boom() { const e = new RangeError('too far'); e.extra = 1; throw e; }
+  whoami() { return [this.ctx.id.name, this.ctx.id.toString(), this.boots, this.env.GREETING ?? null]; }
+  sql() { return this.ctx.storage.sql; }
+  async fetch(request) { return new Response(request.method + ' ' + new URL(request.url).pathname + ' ' + await request.text(), { status: 203 }); }
+}
+export class Room {
+  constructor(state, env) { this.state = state; }
+  async fetch(request) { return new Response('room ' + this.state.id.name); }
+}
+const describe = e => e.name + ': ' + e.message;
+export default {
+  async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    const stub = env.COUNTERS.getByName('alpha');
+    switch (path) {
+      case '/id': return new Response(env.COUNTERS.idFromName('alpha').toString());
+      case '/gate': return new Response(JSON.stringify(await Promise.all([1, 2, 3, 4, 5].map(() => stub.increment()))));
+      case '/count': return new Response(String(await stub.increment()));
+      case '/other': return new Response(String(await env.COUNTERS.getByName('beta').increment()));
+      case '/copy': {
+        const value = { list: ['outside'] };
+        const back = await stub.mutate(value);
+        return new Response(JSON.stringify([value.list, back.list, back === value]));
+      }
+      case '/error': try { await stub.boom(); return new Response('no'); } catch (e) {
+        return new Response(JSON.stringify([describe(e), e instanceof RangeError, e.extra ?? null]));
+      }
+      case '/missing': try { await stub.nothing(); return new Response('no'); } catch (e) { return new Response(describe(e)); }
+      case '/whoami': return new Response(JSON.stringify(await stub.whoami()));
+      case '/fetch': {
+        const r = await stub.fetch('https://inner/path', { method: 'POST', body: 'hello' });
+        return new Response(r.status + ' ' + await r.text());
+      }
+      case '/classic': return new Response(await (await env.ROOMS.getByName('lobby').fetch('https://room/')).text());
+      case '/classic-rpc': try { await env.ROOMS.getByName('lobby').anything(); return new Response('no'); } catch (e) { return new Response(describe(e)); }
+      case '/bad-id': try { env.COUNTERS.idFromString(env.ROOMS.idFromName('x').toString()); return new Response('no'); } catch (e) { return new Response(describe(e)); }
+      case '/sql': try { await stub.sql(); return new Response('no'); } catch (e) { return new Response(describe(e)); }
+      case '/wrong-ns': try { env.ROOMS.get(env.COUNTERS.idFromName('x')); return new Response('no'); } catch (e) { return new Response(describe(e)); }
+    }
+    return new Response('?', { status: 404 });
+  },
+};
+)";
+
+}  // namespace
+
+TEST_CASE("durable objects: ids, RPC, fetch, the input gate and storage across requests, as workerd has them",
+          "[durable-objects]") {
+  Status status = Status::Ok();
+  Result<WorkerRuntime> runtime = Loaded(kWorker, &status);
+  REQUIRE(runtime.ok());
+  INFO(status.message());
+  REQUIRE(status.ok());
+  // workerd 2026-11-17 answers this for uniqueKey "durable-objects-Counter" and idFromName("alpha").
+  CHECK(Fetch(*runtime, "/id") == "7f808b7233e262ca7340f0d4a0674acbe14080e71e39b43ebce671499a7625d7");
+  // Five concurrent read-then-write calls: the gate keeps every increment, in call order.
+  CHECK(Fetch(*runtime, "/gate") == "[1,2,3,4,5]");
+  CHECK(Fetch(*runtime, "/count") == "6");  // storage and the instance live on across requests
+  CHECK(Fetch(*runtime, "/other") == "1");  // another name, another object
+  CHECK(Fetch(*runtime, "/copy") == R"([["outside"],["outside","inside"],false])");
+  CHECK(Fetch(*runtime, "/error") == R"(["RangeError: too far",true,null])");
+  CHECK(Fetch(*runtime, "/missing") == "TypeError: The RPC receiver does not implement the method \"nothing\".");
+  // The constructor's blockConcurrencyWhile ran once, before the first event.
+  CHECK(Fetch(*runtime, "/whoami") ==
+        R"(["alpha","7f808b7233e262ca7340f0d4a0674acbe14080e71e39b43ebce671499a7625d7",1,null])");
+  CHECK(Fetch(*runtime, "/fetch") == "203 POST /path hello");
+  CHECK(Fetch(*runtime, "/classic") == "room lobby");
+  CHECK(Fetch(*runtime, "/classic-rpc").starts_with(
+      "TypeError: The receiving Durable Object does not support RPC, because its class was not declared with"));
+  CHECK(Fetch(*runtime, "/bad-id") == "TypeError: Durable Object ID is not valid for this namespace.");
+  CHECK(Fetch(*runtime, "/sql").find("ctx.storage.sql") != std::string::npos);
+  CHECK(Fetch(*runtime, "/wrong-ns").starts_with("TypeError:"));
+
+  Result<std::vector<DurableObjectReport>> objects = runtime->DurableObjects();
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 3);
+  CHECK((*objects)[0].binding == "COUNTERS");
+  CHECK((*objects)[0].name == "alpha");
+  CHECK((*objects)[0].requests == 12);  // gate 5, count, copy, error, missing, whoami, fetch, sql
+  CHECK((*objects)[1].name == "beta");
+  CHECK((*objects)[1].requests == 1);
+  CHECK((*objects)[2].binding == "ROOMS");
+}
+
+TEST_CASE("durable objects: a binding whose class the worker does not export fails the load, naming both",
+          "[durable-objects]") {
+  Status status = Status::Ok();
+  Result<WorkerRuntime> runtime = Loaded("export class Counter {}\nexport default { fetch() { return new Response('x'); } };",
+                                         &status);
+  REQUIRE(runtime.ok());
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.message().find("env.ROOMS") != std::string::npos);
+  CHECK(status.message().find("no class Room") != std::string::npos);
+
+  Status script_status = Status::Ok();
+  Result<WorkerRuntime> script = Loaded("addEventListener('fetch', e => e.respondWith(new Response('x')));", &script_status);
+  REQUIRE(script.ok());
+  REQUIRE_FALSE(script_status.ok());
+  CHECK(script_status.message().find("exported by an ES module") != std::string::npos);
+}
