@@ -181,6 +181,21 @@ TEST_CASE("worker config: a runtime's support: needed keys are errors, the rest 
         "--ignore-config-key hyperdrive: wrangler.toml has no such key or compatibility flag");
 }
 
+TEST_CASE("worker config: a key the runtime honours but --ignore-config-key names goes into the warning") {
+  auto c = ParseWorkerConfig("name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n",
+                             "w.toml", true);
+  REQUIRE(c.ok());
+  c->file = "w.toml";
+  RuntimeSupport support = Embedded();
+  support.keys.push_back("durable_objects");
+  auto honoured = CheckWorkerConfig(c.value(), support, {});
+  REQUIRE(honoured.ok());
+  CHECK(honoured->warning.empty());
+  auto ignored = CheckWorkerConfig(c.value(), support, {"durable_objects"});
+  REQUIRE(ignored.ok());
+  CHECK_THAT(ignored->warning, Catch::Contains("durable_objects (Durable Object namespaces; --ignore-config-key)"));
+}
+
 TEST_CASE("worker config: a Durable Object class of another script is refused where Durable Objects are honoured") {
   auto c = ParseWorkerConfig("name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n"
                              "script_name = \"b\"\n", "w.toml", true);
