@@ -121,6 +121,8 @@ expect_in do-run.out "no request failed"
   fail "the seventh request did not see six earlier increments: $(tail -n 1 do-run.jsonl)"
 expect_exit 2 do-replicas -- "$heapprof" run do-app -n 7 --warmup 0 --replicas 2 -o x.pb.gz
 expect_in do-replicas.err "--replicas with Durable Objects"
+expect_exit 2 do-profile-one -- "$heapprof" run do-app -n 7 --warmup 0 --profile COUNTER:hits -o x.pb.gz
+expect_in do-profile-one.err "--profile COUNTER:hits: the embedded runtime runs Durable Objects in the worker's isolate"
 expect_exit 1 ignore-nothing -- "$heapprof" run app -n 5 --warmup 0 --ignore-config-key d1_databases -o x.pb.gz
 expect_in ignore-nothing.err "--ignore-config-key d1_databases: app/wrangler.toml has no such key"
 

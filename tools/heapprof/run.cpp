@@ -51,6 +51,16 @@ int RunCommand(const RunArgs& given) {
   if (workerd) return RunInWorkerd(args, config.value());
   // Each replica is an isolate with objects of its own: two replicas would
   // hold two different objects of one id.
+  // --profile NS:NAME names one Durable Object: they share the worker's isolate here.
+  if (const size_t colon = args.profile_target.find(':'); colon != std::string::npos) {
+    const std::string ns = args.profile_target.substr(0, colon);
+    for (const DurableObjectBinding& b : config->durable_objects) {
+      if (b.name != ns) continue;
+      return UsageError("run", "--profile " + args.profile_target + ": the embedded runtime runs Durable Objects "
+                               "in the worker's isolate, so one object cannot be profiled alone; profile the "
+                               "worker (the report lists each object with its requests)");
+    }
+  }
   if (!config->durable_objects.empty() && args.replicas != 1) {
     return UsageError("run", "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
                              "replica would have its own object of every id; run one replica");
