@@ -37,6 +37,11 @@ int RunCommand(const RunArgs& given) {
     return UsageError("run", "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
                              "all four sample types in one window)");
   }
+  if (workerd && (given.leaks || given.cadence_ns || !given.leaks_json.empty())) {
+    return UsageError("run", "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
+                             "workerd, start workerd with its inspector (--inspector-addr) and run `heapprof attach "
+                             "HOST:PORT --leaks`");
+  }
   // The worker's configuration, checked against the runtime: WORKER is its
   // script or its folder (wrangler config and the `main` it names).
   Result<WorkerConfig> config = LoadCheckedConfig("run", given.worker, given.config,
@@ -76,7 +81,9 @@ int RunCommand(const RunArgs& given) {
   // Unwritable outputs, and an output that is one of the inputs, are found before the run.
   std::vector<std::string> inputs = {args.worker};
   if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
-  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out}); !s.ok()) {
+  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out,
+                                       plan.leaks_json});
+      !s.ok()) {
     return Fail("run", s);
   }
   if (Status s = CheckFallbackDir(args.fallback_dir); !s.ok()) return Fail("run", s);
@@ -234,6 +241,16 @@ void RegisterRun(Commands& commands) {
                   "With --runtime workerd: inuse, alloc or both (an alloc window, then an in-use window)")
       ->capture_default_str();
   run->add_option("--workerd", args->workerd, "With --runtime workerd: the workerd executable [default: .deps/workerd]");
+  run->add_flag("--leaks", args->leaks,
+                "Instead of a window, a leak session: a live snapshot (after a full GC) when it opens, every "
+                "--cadence and at its end; prints which allocation sites grow (growing, bounded, steady, unclear), "
+                "how fast (per minute and per 1000 requests) and when the heap reaches its limit; the profile is the "
+                "last snapshot's in-use samples with their age (numeric label age, seconds)");
+  run->add_option("--cadence")
+      ->description("With --leaks: time between snapshots [default: 100 x the first snapshot's cost, >= 1 s]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->cadence_ns, ParsePositiveDuration));
+  run->add_option("--leaks-json", args->leaks_json, "With --leaks: also write the growth report as JSON to FILE");
   run->add_flag("--no-source-maps", args->no_source_maps,
                 "Keep the generated names and positions of bundled or compiled workers (by default their source "
                 "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map), and of the runtime's bundled "

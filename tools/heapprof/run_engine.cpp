@@ -20,6 +20,7 @@
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
 #include "heapprof/core/symbolizer.h"
+#include "heapprof/remote/remote_leaks.h"
 #include "heapprof/workload/traffic.h"
 #include "heapprof/core/units.h"
 #include "heapprof/runtime/runtime_source_maps.h"
@@ -151,14 +152,67 @@ void Serve(Run& run, Replica& r) {
           std::lock_guard<std::mutex> lock(r.mu);
           r.out.near_limit.emplace(std::move(p));
         },
-        session, /*between_windows=*/!plan.on_heap_limit.empty());
+        // A leak session's sampler runs all along: a capture near the limit sees every live sample.
+        session, /*between_windows=*/!plan.on_heap_limit.empty() || (plan.leaks && r.profiled));
   }
   if (!registered.ok()) out.failure = registered;
 
   const bool continuous = plan.continuous_ns > 0;
+  // --leaks: a live snapshot into the session's tracker, on this thread
+  // (between requests: the isolate serves nothing meanwhile, which is the
+  // snapshot's cost to the worker). False when the session cannot go on.
+  Clock::time_point last_snapshot{};
+  Clock::time_point first_snapshot{};
+  bool leaks_active = false;
+  auto leak_snapshot = [&]() -> bool {
+    LeakSession& ls = *out.leaks;
+    const Clock::time_point begun = Clock::now();
+    std::future<Result<RawSnapshot>> answer = controller.LiveSnapshot(r.name, plan.session.gc_before_snapshot, session);
+    // Answered by this Pump (posted to this isolate's thread); the loop only guards against a slow controller.
+    while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      controller.Pump(runtime.isolate());
+      if (answer.wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) break;
+    }
+    Result<RawSnapshot> snap = answer.get();
+    Status added = snap.ok() ? ls.tracker->Add(snap.value(), r.served.load()) : snap.status();
+    const Clock::time_point done = Clock::now();
+    const int64_t cost = std::chrono::duration_cast<std::chrono::nanoseconds>(done - begun).count();
+    ls.snapshot_nanos_max = std::max(ls.snapshot_nanos_max, cost);
+    ls.snapshot_nanos_total += cost;
+    last_snapshot = done;
+    if (!added.ok()) {
+      ls.failure = added;
+      leaks_active = false;
+      run.Print(fmt::format("heapprof run: {}: the leak session's snapshot failed: {}", r.name, added.message()));
+      return false;
+    }
+    ls.last = std::move(snap).value();
+    ls.session_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(begun - first_snapshot).count();
+    return true;
+  };
+  auto open_leak_session = [&] {
+    out.leaks.emplace();
+    out.leaks->tracker = std::make_unique<LeakTracker>();
+    first_snapshot = Clock::now();
+    leaks_active = true;
+    if (!leak_snapshot()) return;
+    out.leaks->cadence_ns = plan.cadence_ns > 0 ? plan.cadence_ns
+                                                : remote::AutoCadence(std::chrono::nanoseconds(
+                                                                          out.leaks->snapshot_nanos_max))
+                                                      .count();
+    run.Print(fmt::format("heapprof run: leak session on {}: a live snapshot every {:g} s{}{}", options.name,
+                          static_cast<double>(out.leaks->cadence_ns) / 1e9,
+                          plan.cadence_ns > 0 ? "" : " (100 x the first one's cost, at least 1 s)",
+                          plan.session.gc_before_snapshot ? ", each after a full GC" : ""));
+  };
   auto open_window = [&] {
     out.window_opened = true;
     out.window_opened_at = r.served.load();
+    if (plan.leaks) {
+      open_leak_session();
+      r.window_open = true;
+      return;
+    }
     if (continuous) {
       fs::path dir = fs::path(plan.output).parent_path();
       if (dir.empty()) dir = ".";
@@ -249,6 +303,9 @@ void Serve(Run& run, Replica& r) {
       }
       r.served.store(served + 1);
       controller.Pump(runtime.isolate());
+      if (leaks_active && Clock::now() - last_snapshot >= std::chrono::nanoseconds(out.leaks->cadence_ns)) {
+        (void)leak_snapshot();
+      }
       if ((served & 63) == 0) {
         HeapUsage heap = runtime.heap_usage();
         r.heap_used = heap.used_bytes;
@@ -257,6 +314,9 @@ void Serve(Run& run, Replica& r) {
     }
   }
   out.heap_limit = out.failure.code() == ErrorCode::kResourceExhausted;
+  // The session's last snapshot, unless the isolate is past its limit (the
+  // near-limit capture holds what was alive then).
+  if (leaks_active && !runtime.heap_limit_reached()) (void)leak_snapshot();
   out.served = r.served.load();
   out.serving_ns = Since(start);
   out.heap = runtime.heap_usage();

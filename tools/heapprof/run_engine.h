@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "heapprof/core/leaks.h"
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/core/status.h"
 #include "heapprof/v8/controller.h"
@@ -18,6 +20,17 @@
 #include "tools/heapprof/run_plan.h"
 
 namespace heapprof::cli {
+
+// A --leaks session of one replica: the tracker holds every snapshot's live samples.
+struct LeakSession {
+  std::unique_ptr<LeakTracker> tracker;
+  RawSnapshot last;                   // the last snapshot (the profile's samples)
+  Status failure;                     // a snapshot failed: the session ended there
+  int64_t cadence_ns = 0;             // the cadence used
+  int64_t snapshot_nanos_max = 0;     // the slowest snapshot (full GC + V8's profile + the tracker)
+  int64_t snapshot_nanos_total = 0;   // all of them (the isolate serves no request meanwhile)
+  int64_t session_ns = 0;             // from the first snapshot to the last
+};
 
 // What one replica did.
 struct ReplicaOutcome {
@@ -32,6 +45,7 @@ struct ReplicaOutcome {
   std::optional<Result<WindowProfile>> window;      // the requested window (not with --continuous)
   std::optional<Result<WindowProfile>> near_limit;  // the near-heap-limit capture, if it fired
   std::optional<WindowProfile> last_continuous;     // the last window of a continuous run
+  std::optional<LeakSession> leaks;                 // --leaks: the session (once its first snapshot was taken)
   int continuous_written = 0;
   int continuous_failed = 0;
   RequestOutcomes requests;               // statuses, failed requests and their errors

@@ -28,6 +28,30 @@ constexpr uint64_t kDefaultWarmupRequests = 200;
 
 Status Bad(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
 
+// --leaks, --cadence, --leaks-json: a leak session replaces the window. What
+// cannot go with it is refused here, before V8 starts.
+Status PlanLeaks(const RunArgs& args, Plan& plan) {
+  if (!args.leaks) {
+    if (args.cadence_ns || !args.leaks_json.empty()) return Bad("--cadence and --leaks-json belong to --leaks");
+    return Status::Ok();
+  }
+  if (args.continuous_ns) {
+    return Bad("--leaks tracks one session of live snapshots and --continuous writes back-to-back windows: drop one");
+  }
+  // A leak session sees what stays alive; alloc_* belong to windows.
+  if (args.sample_index.empty()) {
+    plan.table_indexes = {kInuseSpace};
+  } else if (plan.table_indexes.size() != 1 ||
+             (plan.table_indexes[0] != kInuseSpace && plan.table_indexes[0] != kInuseObjects)) {
+    return Bad("--leaks profiles what stays alive (inuse_space, inuse_objects); --sample-index " + args.sample_index +
+               " needs a window (drop --leaks)");
+  }
+  plan.leaks = true;
+  plan.cadence_ns = args.cadence_ns.value_or(0);
+  plan.leaks_json = args.leaks_json;
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string FileFor(const std::string& path, const std::string& replica, bool only_one) {
@@ -35,7 +59,7 @@ std::string FileFor(const std::string& path, const std::string& replica, bool on
   fs::path out(path);
   std::string stem = out.filename().string();
   std::string ext;
-  for (const char* e : {".pb.gz", ".pb", ".gz", ".html", ".svg"}) {
+  for (const char* e : {".pb.gz", ".pb", ".gz", ".html", ".svg", ".json"}) {
     if (stem.size() > std::strlen(e) && stem.ends_with(e)) {
       ext = e;
       stem.resize(stem.size() - ext.size());
@@ -131,6 +155,7 @@ Result<Plan> MakePlan(const RunArgs& args) {
   Result<std::vector<int>> indexes = TableIndexes(args.sample_index);
   if (!indexes.ok()) return Bad(indexes.status().message());
   plan.table_indexes = std::move(indexes).value();
+  if (Status s = PlanLeaks(args, plan); !s.ok()) return s;
   plan.top_rows = static_cast<size_t>(std::max(args.top, 0));
   plan.user_code = args.user_code;
 

@@ -66,6 +66,9 @@ struct RunArgs {
   std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
   std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
+  bool leaks = false;                 // --leaks: a leak session (live snapshots at a cadence) instead of a window
+  std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost (remote::AutoCadence)
+  std::string leaks_json;             // --leaks-json: the growth report as JSON
 };
 
 // What a run does, checked before V8 starts. Every limit applies to each
@@ -100,6 +103,12 @@ struct Plan {
   std::string fetch_handler;               // the module answering the worker's fetch() ("" = none)
   double max_failures = 0.5;           // share of failed requests above which the run exits 1
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none
+  // --leaks: the "window" is a leak session: a live snapshot (after a full GC
+  // unless --no-gc) when it opens, every `cadence_ns` and when it ends, into a
+  // LeakTracker; the report is the growth report, the profile the last snapshot's.
+  bool leaks = false;
+  int64_t cadence_ns = 0;  // 0: chosen from the first snapshot's cost
+  std::string leaks_json;  // "" = none; with replicas, one file per profiled replica (FileFor)
 };
 
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).

@@ -16,6 +16,7 @@
 #include "heapprof/runtime/runtime_source_maps.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/leaks_report.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 
@@ -33,7 +34,12 @@ std::string Seconds(int64_t ns) {
 std::string Bytes(uint64_t bytes) { return FormatValue(static_cast<int64_t>(bytes), "bytes"); }
 
 // What the tables say about each sample type, for a newcomer.
-std::string TableTitle(int index, bool gc, bool near_limit) {
+std::string TableTitle(int index, bool gc, bool near_limit, bool leaks) {
+  if (leaks && !near_limit && (index == kInuseSpace || index == kInuseObjects)) {
+    return fmt::format("{} in use at the leak session's last snapshot ({}, {}):",
+                       index == kInuseSpace ? "Memory" : "Objects", index == kInuseSpace ? "inuse_space" : "inuse_objects",
+                       gc ? "after a full GC" : "no GC before the snapshot");
+  }
   if (near_limit && (index == kInuseSpace || index == kInuseObjects)) {
     return index == kInuseSpace ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
                                 : "Objects in use near the heap limit (inuse_objects):";
@@ -49,12 +55,12 @@ std::string TableTitle(int index, bool gc, bool near_limit) {
   return "";
 }
 
-void PrintTables(const Profile& profile, const Plan& plan, bool near_limit) {
+void PrintTables(const Profile& profile, const Plan& plan, bool near_limit, bool leaks = false) {
   TableOptions options;
   options.indexes = plan.table_indexes;
   options.rows = plan.top_rows;
   options.interval_bytes = plan.session.interval_bytes;
-  options.title = [&](int index) { return TableTitle(index, plan.session.gc_before_snapshot, near_limit); };
+  options.title = [&](int index) { return TableTitle(index, plan.session.gc_before_snapshot, near_limit, leaks); };
   options.more_samples_hint = "Serve more requests (--requests, --duration)";
   options.view = plan.user_code ? FrameView::kUserCode : FrameView::kAll;
   cli::PrintTables(profile, options);
@@ -79,7 +85,8 @@ bool WriteProfile(const Plan& plan, const std::string& path, WindowProfile& wind
     }
   }
   return DeliverReported("run", "profile", path, FallbackDirs(plan.fallback_dir), [&](const std::string& p) {
-    return plan.symbolize ? WritePprofFile(p, window.profile) : WriteFileAtomic(p, window.pprof_gzip);
+    return plan.symbolize || window.pprof_gzip.empty() ? WritePprofFile(p, window.profile)
+                                                       : WriteFileAtomic(p, window.pprof_gzip);
   }, written);
 }
 
@@ -88,8 +95,127 @@ std::string Label(const Plan& plan, const ReplicaOutcome& r) {
   return plan.replicas.size() == 1 ? plan.display_name : r.name;
 }
 
+// Why a profiled replica has no window (or leak session); always false.
+bool ReportNoWindow(const ReplicaOutcome& r, const std::string& prefix, int signal) {
+  if (signal != 0) {
+    Fail("run", fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix,
+                            SignalName(signal),
+                            r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up",
+                            r.served));
+  } else if (r.failure.ok()) {
+    Fail("run", fmt::format("{}the run ended after {} requests, before the warm-up was over; no profile "
+                            "written (shorten --warmup or lengthen the run)",
+                            prefix, r.served));
+  }
+  return false;
+}
+
+// --leaks: the growth report of one replica's session, its profile (the last
+// snapshot's in-use samples with their age) and the JSON; false when
+// something failed. A worker that reached its heap limit still gets the
+// report of the session up to then, and -o gets the near-limit capture
+// (every sample alive then) unless --on-heap-limit takes it.
+bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file) {
+  const std::string label = Label(plan, r);
+  const std::string prefix = only_one ? "" : r.name + ": ";
+  bool ok = r.failure.ok();
+  if (r.heap_limit) {
+    Fail("run", prefix + r.failure.message() + (r.served > 0 ? fmt::format(" (after {} requests)", r.served) : ""));
+  } else if (!r.failure.ok()) {
+    std::string where = r.kind == WorkerKind::kNotLoaded ? "" : fmt::format("request #{}; ", r.served + 1);
+    Fail("run", prefix + r.failure.message() +
+                    fmt::format("\n({}{})", where,
+                                r.leaks ? "the leak session up to it is reported below" : "no profile written"));
+  }
+  bool output_taken = false;  // -o holds the near-limit capture
+  if (r.near_limit && r.near_limit->ok()) {
+    const std::string base = plan.on_heap_limit.empty() ? plan.output : plan.on_heap_limit;
+    std::string path;
+    if (!WriteProfile(plan, FileFor(base, r.name, only_one), r.near_limit->value(), false, &path)) ok = false;
+    if (!path.empty()) {
+      fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
+      if (first_file.empty()) first_file = path;
+    }
+    output_taken = plan.on_heap_limit.empty();
+  } else if (r.near_limit) {
+    Fail("run", prefix + "capturing the profile near the heap limit failed: " + r.near_limit->status().message());
+    ok = false;
+  }
+  if (!r.window_opened || !r.leaks) return ReportNoWindow(r, prefix, signal);
+  LeakSession& session = *r.leaks;
+  if (!session.failure.ok()) {
+    Fail("run", prefix + "a snapshot of the leak session failed: " + session.failure.message());
+    ok = false;
+  }
+  const LeakTracker& tracker = *session.tracker;
+  if (tracker.snapshots() < 2) {
+    Fail("run", fmt::format("{}the leak session took {} snapshot{}; a growth report needs two (lengthen the run, or "
+                            "a shorter --cadence)",
+                            prefix, tracker.snapshots(), tracker.snapshots() == 1 ? "" : "s"));
+    return false;
+  }
+  Result<LeakReport> leaks = tracker.Report();
+  if (!leaks.ok()) {
+    Fail("run", prefix + "the growth report: " + leaks.status().message());
+    return false;
+  }
+  if (signal != 0) {
+    fmt::print(stderr, "heapprof run: {}interrupted by {} after {} requests; reporting the leak session so far\n",
+               prefix, SignalName(signal), r.served);
+  }
+  RawSnapshot& last = session.last;
+  last.info.inlining_allowed = plan.session.inlining_allowed;
+  last.info.notes.push_back(fmt::format(
+      "windows: a leak session of {} live snapshots of the always-on sampler{}; inuse_* from the last, with each "
+      "sample's age (numeric label age, seconds); alloc_* not measured",
+      tracker.snapshots(), plan.session.gc_before_snapshot ? " (full GC before each)" : ""));
+  last.info.notes.push_back(fmt::format("snapshot_cost_ms: max {:.1f} total {:.1f}",
+                                        static_cast<double>(session.snapshot_nanos_max) / 1e6,
+                                        static_cast<double>(session.snapshot_nanos_total) / 1e6));
+  WindowProfile window{r.name, BuildLeakProfile(last, tracker), ""};
+  AddLeakComments(window.profile, leaks.value(), plan.top_rows);
+  std::string path;
+  if (!output_taken) {
+    if (!WriteProfile(plan, FileFor(plan.output, r.name, only_one), window, false, &path)) ok = false;
+    if (first_file.empty()) first_file = path;
+  }
+
+  fmt::print("{}Leak session on {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind),
+             r.served, Seconds(r.serving_ns));
+  fmt::print("  session  {} live snapshots over {}, one every {}{}, {}\n", tracker.snapshots(),
+             Seconds(session.session_ns), Seconds(session.cadence_ns),
+             plan.session.gc_before_snapshot ? " after a full GC" : "",
+             plan.from_start ? std::string("from before the worker was loaded")
+                             : fmt::format("after a warm-up of {} requests", r.window_opened_at));
+  const double share = session.session_ns > 0 ? static_cast<double>(session.snapshot_nanos_total) /
+                                                    static_cast<double>(session.session_ns) * 100
+                                              : 0;
+  fmt::print("  cost     the snapshots paused the worker {:.1f} ms in all ({:.2f} % of the session), the slowest "
+             "{:.1f} ms\n",
+             static_cast<double>(session.snapshot_nanos_total) / 1e6, share,
+             static_cast<double>(session.snapshot_nanos_max) / 1e6);
+  fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
+             Bytes(plan.session.interval_bytes));
+  fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
+  if (!path.empty()) fmt::print("Wrote {}\n", path);
+  if (!plan.flamegraph.empty() && !output_taken) {
+    std::string page;
+    if (!DeliverReported("run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one),
+                         FallbackDirs(plan.fallback_dir),
+                         [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); },
+                         &page)) {
+      ok = false;
+    }
+  }
+  PrintTables(window.profile, plan, /*near_limit=*/false, /*leaks=*/true);
+  const std::string json = plan.leaks_json.empty() ? std::string() : FileFor(plan.leaks_json, r.name, only_one);
+  if (PrintLeakReport("run", leaks.value(), tracker, json, plan.top_rows) != kExitOk) ok = false;
+  return ok;
+}
+
 // The report of one profiled replica's window; false when something failed.
 bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file) {
+  if (plan.leaks) return ReportLeakSession(plan, r, only_one, signal, first_file);
   const std::string label = Label(plan, r);
   const std::string prefix = only_one ? "" : r.name + ": ";
   bool ok = r.failure.ok();
@@ -137,19 +263,7 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
     }
   }
 
-  if (!r.window_opened) {
-    if (signal != 0) {
-      Fail("run", fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix,
-                              SignalName(signal),
-                              r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up",
-                              r.served));
-    } else if (r.failure.ok()) {
-      Fail("run", fmt::format("{}the run ended after {} requests, before the warm-up was over; no profile "
-                              "written (shorten --warmup or lengthen the run)",
-                              prefix, r.served));
-    }
-    return false;
-  }
+  if (!r.window_opened) return ReportNoWindow(r, prefix, signal);
   if (plan.continuous_ns > 0) return ok && r.continuous_failed == 0;
   if (!r.window) return false;
   if (!r.window->ok()) {
@@ -281,7 +395,13 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
     }
   }
   if (!first_file.empty() && all_ok) {
-    fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", first_file);
+    if (plan.leaks) {
+      fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -tagfocus=age=60: {0}  (in use for a minute or "
+                 "more)\n",
+                 first_file);
+    } else {
+      fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", first_file);
+    }
   }
   if (outcome.signal != 0) {
     if (!first_file.empty() || plan.continuous_ns > 0) {

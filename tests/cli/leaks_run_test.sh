@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# heapprof run --leaks in the embedded runtime: a worker holding an LRU cache
+# and a leak of about the same bytes (tests/cli/data/leaks/lru-and-leak.js).
+# The leak is growing, the cache is not; the profile's in-use samples carry
+# the age label and the growth report in its comments; the JSON sidecar has
+# the verdicts; with --replicas each profiled replica gets its own report.
+# Then the flags --leaks cannot go with, refused before the run.
+#   leaks_run_test.sh <heapprof> <source dir> <work dir>
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=../pprof_readers/go_env.sh
+source "$src/tests/pprof_readers/go_env.sh"
+go_env "$work"
+worker="$src/tests/cli/data/leaks/lru-and-leak.js"
+
+# verdict <json> <function>: the verdict of the site whose leaf is the function.
+verdict() {
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const s = r.sites.find((s) => s.frames.length && s.frames[0].function === process.argv[2]);
+    console.log(s ? s.verdict : "absent");' "$1" "$2"
+}
+
+expect_exit 0 leaks -- "$heapprof" run "$worker" --leaks --requests 6200 --cadence 100ms -o leaks.pb.gz \
+  --leaks-json leaks.json --top 5
+expect_in leaks.err "leak session on lru-and-leak.js"
+expect_in leaks.out "Leak session on lru-and-leak.js"
+expect_in leaks.out "Growth over"
+expect_in leaks.out "6200 requests"
+expect_in leaks.out "Memory in use at the leak session's last snapshot"
+leak="$(verdict leaks.json keepForever)"
+cache="$(verdict leaks.json cacheEntry)"
+echo "keepForever: $leak, cacheEntry: $cache"
+[ "$leak" = growing ] || fail "the leak's verdict is $leak, not growing"
+case "$cache" in growing | absent) fail "the cache's verdict is $cache" ;; esac
+# The two hold about the same bytes at the end (within a factor of 3), and
+# the per-request rate is there (the run counts its requests).
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const live = (f) => r.sites.filter((s) => s.frames.length && s.frames[0].function === f).reduce((a, s) => a + s.live_bytes, 0);
+  const a = live("keepForever"), b = live("cacheEntry");
+  console.log(`live: keepForever ${a}, cacheEntry ${b}; requests ${r.requests}; snapshots ${r.snapshots}`);
+  const leak = r.sites.find((s) => s.frames.length && s.frames[0].function === "keepForever");
+  if (!(r.snapshots >= 3 && r.requests > 0 && leak.whole.per_1000_requests > 0)) process.exit(1);
+  process.exit(a > 0 && b > 0 && a / b < 3 && b / a < 3 ? 0 : 1);' leaks.json ||
+  fail "the leak and the cache do not hold about the same bytes, or the session lacks snapshots or requests"
+# The profile: the growth report in its comments, in-use samples with their age.
+go tool pprof -raw leaks.pb.gz 2>/dev/null | grep -q "leaks: heap used" || fail "the profile's comments lack the growth report"
+"$heapprof" top leaks.pb.gz -n 3 >top.out 2>&1 || fail "heapprof top cannot read the leak profile"
+expect_in top.out keepForever
+inlining="$(go tool pprof -comments leaks.pb.gz 2>/dev/null | sed -n 's/^inlining: //p' | head -1)"
+[ "$inlining" = disabled ] || fail "the profile records inlining as '$inlining', not disabled"
+tagged="$(go tool pprof -raw leaks.pb.gz 2>/dev/null | grep -c 'age:\[' || true)"
+[ "$tagged" -ge 1 ] || fail "no in-use sample carries the age label"
+
+# Replicas: one session, report and JSON per profiled replica.
+expect_exit 0 replicas -- "$heapprof" run "$worker" --leaks --replicas 2 --requests 1500 --cadence 100ms \
+  -o rep.pb.gz --leaks-json rep.json --top 0
+for i in 0 1; do
+  [ -s "rep-lru-and-leak-$i.pb.gz" ] || fail "replicas: no rep-lru-and-leak-$i.pb.gz"
+  [ "$(verdict "rep-lru-and-leak-$i.json" keepForever)" != absent ] || fail "replicas: no report in rep-lru-and-leak-$i.json"
+done
+
+# Flags --leaks cannot go with, and its own flags without it: refused up front (exit 2), nothing written.
+expect_exit 2 cadence -- "$heapprof" run "$worker" --cadence 1s --requests 300 -o cadence.pb.gz
+expect_in cadence.err "belong to --leaks"
+expect_exit 2 json -- "$heapprof" run "$worker" --leaks-json x.json --requests 300 -o json.pb.gz
+expect_in json.err "belong to --leaks"
+expect_exit 2 continuous -- "$heapprof" run "$worker" --leaks --continuous 1s --requests 300 -o continuous.pb.gz
+expect_in continuous.err "--continuous"
+expect_exit 2 index -- "$heapprof" run "$worker" --leaks --sample-index alloc_space --requests 300 -o index.pb.gz
+expect_in index.err "needs a window"
+expect_exit 2 workerd -- "$heapprof" run "$worker" --leaks --runtime workerd --requests 300 -o workerd.pb.gz
+expect_in workerd.err "heapprof attach"
+for f in cadence json continuous index workerd; do
+  [ ! -e "$f.pb.gz" ] || fail "$f: an output file was written"
+done
+[ ! -e x.json ] || fail "json: a JSON file was written"
+finish
