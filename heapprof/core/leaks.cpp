@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -81,10 +82,10 @@ std::string MinutesText(double minutes) {
   return fmt::format("{:.1f} h", minutes / 60);
 }
 
-// Least-squares slope of y on t (seconds) in bytes per minute with its
-// interval: Student t on the residuals, the standard error widened by
-// sqrt((1 + r) / (1 - r)) for a positive lag-1 autocorrelation r of the
-// residuals (a heap's wobble lasts longer than one cadence).
+// Least-squares slope of y on t (per unit of t) with its interval: Student t
+// on the residuals, the standard error widened by sqrt((1 + r) / (1 - r)) for
+// a positive lag-1 autocorrelation r of the residuals (a heap's wobble lasts
+// longer than one cadence).
 std::optional<std::pair<double, Interval>> Slope(const std::vector<double>& t, const std::vector<double>& y,
                                                  double confidence) {
   const size_t n = t.size();
@@ -115,7 +116,20 @@ std::optional<std::pair<double, Interval>> Slope(const std::vector<double>& t, c
   const double se = std::sqrt(ss / static_cast<double>(n - 2) / stt) * std::sqrt((1 + rho) / (1 - rho));
   const boost::math::students_t_distribution<double, NoThrow> student(static_cast<double>(n - 2));
   const double q = boost::math::quantile(student, 1 - (1 - confidence) / 2);
-  return std::make_pair(beta * 60, Interval{(beta - q * se) * 60, (beta + q * se) * 60});
+  return std::make_pair(beta, Interval{beta - q * se, beta + q * se});
+}
+
+// What is left of the limit over a rate and its interval: the estimate and
+// [left / high, left / low] (infinity when the low end is not above 0).
+std::pair<double, Interval> TimeToFill(double left, double rate, const Interval& rates) {
+  return {left / rate, {left / rates.high, rates.low > 0 ? left / rates.low : std::numeric_limits<double>::infinity()}};
+}
+
+std::string RequestsText(double requests) {
+  if (!std::isfinite(requests)) return "never";
+  if (requests < 1e4) return fmt::format("{:.0f}", requests);
+  if (requests < 1e6) return fmt::format("{:.0f}k", requests / 1e3);
+  return fmt::format("{:.1f}M", requests / 1e6);
 }
 
 }  // namespace
@@ -175,6 +189,10 @@ double LeakTracker::Variance(uint64_t size) const {
 }
 
 Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests) {
+  return Add(snapshot, requests, snapshot.info.heap_used_bytes);
+}
+
+Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests, uint64_t heap_used_bytes) {
   const WindowInfo& info = snapshot.info;
   if (info.interval_bytes == 0) return Error(ErrorCode::kInvalidArgument, "a leak snapshot needs its sampling interval");
   if (interval_ == 0) interval_ = info.interval_bytes;
@@ -233,8 +251,8 @@ Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> req
     }
     record.last = index;
   }
-  snapshots_.push_back({info.start_unix_nanos, requests, info.heap_used_bytes, info.heap_limit_bytes,
-                        static_cast<uint64_t>(snapshot.samples.size())});
+  snapshots_.push_back({info.start_unix_nanos, requests, heap_used_bytes, info.heap_limit_bytes,
+                        static_cast<uint64_t>(snapshot.samples.size()), info.heap_used_bytes});
   return Status::Ok();
 }
 
@@ -431,32 +449,84 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
 
   LeakProjection& p = report.projection;
   p.heap_used_bytes = sb.heap_used;
-  p.heap_limit_bytes = sb.heap_limit;
+  p.heap_limit_bytes = limit_override_ > 0 ? limit_override_ : sb.heap_limit;
+  p.limit_source = limit_override_ > 0 ? limit_source_ : std::string();
   p.growth = growth(all_born_late, all_died_late, m, b, nullptr);
   p.rate_per_minute = p.growth.PerMinute();
   p.rate_interval = p.growth.PerMinuteInterval();
   p.rate_from = "sampled growth";
-  std::vector<double> ts, used_series;
-  bool used_known = true;
+  std::vector<double> minutes, thousands, used_series, objects_series;
+  bool used_known = true, requests_known = true, apart = false;
   for (size_t j = m; j <= b; ++j) {
     used_known = used_known && snapshots_[j].heap_used > 0;
-    ts.push_back(static_cast<double>(snapshots_[j].unix_nanos - snapshots_[m].unix_nanos) / 1e9);
+    apart = apart || snapshots_[j].heap_objects != snapshots_[j].heap_used;
+    objects_series.push_back(static_cast<double>(snapshots_[j].heap_objects));
+    requests_known = requests_known && snapshots_[j].requests.has_value();
+    minutes.push_back(static_cast<double>(snapshots_[j].unix_nanos - snapshots_[m].unix_nanos) / 60e9);
+    if (requests_known) thousands.push_back(static_cast<double>(*snapshots_[j].requests) / 1e3);
     used_series.push_back(static_cast<double>(snapshots_[j].heap_used));
   }
   std::optional<std::pair<double, Interval>> slope;
-  if (used_known) slope = Slope(ts, used_series, confidence);
+  if (used_known) slope = Slope(minutes, used_series, confidence);
   if (slope) {
     p.rate_per_minute = slope->first;
     p.rate_interval = slope->second;
     p.rate_from = "heap used";
   }
+  std::optional<std::pair<double, Interval>> per_request;
+  if (used_known && requests_known) per_request = Slope(thousands, used_series, confidence);
+  const double left = p.heap_limit_bytes > 0 ? std::max(0.0, static_cast<double>(p.heap_limit_bytes) -
+                                                                 static_cast<double>(p.heap_used_bytes))
+                                             : 0.0;
+  if (per_request) {
+    p.per_1000_requests = per_request->first;
+    p.per_1000_requests_interval = per_request->second;
+    if (p.heap_limit_bytes > 0 && per_request->second.low > 0) {
+      auto [estimate, interval] = TimeToFill(left, per_request->first, per_request->second);
+      p.requests_to_limit = estimate * 1e3;
+      p.requests_interval = {interval.low * 1e3, interval.high * 1e3};
+    }
+  }
+  // The heap figure was given apart (pages): the objects' own series bounds
+  // the other side of where the limit bites (the pages fill first).
+  const double objects_left = std::max(0.0, static_cast<double>(p.heap_limit_bytes) -
+                                                static_cast<double>(sb.heap_objects));
+  auto widen = [&](const std::vector<double>& x, Interval& into, double scale) {
+    if (!apart || sb.heap_objects == 0 || p.heap_limit_bytes == 0) return;
+    std::optional<std::pair<double, Interval>> other = Slope(x, objects_series, confidence);
+    if (!other || other->second.low <= 0) {
+      into.high = std::numeric_limits<double>::infinity();
+      return;
+    }
+    auto [estimate, interval] = TimeToFill(objects_left, other->first, other->second);
+    (void)estimate;
+    into.low = std::min(into.low, interval.low * scale);
+    into.high = std::max(into.high, interval.high * scale);
+  };
+  if (p.requests_to_limit) widen(thousands, p.requests_interval, 1e3);
+  // Each growing site alone, at its last part's rate.
+  if (p.heap_limit_bytes > 0) {
+    for (LeakSite& site : report.sites) {
+      if (site.verdict != LeakVerdict::kGrowing || site.late.PerMinute() <= 0) continue;
+      auto [estimate, interval] = TimeToFill(left, site.late.PerMinute(), site.late.PerMinuteInterval());
+      site.minutes_to_limit = estimate;
+      site.minutes_interval = interval;
+      if (auto rate = site.late.Per1000Requests(); rate && *rate > 0) {
+        auto [n, ni] = TimeToFill(left, *rate, *site.late.Per1000RequestsInterval());
+        site.requests_to_limit = n * 1e3;
+        site.requests_interval = {ni.low * 1e3, ni.high * 1e3};
+      }
+    }
+  }
   const double rate = p.rate_per_minute;
   const Interval rates = p.rate_interval;
   p.growing = rates.low > 0;
   std::string used = LeakBytesText(static_cast<double>(p.heap_used_bytes));
-  std::string of_limit = p.heap_limit_bytes > 0
-                             ? fmt::format("{} of the {} limit", used, LeakBytesText(static_cast<double>(p.heap_limit_bytes)))
-                             : used + " (limit not known)";
+  std::string of_limit =
+      p.heap_limit_bytes > 0
+          ? fmt::format("{} of the {} limit{}", used, LeakBytesText(static_cast<double>(p.heap_limit_bytes)),
+                        p.limit_source.empty() ? std::string() : " (" + p.limit_source + ")")
+          : used + " (limit not known)";
   if (!p.growing) {
     p.text = fmt::format("heap used {}: not growing (the last {:.0f} s: {}/min, 95 %: {} to {})", of_limit,
                          p.growth.seconds, SignedBytes(rate), SignedBytes(rates.low), SignedBytes(rates.high));
@@ -464,14 +534,23 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
     p.text = fmt::format("heap used {}, growing {}/min ±{}", of_limit, LeakBytesText(rate),
                          LeakBytesText(rates.HalfWidth(rate)));
   } else {
-    const double left = std::max(0.0, static_cast<double>(p.heap_limit_bytes) - static_cast<double>(p.heap_used_bytes));
     p.minutes_to_limit = left / rate;
     p.minutes_interval = {left / rates.high, left / rates.low};
+    widen(minutes, p.minutes_interval, 1);
     p.text = fmt::format("heap used {}, growing {}/min ±{}: limit in ~{} (95 %: {}-{})", of_limit, LeakBytesText(rate),
                          LeakBytesText(rates.HalfWidth(rate)), MinutesText(p.minutes_to_limit),
                          MinutesText(p.minutes_interval.low), MinutesText(p.minutes_interval.high));
+    if (p.requests_to_limit) {
+      p.text += fmt::format(", or after ~{} more requests (95 %: {}-{})", RequestsText(*p.requests_to_limit),
+                            RequestsText(p.requests_interval.low), RequestsText(p.requests_interval.high));
+    }
   }
   return report;
+}
+
+void LeakTracker::SetHeapLimit(uint64_t bytes, std::string source) {
+  limit_override_ = bytes;
+  limit_source_ = std::move(source);
 }
 
 std::vector<double> LeakTracker::LiveSeries(size_t site_index) const {
@@ -559,6 +638,13 @@ std::string FormatLeakReport(const LeakReport& report, size_t top) {
                        fmt::format("{} ±{}", SignedBytes(rate), LeakBytesText(site.whole.PerMinuteInterval().HalfWidth(rate))),
                        per, SiteText(site, 4));
     if (site.verdict != LeakVerdict::kSteady) out += "           " + site.reason + "\n";
+    if (site.minutes_to_limit) {
+      out += fmt::format("           alone it fills the limit in ~{} (95 %: {}-{}){}\n", MinutesText(*site.minutes_to_limit),
+                         MinutesText(site.minutes_interval.low), MinutesText(site.minutes_interval.high),
+                         site.requests_to_limit
+                             ? fmt::format(", after ~{} more requests", RequestsText(*site.requests_to_limit))
+                             : std::string());
+    }
   }
   if (hidden > 0) out += fmt::format("  ... {} more sites (steady or unclear)\n", hidden);
   out += fmt::format("\n  Verdicts at a family-wise {} for look {} ({} tests after Tarone's correction: {} each); "
@@ -612,6 +698,17 @@ std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker,
                   {"growing", p.growing},
                   {"growth", growth(p.growth)},
                   {"text", p.text}};
+  if (!p.limit_source.empty()) projection["limit_source"] = p.limit_source;
+  if (p.per_1000_requests) {
+    projection["per_1000_requests"] = *p.per_1000_requests;
+    projection["per_1000_requests_low"] = p.per_1000_requests_interval.low;
+    projection["per_1000_requests_high"] = p.per_1000_requests_interval.high;
+  }
+  if (p.requests_to_limit) {
+    projection["requests_to_limit"] = *p.requests_to_limit;
+    projection["requests_low"] = p.requests_interval.low;
+    projection["requests_high"] = std::isfinite(p.requests_interval.high) ? Json(p.requests_interval.high) : Json();
+  }
   if (p.growing && p.heap_limit_bytes > 0) {
     projection["minutes_to_limit"] = p.minutes_to_limit;
     projection["minutes_low"] = p.minutes_interval.low;
@@ -650,6 +747,16 @@ std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker,
            {"whole", growth(site.whole)},
            {"early", growth(site.early)},
            {"late", growth(site.late)}};
+    if (site.minutes_to_limit) {
+      s["minutes_to_limit"] = *site.minutes_to_limit;
+      s["minutes_low"] = site.minutes_interval.low;
+      s["minutes_high"] = std::isfinite(site.minutes_interval.high) ? Json(site.minutes_interval.high) : Json();
+    }
+    if (site.requests_to_limit) {
+      s["requests_to_limit"] = *site.requests_to_limit;
+      s["requests_low"] = site.requests_interval.low;
+      s["requests_high"] = std::isfinite(site.requests_interval.high) ? Json(site.requests_interval.high) : Json();
+    }
     if (tracker && i < series_sites && !picked.empty()) {
       std::vector<double> series = tracker->LiveSeries(site.site_index);
       Json values = Json::array();

@@ -3,8 +3,10 @@
 #include <v8.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "heapprof/v8/gc.h"
+#include "heapprof/v8/heap_limit.h"
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
 
@@ -86,6 +88,25 @@ Isolate::~Isolate() {
   state_->context.Reset();
   state_->isolate->RemoveNearHeapLimitCallback(OnNearHeapLimit, 0);
   state_->isolate->Dispose();
+}
+
+size_t OldGenerationLimitBytes(size_t heap_limit_bytes) {
+  v8::ResourceConstraints constraints;
+  constraints.ConfigureDefaultsFromHeapSize(0, heap_limit_bytes);  // as Create configures every isolate
+  return constraints.max_old_generation_size_in_bytes();
+}
+
+OldGenerationUse OldGenerationNow(v8::Isolate* isolate) {
+  OldGenerationUse out;
+  for (size_t i = 0; i < isolate->NumberOfHeapSpaces(); ++i) {
+    v8::HeapSpaceStatistics space;
+    if (!isolate->GetHeapSpaceStatistics(&space, i)) continue;
+    const std::string_view name = space.space_name() ? space.space_name() : "";
+    if (name.starts_with("new_") || name.starts_with("read_only")) continue;  // young generation; not counted by V8
+    out.used_bytes += space.space_used_size();
+    out.committed_bytes += space.space_size();
+  }
+  return out;
 }
 
 Result<Isolate> Isolate::Create(const IsolateOptions& options) {

@@ -60,6 +60,38 @@ for i in 0 1; do
   [ "$(verdict "rep-lru-and-leak-$i.json" keepForever)" != absent ] || fail "replicas: no report in rep-lru-and-leak-$i.json"
 done
 
+# When the limit comes: a worker leaking the same bytes per request towards
+# --heap-limit 32. A shorter session projects the requests left to the limit
+# (the limit is the old generation's share of --heap-limit: where V8 runs out);
+# a second run to the limit says when it was reached. The count is the same in
+# both runs (a leak per request does not depend on the machine's speed), so
+# the projection must hold it: within 5 standard deviations of its interval
+# (the 95 % interval is printed too).
+limited="$src/tests/cli/data/leaks/leak-to-limit.js"
+# (2000 of the ~2600 requests: enough snapshots in the last part on a fast machine too.)
+expect_exit 0 project -- "$heapprof" run "$limited" --leaks --heap-limit 32 --requests 2000 --warmup 50 --cadence 10ms \
+  -o project.pb.gz --leaks-json project.json --top 1
+expect_in project.out "more requests (95 %:"
+expect_exit 1 tolimit -- "$heapprof" run "$limited" --leaks --heap-limit 32 --duration 120s --cadence 200ms \
+  -o tolimit.pb.gz --top 1
+grep -q "heap limit" tolimit.err || fail "tolimit: the run did not end at the heap limit: $(cat tolimit.err)"
+reached="$(sed -n 's/^The heap reached its limit after \([0-9]*\) requests$/\1/p' tolimit.out)"
+[ -n "$reached" ] || fail "tolimit: no line says when the heap reached its limit"
+node -e '
+  const p = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).projection;
+  const reached = Number(process.argv[2]), at = 2000;
+  console.log(`${p.text}\nprojected after ${(at + p.requests_to_limit).toFixed(0)} requests (95 %: ${(at + p.requests_low).toFixed(0)}-${p.requests_high == null ? "inf" : (at + p.requests_high).toFixed(0)}); reached after ${reached}`);
+  const mib = 1 << 20;
+  if (!(p.heap_limit_bytes > 20 * mib && p.heap_limit_bytes < 32 * mib) || !/32.00 MiB heap limit/.test(p.limit_source)) {
+    console.log("the limit is not the old generation of --heap-limit 32"); process.exit(1);
+  }
+  if (!p.growing || p.requests_to_limit == null || p.requests_high == null) { console.log("no projection in requests"); process.exit(1); }
+  const sd = (p.requests_high - p.requests_low) / (2 * 1.96);
+  const off = Math.abs(at + p.requests_to_limit - reached) / sd;
+  console.log(`off by ${off.toFixed(2)} sd; the 95 % interval ${at + p.requests_low <= reached && reached <= at + p.requests_high ? "holds" : "misses"} it`);
+  process.exit(off <= 5 ? 0 : 1);' project.json "$reached" ||
+  fail "the projection does not hold the moment the heap reached its limit"
+
 # Flags --leaks cannot go with, and its own flags without it: refused up front (exit 2), nothing written.
 expect_exit 2 cadence -- "$heapprof" run "$worker" --cadence 1s --requests 300 -o cadence.pb.gz
 expect_in cadence.err "belong to --leaks"

@@ -236,6 +236,56 @@ TEST_CASE("the projection gives the time to the limit from heap used, and says w
   CHECK(q.rate_interval.high - q.rate_interval.low > 0.1 * kMiB);
 }
 
+TEST_CASE("the projection in requests and per growing site, against a limit set apart from the snapshots") {
+  SimSessionOptions options = Standard();
+  options.heap_limit_bytes = 32 * kMiB;
+  options.base_heap_bytes = 4 * kMiB;
+  options.cadence = 15;
+  options.requests_per_second = 100;
+  SimSite leak{"leak", SimLifetime::kLeak, 512, 1024.0 / 15.0, 0};  // 2 MiB a minute
+  SimSession session = SimulateLeakSession({leak, Lru()}, options, 7);
+  LeakTracker tracker;
+  tracker.SetHeapLimit(24 * kMiB, "the old generation's share");
+  // The projection follows the heap figure given apart (here the snapshots' own, plus 1 MiB).
+  for (size_t k = 0; k < session.snapshots.size(); ++k) {
+    REQUIRE(tracker.Add(session.snapshots[k], session.requests[k], session.snapshots[k].info.heap_used_bytes + kMiB).ok());
+  }
+  Result<LeakReport> report = tracker.Report();
+  REQUIRE(report.ok());
+  const LeakProjection& p = report->projection;
+  INFO(p.text);
+  CHECK(p.heap_limit_bytes == 24 * kMiB);
+  CHECK(p.heap_used_bytes == session.snapshots.back().info.heap_used_bytes + kMiB);
+  CHECK(p.text.find("(the old generation's share)") != std::string::npos);
+  const double left = static_cast<double>(p.heap_limit_bytes - p.heap_used_bytes);
+  CHECK(p.minutes_to_limit == Approx(left / (2.0 * kMiB)));
+  // 2 MiB a minute at 100 requests a second: 2 MiB per 6000 requests.
+  REQUIRE(p.per_1000_requests.has_value());
+  CHECK(*p.per_1000_requests == Approx(2.0 * kMiB / 6.0));
+  REQUIRE(p.requests_to_limit.has_value());
+  CHECK(*p.requests_to_limit == Approx(left / (2.0 * kMiB) * 6000));
+  CHECK(p.requests_interval.low <= *p.requests_to_limit);
+  CHECK(p.requests_interval.high >= *p.requests_to_limit);
+  CHECK(p.text.find("more requests (95 %:") != std::string::npos);
+  // The leak alone, at its sampled rate: its interval holds the true time to the limit.
+  const LeakSite* site = Site(report.value(), "leak");
+  REQUIRE(site != nullptr);
+  REQUIRE(site->verdict == LeakVerdict::kGrowing);
+  REQUIRE(site->minutes_to_limit.has_value());
+  CHECK(site->minutes_interval.low <= left / (2.0 * kMiB));
+  CHECK(site->minutes_interval.high >= left / (2.0 * kMiB));
+  REQUIRE(site->requests_to_limit.has_value());
+  CHECK(FormatLeakReport(report.value()).find("alone it fills the limit in ~") != std::string::npos);
+  // A site that does not grow gets no projection.
+  const LeakSite* cache = Site(report.value(), "lruCache");
+  REQUIRE(cache != nullptr);
+  CHECK_FALSE(cache->minutes_to_limit.has_value());
+  nlohmann::json j = nlohmann::json::parse(LeakReportJson(report.value()));
+  CHECK(j["projection"]["limit_source"] == "the old generation's share");
+  CHECK(j["projection"]["requests_to_limit"].get<double>() == Approx(*p.requests_to_limit));
+  CHECK(j["sites"][0]["minutes_to_limit"].get<double>() == Approx(*site->minutes_to_limit));
+}
+
 TEST_CASE("the JSON report carries the verdicts and a live series per site") {
   SimSession session = SimulateLeakSession({Leak(), Lru()}, Standard(), 3);
   LeakTracker tracker;

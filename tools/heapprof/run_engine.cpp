@@ -21,6 +21,7 @@
 #include "heapprof/core/report.h"
 #include "heapprof/core/symbolizer.h"
 #include "heapprof/remote/remote_leaks.h"
+#include "heapprof/v8/heap_limit.h"
 #include "heapprof/workload/traffic.h"
 #include "heapprof/core/units.h"
 #include "heapprof/runtime/runtime_source_maps.h"
@@ -150,6 +151,7 @@ void Serve(Run& run, Replica& r) {
         r.name,
         [&r](Result<WindowProfile> p) {
           std::lock_guard<std::mutex> lock(r.mu);
+          r.out.near_limit_requests = r.served.load();
           r.out.near_limit.emplace(std::move(p));
         },
         // A leak session's sampler runs all along: a capture near the limit sees every live sample.
@@ -174,7 +176,10 @@ void Serve(Run& run, Replica& r) {
       if (answer.wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) break;
     }
     Result<RawSnapshot> snap = answer.get();
-    Status added = snap.ok() ? ls.tracker->Add(snap.value(), r.served.load()) : snap.status();
+    // The projection follows the old generation's pages (what reaches V8's limit), not its objects.
+    Status added = snap.ok() ? ls.tracker->Add(snap.value(), r.served.load(),
+                                               OldGenerationNow(runtime.isolate().get()).committed_bytes)
+                             : snap.status();
     const Clock::time_point done = Clock::now();
     const int64_t cost = std::chrono::duration_cast<std::chrono::nanoseconds>(done - begun).count();
     ls.snapshot_nanos_max = std::max(ls.snapshot_nanos_max, cost);
@@ -193,6 +198,11 @@ void Serve(Run& run, Replica& r) {
   auto open_leak_session = [&] {
     out.leaks.emplace();
     out.leaks->tracker = std::make_unique<LeakTracker>();
+    // The worker runs out of memory when V8's old generation is full, before heap used reaches the whole limit.
+    out.leaks->tracker->SetHeapLimit(OldGenerationLimitBytes(plan.heap_limit_bytes),
+                                     fmt::format("old-generation pages against their share of the {} heap limit, "
+                                                 "where the worker runs out of memory",
+                                                 LeakBytesText(static_cast<double>(plan.heap_limit_bytes))));
     first_snapshot = Clock::now();
     leaks_active = true;
     if (!leak_snapshot()) return;

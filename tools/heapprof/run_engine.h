@@ -44,6 +44,7 @@ struct ReplicaOutcome {
   HeapUsage heap;                        // when the replica stopped serving
   std::optional<Result<WindowProfile>> window;      // the requested window (not with --continuous)
   std::optional<Result<WindowProfile>> near_limit;  // the near-heap-limit capture, if it fired
+  uint64_t near_limit_requests = 0;                 // requests served when the capture reached its sink
   std::optional<WindowProfile> last_continuous;     // the last window of a continuous run
   std::optional<LeakSession> leaks;                 // --leaks: the session (once its first snapshot was taken)
   int continuous_written = 0;

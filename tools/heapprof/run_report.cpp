@@ -136,6 +136,8 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
       fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
       if (first_file.empty()) first_file = path;
     }
+    // When the limit was reached (the worker ends a little later: the capture raised the limit for itself).
+    fmt::print("{}The heap reached its limit after {} requests\n", prefix, r.near_limit_requests);
     output_taken = plan.on_heap_limit.empty();
   } else if (r.near_limit) {
     Fail("run", prefix + "capturing the profile near the heap limit failed: " + r.near_limit->status().message());

@@ -75,12 +75,20 @@ struct LeakSite {
   LeakVerdict verdict = LeakVerdict::kUnclear;
   std::string reason;         // why the verdict, and for unclear what would settle it
   size_t site_index = 0;      // the tracker's site number (for LeakTracker::LiveSeries)
+  // A growing site with the limit known: when this site alone, at its rate of
+  // the last part, fills what is left of the limit (an upper bound of the
+  // time when other sites grow too); the interval from its rate's.
+  std::optional<double> minutes_to_limit;
+  Interval minutes_interval;                 // high = infinity when the rate's interval reaches 0
+  std::optional<double> requests_to_limit;   // the same in requests served, when they are counted
+  Interval requests_interval;
 };
 
 // "heap used X of the Y limit, growing Z/min ± W: limit in ~N min (95 %: A-B)".
 struct LeakProjection {
   uint64_t heap_used_bytes = 0;   // at b
   uint64_t heap_limit_bytes = 0;  // 0: not known
+  std::string limit_source;       // what the limit is (LeakTracker::SetHeapLimit); "" = the snapshots' own
   Growth growth;                  // sampled: every site together, over the last part [m, b]
   // The rate the projection uses: the least-squares slope of heap used over
   // the last part's snapshots (bytes per minute), its interval from the
@@ -92,6 +100,14 @@ struct LeakProjection {
   bool growing = false;           // the rate's interval is above zero
   double minutes_to_limit = 0;    // when growing and the limit is known
   Interval minutes_interval;      // from the growth's interval
+  // Heap used against requests served over the last part's snapshots (the
+  // least-squares slope and its interval as for the rate), when every one of
+  // them counted its requests: a leak per request reaches the limit after
+  // this many more requests whatever the traffic's pace.
+  std::optional<double> per_1000_requests;  // bytes per 1000 requests
+  Interval per_1000_requests_interval;
+  std::optional<double> requests_to_limit;  // when growing per request and the limit is known
+  Interval requests_interval;               // high = infinity when the rate's interval reaches 0
   std::string text;
 };
 
@@ -136,6 +152,17 @@ class LeakTracker {
   // another size or site, or after it died (the sampler restarted: start a
   // new tracker).
   Status Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests = std::nullopt);
+  // The same, with the heap figure the projection follows given apart (e.g.
+  // the old generation's committed bytes, which is what reaches V8's limit)
+  // instead of info.heap_used_bytes. The projection's intervals then also
+  // hold where heap used (the objects) would reach the limit: the limit
+  // bites between the two.
+  Status Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests, uint64_t heap_used_bytes);
+
+  // The limit the projection aims at instead of the snapshots'
+  // heap_limit_bytes, and what it is (e.g. "V8's old generation under the
+  // 128 MiB heap limit": where the isolate runs out of memory).
+  void SetHeapLimit(uint64_t bytes, std::string source);
 
   size_t snapshots() const { return snapshots_.size(); }
   const LeakOptions& options() const { return options_; }
@@ -160,9 +187,10 @@ class LeakTracker {
   struct SnapshotRecord {
     int64_t unix_nanos = 0;
     std::optional<uint64_t> requests;
-    uint64_t heap_used = 0;
+    uint64_t heap_used = 0;     // what the projection follows (Add's heap_used_bytes)
     uint64_t heap_limit = 0;
     uint64_t live_samples = 0;
+    uint64_t heap_objects = 0;  // info.heap_used_bytes
   };
 
   double Weight(uint64_t size) const;
@@ -170,6 +198,8 @@ class LeakTracker {
 
   LeakOptions options_;
   uint64_t interval_ = 0;
+  uint64_t limit_override_ = 0;  // SetHeapLimit; 0 = the snapshots' own
+  std::string limit_source_;
   std::vector<SnapshotRecord> snapshots_;
   std::vector<std::vector<Frame>> sites_;  // leaf first
   std::unordered_map<std::string, uint32_t> site_ids_;
