@@ -73,6 +73,10 @@ section "heapprof attach's cost to its target: requests/s before, during and aft
 "$root/tools/bench/attach_bench.sh" "$build/heapprof" "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/attach.json" ||
   { echo "(attach benchmark failed)"; echo "null" >"$tmp/attach.json"; }
 
+section "a leak session's cost at the default cadence: run --leaks beside an unprofiled replica"
+"$root/tools/bench/leaks_cost.sh" "$build/heapprof" $quick --json "$tmp/leaks_cost.json" ||
+  { echo "(leak session cost benchmark failed)"; echo "null" >"$tmp/leaks_cost.json"; }
+
 section "memory baseline: an empty worker's heap after warm-up, heapprof run vs workerd"
 # Node 20 has WebSocket behind a flag (built in from Node 22).
 ws_flag=()
@@ -105,7 +109,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 

@@ -165,6 +165,20 @@ for (const t of r.attach?.targets ?? []) {
       `back within 10 % in 1 s slice ${t.first_slice_within_10pct ?? 'none'} of ${t.slices_rps.length}`, 'reported', null);
 }
 
+// A leak session's cost (#31): the always-on sampler and a live snapshot
+// after a full GC at the default cadence, against an unprofiled replica
+// serving beside it in the same process; the snapshots' pause per hour.
+const lc = r.leaks_cost;
+if (lc) {
+  row('   run --leaks: requests served, leak session / unprofiled replica beside it',
+      `ratio ${f(lc.requests_ratio, 3)} [${f(lc.ratio_min, 2)}-${f(lc.ratio_max, 2)}]`,
+      `${lc.pairs.length} pairs of ${lc.seconds} s, cadence ${f(lc.cadence_s, 1)} s (100 x the first snapshot)`,
+      'reported', null);
+  row('   run --leaks: the snapshots\' pause of the worker, per hour', `${f(lc.pause_seconds_per_hour, 1)} s`,
+      `${f(lc.pause_share_percent, 2)} % of the session, slowest snapshot ${f(lc.slowest_ms, 1)} ms (~22 MiB live)`,
+      'reported', null);
+}
+
 // The heap of an empty worker after warm-up and a full GC (#18): what the
 // embedded runtime itself adds to a worker's numbers, beside workerd's.
 const mb = r.memory_baseline;
