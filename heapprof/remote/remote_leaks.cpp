@@ -18,23 +18,39 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// The configured heap limit, or 0 when the target cannot say.
-uint64_t HeapLimit(DevToolsSession& session, Millis timeout) {
+// The target's heap limits, 0 where it cannot say: V8's heap_size_limit
+// (which includes the young generation's reserve) and, when Node was started
+// with --max-old-space-size (on its command line or in NODE_OPTIONS), the old
+// generation's limit it set: where the target runs out of memory.
+struct HeapLimits {
+  uint64_t total = 0;
+  uint64_t old_generation = 0;
+};
+
+HeapLimits HeapLimit(DevToolsSession& session, Millis timeout) {
   Result<Json> evaluated = session.Call(
       "Runtime.evaluate",
-      Json{{"expression", "(() => { try { return require('v8').getHeapStatistics().heap_size_limit; } "
-                          "catch (e) { return 0; } })()"},
+      Json{{"expression",
+            "(() => { try { const total = require('v8').getHeapStatistics().heap_size_limit; let old = 0; "
+            "const args = [...process.execArgv, ...String(process.env.NODE_OPTIONS || '').split(/\\s+/)]; "
+            "for (const a of args) { const m = /^--max[-_]old[-_]space[-_]size=([0-9.]+)$/.exec(a); "
+            "if (m) old = Number(m[1]) * 1048576; } return [total, old]; } catch (e) { return [0, 0]; } })()"},
            {"includeCommandLineAPI", true},
            {"returnByValue", true},
            {"silent", true}},
       timeout);
-  if (!evaluated.ok()) return 0;
+  HeapLimits out;
+  if (!evaluated.ok()) return out;
   auto result = evaluated->find("result");
-  if (result == evaluated->end() || !result->is_object()) return 0;
+  if (result == evaluated->end() || !result->is_object()) return out;
   auto value = result->find("value");
-  if (value == result->end() || !value->is_number()) return 0;
-  double limit = value->get<double>();
-  return limit > 0 ? static_cast<uint64_t>(limit) : 0;
+  if (value == result->end() || !value->is_array() || value->size() != 2) return out;
+  auto bytes = [](const Json& x) -> uint64_t {
+    return x.is_number() && x.get<double>() > 0 ? static_cast<uint64_t>(x.get<double>()) : 0;
+  };
+  out.total = bytes((*value)[0]);
+  out.old_generation = bytes((*value)[1]);
+  return out;
 }
 
 // The protocol's sample `size` is V8's scaled bytes (object size times the
@@ -77,7 +93,14 @@ Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const Remot
                  "sampling\" or another profiler holds it); stop that recording and try again");
   }
   if (running.status().code() != ErrorCode::kFailedPrecondition) return running.status();
-  const uint64_t limit = HeapLimit(session, timeout);
+  const HeapLimits limits = HeapLimit(session, timeout);
+  const uint64_t limit = limits.total;
+  if (limits.old_generation > 0) {
+    tracker.SetHeapLimit(limits.old_generation,
+                         fmt::format("--max-old-space-size: the old generation's, where the target runs out of memory; "
+                                     "V8's heap_size_limit of {} adds the young generation's reserve",
+                                     LeakBytesText(static_cast<double>(limits.total))));
+  }
 
   // Without the include flags: V8 drops a sample when its object dies.
   Result<Json> started = session.Call("HeapProfiler.startSampling",

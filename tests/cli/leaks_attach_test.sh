@@ -17,7 +17,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 start_node() {
-  node --inspect=127.0.0.1:0 "${node_flags[@]}" "$target" 2>"$1.node.err" &
+  node --inspect=127.0.0.1:0 "${node_flags[@]}" "${@:2}" "$target" 2>"$1.node.err" &
   node_pid=$!
   pids+=("$node_pid")
   for _ in $(seq 1 100); do
@@ -78,6 +78,19 @@ expect_exit 1 second -- "$heapprof" attach "$inspector" --leaks -d 1s -o second.
 expect_in second.err "sampling heap profiler is already running"
 wait "$first" || fail "the first session failed: $(cat first.err)"
 [ -s first.pb.gz ] || fail "the first session wrote no profile"
+# The limit the projection aims at: Node's --max-old-space-size (where V8 ends
+# the target), not heap_size_limit (112 MiB here: it adds the young
+# generation's reserve).
+start_node limit --max-old-space-size=64
+expect_exit 0 limit -- "$heapprof" attach "$inspector" --leaks --duration 3s --cadence 1s --top 0 \
+  -o limit.pb.gz --leaks-json limit.json
+node -e '
+  const p = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).projection;
+  console.log(p.text);
+  process.exit(p.heap_limit_bytes === 64 * 1048576 && /--max-old-space-size/.test(p.limit_source) ? 0 : 1);' limit.json ||
+  fail "limit: the projection does not aim at --max-old-space-size=64"
+expect_in limit.out "of the 64.00 MiB limit (--max-old-space-size"
+
 for f in cadence types second; do
   [ ! -e "$f.pb.gz" ] || fail "$f: an output file was written"
 done
