@@ -1,7 +1,10 @@
 # Embeds the worker runtime's JavaScript into a library as string literals at
 # build time, with the same generator as the flamegraph page assets:
-# - the prelude (heapprof/runtime/worker_prelude.js, a real JavaScript file:
-#   `node --check` tests it);
+# - the prelude: heapprof/runtime/worker_prelude.js (the installer) and its
+#   modules, one per Web API, in heapprof/runtime/js/prelude/, bundled by
+#   esbuild into the body of installWorkerGlobals(natives, libraries, options),
+#   with its source map (PreludeMap.cmake), so a profile or a stack names
+#   the API's file (heapprof:runtime/headers.js:88), not a line of the bundle;
 # - the libraries bundle: maintained npm implementations of Web APIs
 #   (heapprof/runtime/js/package.json, installed by tools/bootstrap.sh into
 #   .deps/js-runtime), bundled by their pinned esbuild from
@@ -106,14 +109,36 @@ function(heapprof_embed_worker_prelude target)
     COMMENT "Bundling the worker runtime's node: modules and their source map (esbuild)"
     VERBATIM)
 
+  # The prelude: its modules share one closure (esbuild's scope hoisting), so
+  # what they hand each other (a class's private accessors) stays out of a
+  # worker's reach. esbuild turns a top-level class that names itself inside
+  # its body into `var X = class _X`, which would rename the class (X.name,
+  # the frames of profiles and stacks): PreludeMap.cmake gives it back its
+  # name, byte for byte in place, and fails the build on any other rename.
+  set(_prelude "${_gen}/worker_prelude.js")
+  set(_prelude_map "${_gen}/worker_prelude.map.json")
+  set(_prelude_script "${_src}/PreludeMap.cmake")
+  file(GLOB_RECURSE _prelude_sources CONFIGURE_DEPENDS "${_src}/js/prelude/*.js")
+  add_custom_command(
+    OUTPUT "${_prelude}" "${_prelude_map}"
+    BYPRODUCTS "${_prelude}.raw.js" "${_prelude}.raw.js.map"
+    COMMAND "${_esbuild}" "${_src}/worker_prelude.js" ${_esbuild_common} --global-name=prelude
+            "--banner:js=(function installWorkerGlobals(hostNatives, hostLibraries, hostOptions) { 'use strict';"
+            "--footer:js=return prelude.internals })" "--outfile=${_prelude}.raw.js"
+    COMMAND ${CMAKE_COMMAND} "-DIN=${_prelude}.raw.js" "-DOUT=${_prelude}" "-DMAP_OUT=${_prelude_map}"
+            -P "${_prelude_script}"
+    DEPENDS "${_src}/worker_prelude.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"
+    COMMENT "Bundling the worker runtime's prelude and its source map (esbuild)"
+    VERBATIM)
+
   set(_out "${_gen}/worker_prelude_source.cpp")
   set(_script "${PROJECT_SOURCE_DIR}/heapprof/core/flamegraph/FlamegraphAssets.cmake")
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${_out}"
-            "-DASSETS=kWorkerPreludeSource=${_src}/worker_prelude.js|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}|kWorkerNodeSource=${_node}|kWorkerNodeSourceMap=${_node_map}"
+            "-DASSETS=kWorkerPreludeSource=${_prelude}|kWorkerPreludeSourceMap=${_prelude_map}|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}|kWorkerNodeSource=${_node}|kWorkerNodeSourceMap=${_node_map}"
             "-DHEADER=heapprof/runtime/worker_prelude.h" -P "${_script}"
-    DEPENDS "${_src}/worker_prelude.js" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_node}" "${_node_map}"
+    DEPENDS "${_prelude}" "${_prelude_map}" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_node}" "${_node_map}"
             "${_script}"
     COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)

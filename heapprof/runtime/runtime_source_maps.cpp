@@ -13,6 +13,14 @@ Result<const SourceMap*> RuntimeLibrariesSourceMap() {
   return &parsed.value();
 }
 
+Result<const SourceMap*> RuntimePreludeSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerPreludeSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal, "the runtime prelude's embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
 Result<const SourceMap*> RuntimeHtmlRewriterSourceMap() {
   static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerHtmlRewriterSourceMap);
   if (!parsed.ok()) {
@@ -30,6 +38,7 @@ Result<const SourceMap*> RuntimeNodeSourceMap() {
 }
 
 Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
+  if (script == internal::kWorkerPreludeName) return RuntimePreludeSourceMap();
   if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
   if (script == internal::kWorkerHtmlRewriterName) return RuntimeHtmlRewriterSourceMap();
   if (script == internal::kWorkerNodeName) return RuntimeNodeSourceMap();

@@ -1,5 +1,6 @@
 // The JavaScript half of the worker runtime: the web globals a worker
-// expects, from heapprof/runtime/worker_prelude.js and the maintained npm
+// expects, from the prelude (heapprof/runtime/worker_prelude.js and its
+// modules in heapprof/runtime/js/prelude/, bundled) and the maintained npm
 // libraries bundled from heapprof/runtime/js/libraries.js (both embedded at build
 // time by WorkerPrelude.cmake).
 #pragma once
@@ -37,6 +38,9 @@ extern const char kWorkerNodeSourceMap[];
 // `natives` is MakeWorkerNatives()'s object, `libraries` the value of
 // kWorkerLibrariesSource.
 extern const char kWorkerPreludeSource[];
+// The source map of kWorkerPreludeSource: its sources are the modules, named
+// heapprof:runtime/MODULE (heapprof:runtime/headers.js) by PreludeMap.cmake.
+extern const char kWorkerPreludeSourceMap[];
 
 // The resource names the runtime's frames carry in stacks and profiles.
 inline constexpr const char* kWorkerPreludeName = "heapprof:runtime";

@@ -10,8 +10,10 @@ src="$1"
 build="$2"
 status=0
 scripts=("$src/heapprof/runtime/worker_prelude.js")
-for f in "$build"/generated/heapprof/*.js; do [ -e "$f" ] && scripts+=("$f"); done
-[ "${#scripts[@]}" -ge 2 ] || { echo "no generated runtime bundles in $build/generated/heapprof (build first)"; exit 1; }
+while IFS= read -r f; do scripts+=("$f"); done < <(find "$src/heapprof/runtime/js/prelude" -name '*.js' | sort)
+generated=0
+for f in "$build"/generated/heapprof/*.js; do [ -e "$f" ] && scripts+=("$f") && generated=$((generated + 1)); done
+[ "$generated" -ge 1 ] || { echo "no generated runtime bundles in $build/generated/heapprof (build first)"; exit 1; }
 for f in "${scripts[@]}"; do
   if LC_ALL=C grep -nP '[^\x00-\x7F]' "$f" | head -5 | sed "s|^|$f:|" | grep .; then
     echo "FAIL: $f has non-ASCII characters (write them as \\u escapes)"

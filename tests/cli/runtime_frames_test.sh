@@ -18,8 +18,14 @@ read -r _ make_cum <<<"$(pprof_shares keeps.top makeRequest)"
 awk -v v="$api_flat" 'BEGIN { exit !(v < 5) }' || fail "(V8 API) holds $api_flat % of the kept requests' bytes (expected < 5 %)"
 awk -v v="$make_cum" 'BEGIN { exit !(v >= 90) }' || fail "makeRequest's cum share is $make_cum % (expected >= 90 %)"
 
-# heapprof's own top names the runtime frame and its file.
+# heapprof's own top names the runtime frame and the prelude's module it is in
+# (the prelude is bundled from one module per Web API, mapped through its source map).
 "$heapprof" top keeps.pb.gz --cum -n 5 >own.top || fail "heapprof top could not read keeps.pb.gz"
-expect_in own.top "makeRequest  heapprof:runtime:"
+expect_in own.top "makeRequest  heapprof:runtime/worker_prelude.js:"
+
+# An error thrown inside the prelude: its stack in the run's outcomes names the module and line.
+echo "export default { fetch(request) { new Headers({ 'bad name': 'x' }); return new Response('x'); } };" >bad.js
+expect_exit 1 bad -- "$heapprof" run bad.js -n 2 -o bad.pb.gz
+expect_in bad.out "(heapprof:runtime/headers.js:"
 
 finish

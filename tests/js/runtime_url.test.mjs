@@ -1,4 +1,4 @@
-// The worker runtime's URL (heapprof/runtime/worker_prelude.js) against Node's
+// The worker runtime's URL (heapprof/runtime/js/prelude/url.js) against Node's
 // WHATWG URL, the reference: every component of absolute and relative URLs,
 // the setters URLPattern canonicalizes through, and searchParams updating
 // the URL. Runs the prelude in a fresh vm context with Node's primitives as
@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 
-const prelude = readFileSync(new URL('../../heapprof/runtime/worker_prelude.js', import.meta.url), 'utf8');
+// The embedded prelude, as the build bundled it (HEAPPROF_PRELUDE, set by CTest).
+if (!process.env.HEAPPROF_PRELUDE) throw new Error('HEAPPROF_PRELUDE (the bundled prelude, build/generated/heapprof/worker_prelude.js) is not set');
+const prelude = readFileSync(process.env.HEAPPROF_PRELUDE, 'utf8');
 const context = vm.createContext({});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

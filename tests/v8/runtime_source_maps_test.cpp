@@ -17,6 +17,7 @@ using namespace heapprof;
 namespace {
 
 const std::string kPrefix = std::string(internal::kWorkerLibrariesName) + "/";
+const std::string kPreludePrefix = std::string(internal::kWorkerPreludeName) + "/";
 
 // Answers every script with one fixed result, counting the questions.
 class FixedProvider final : public SourceMapProvider {
@@ -93,8 +94,8 @@ TEST_CASE("the runtime provider answers the libraries' script and hands every ot
   REQUIRE(worker.ok());
   CHECK(worker.value() == nullptr);
   CHECK(others.asked == 1);
-  // The prelude is hand-written JavaScript without a map.
-  CHECK(provider.MapFor(internal::kWorkerPreludeName).value() == nullptr);
+  // The prelude is bundled from its modules, with its own map.
+  CHECK(provider.MapFor(internal::kWorkerPreludeName).value() == RuntimePreludeSourceMap().value());
   RuntimeSourceMapProvider alone;
   CHECK(alone.MapFor("/w/worker.js").value() == nullptr);
 }
@@ -140,12 +141,80 @@ TEST_CASE("a worker's URLPattern and stream frames are named by package file aft
   bool urlpattern = false, streams = false;
   for (const std::string& file : files()) {
     INFO(file);
-    // Every library frame is mapped; the prelude (no map) and the worker keep their names.
-    if (file.starts_with("heapprof:")) CHECK((file == internal::kWorkerPreludeName || file.starts_with(kPrefix)));
+    // Every library and prelude frame is mapped (the prelude's to its modules); the worker keeps its name.
+    if (file.starts_with("heapprof:")) CHECK((file.starts_with(kPreludePrefix) || file.starts_with(kPrefix)));
     urlpattern = urlpattern || file == kPrefix + "urlpattern-polyfill/dist/urlpattern.js";
     streams = streams || file.starts_with(kPrefix + "web-streams-polyfill/dist/");
   }
   CHECK(urlpattern);
   CHECK(streams);
   CHECK(files().count("worker.js") == 1);
+}
+
+TEST_CASE("the prelude's map names one module per Web API under heapprof:runtime/", "[runtime_maps]") {
+  Result<const SourceMap*> map = RuntimePreludeSourceMap();
+  REQUIRE(map.ok());
+  std::set<std::string> sources(map.value()->sources().begin(), map.value()->sources().end());
+  for (const std::string& s : sources) {
+    INFO(s);
+    REQUIRE(s.starts_with(kPreludePrefix));  // PreludeMap.cmake's prefix agrees with kWorkerPreludeName
+    CHECK(s.find("..") == std::string::npos);
+    CHECK(s.find("/js/") == std::string::npos);
+    CHECK(s.ends_with(".js"));
+  }
+  for (const char* module : {"worker_prelude.js", "headers.js", "url.js", "body.js", "request.js", "response.js",
+                             "events.js", "encoding.js", "streams.js", "crypto/subtle.js", "crypto/key.js"}) {
+    INFO(module);
+    CHECK(sources.count(kPreludePrefix + module) == 1);
+  }
+  const std::string bundle = internal::kWorkerPreludeSource;
+  const size_t bundle_lines = static_cast<size_t>(std::count(bundle.begin(), bundle.end(), '\n')) + 1;
+  CHECK(map.value()->generated_lines() <= bundle_lines);
+  CHECK(map.value()->generated_lines() > bundle_lines * 9 / 10);
+  CHECK(RuntimePreludeSourceMap().value() == map.value());
+}
+
+TEST_CASE("a worker's Headers and URL frames name the prelude's module after symbolization", "[runtime_maps]") {
+  WorkerOptions options;
+  options.name = "prelude";
+  Result<WorkerRuntime> created = WorkerRuntime::Create(options);
+  REQUIRE(created.ok());
+  WorkerRuntime& runtime = created.value();
+  SessionOptions session_options;
+  session_options.interval_bytes = 1024;
+  auto session = runtime.StartSession(session_options);
+  REQUIRE(session.ok());
+  REQUIRE(runtime.Load(R"(
+    const kept = [];
+    export default {
+      async fetch(request) {
+        for (let i = 0; i < 200; i++) {
+          const h = new Headers();
+          for (let j = 0; j < 8; j++) h.append('x-name-' + j + '-' + i, 'value ' + j);
+          kept.push(h, new URL('https://a.example/items/' + i + '?q=' + i + '#f').searchParams);
+        }
+        return new Response(String(kept.length));
+      },
+    };
+  )", "worker.js").ok());
+  for (int i = 0; i < 10; ++i) REQUIRE(runtime.Dispatch(SyntheticRequest(static_cast<uint64_t>(i))).ok());
+  auto profile = runtime.StopSession(std::move(session).value());
+  REQUIRE(profile.ok());
+  std::set<std::string> before;
+  for (const Function& f : profile->functions) before.insert(std::string(profile->str(f.filename)));
+  REQUIRE(before.count(internal::kWorkerPreludeName) == 1);  // the bundle, before mapping
+
+  RuntimeSourceMapProvider provider;
+  SymbolizeResult result = Symbolize(profile.value(), provider);
+  CHECK(result.warnings.empty());
+  std::set<std::string> functions_in_headers, functions_in_url;
+  for (const Function& f : profile->functions) {
+    const std::string file(profile->str(f.filename));
+    INFO(file);
+    CHECK(file != internal::kWorkerPreludeName);  // no frame left at a line of the bundle
+    if (file == kPreludePrefix + "headers.js") functions_in_headers.insert(std::string(profile->str(f.name)));
+    if (file == kPreludePrefix + "url.js") functions_in_url.insert(std::string(profile->str(f.name)));
+  }
+  CHECK(functions_in_headers.count("append") == 1);
+  CHECK(functions_in_url.count("URL") == 1);
 }

@@ -1,4 +1,6 @@
-// Source maps for the worker runtime's own JavaScript: the npm libraries it
+// Source maps for the worker runtime's own JavaScript: the prelude's modules
+// (one script, heapprof:runtime, named heapprof:runtime/MODULE once mapped),
+// and the npm libraries it
 // bundles (web-streams-polyfill, urlpattern-polyfill) run as one generated
 // script, heapprof:runtime-libraries, whose source map is embedded at build
 // time. Mapped, their frames name the package file they come from
@@ -19,6 +21,9 @@ namespace heapprof {
 // the process's life (thread-safe). An error only if the build embedded a
 // broken map.
 Result<const SourceMap*> RuntimeLibrariesSourceMap();
+// Likewise for the prelude (heapprof:runtime), bundled from one module per
+// Web API: its frames name the module (heapprof:runtime/headers.js).
+Result<const SourceMap*> RuntimePreludeSourceMap();
 // Likewise for HTMLRewriter's engine (heapprof:runtime-html-rewriter), a
 // script of its own run at a worker's first HTMLRewriter use; its sources are
 // named under the same heapprof:runtime-libraries/ prefix.

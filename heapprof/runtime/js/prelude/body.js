@@ -1,0 +1,124 @@
+// The body of a Request or a Response (Fetch's Body mixin).
+
+import { Blob, blobBytes } from './blob.js';
+import { FormData, multipartBoundary, parseMultipart, serializeMultipart } from './forms.js';
+import { ReadableStream, utf8Decode, utf8Encode } from './host.js';
+import { URLSearchParams } from './url_search_params.js';
+import { bytesStream, isDisturbed, readAllBytes } from './streams.js';
+import { copyBytes, toArrayBuffer } from './bytes.js';
+
+// A body is held as what was given: a string, bytes (a private Uint8Array
+// copy) or a ReadableStream. A string or bytes becomes a stream only when
+// `.body` is asked for, so the common path allocates no stream.
+// Returns the value and gives `headers` the body's content-type unless it has
+// one (no {value, type} pair: this runs for every Request and Response).
+function extractBody(body, headers) {
+  if (body == null) return null;
+  if (typeof body === 'string') return typedBody(body, 'text/plain;charset=UTF-8', headers);
+  const bytes = copyBytes(body);
+  if (bytes !== null) return bytes;
+  if (body instanceof URLSearchParams) return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
+  if (body instanceof Blob) return typedBody(blobBytes(body), body.type || null, headers);
+  if (body instanceof FormData) {
+    const form = serializeMultipart(body);
+    return typedBody(form.value, form.type, headers);
+  }
+  if (body instanceof ReadableStream) {
+    if (body.locked || isDisturbed(body)) throw new TypeError('the body stream is locked or was already read from');
+    return body;
+  }
+  return typedBody(String(body), 'text/plain;charset=UTF-8', headers);
+}
+function typedBody(value, type, headers) {
+  if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
+  return value;
+}
+const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
+const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
+
+let bodyContent, bodyForClone;  // set by Body's static block
+class Body {
+  #body;  // null, a string, a Uint8Array or a ReadableStream
+  #used = false;
+  // headers === null: the body of the request the host dispatches, a string
+  // or null, stored as it is (its type is the one its sender gave, if any).
+  constructor(body, headers) {
+    this.#body = headers === null ? body : extractBody(body, headers);
+  }
+  get body() {
+    if (this.#body === null) return null;
+    if (!(this.#body instanceof ReadableStream)) {
+      this.#body = this.#used ? usedStream() : bytesStream(bodyBytes(this.#body));
+    }
+    return this.#body;
+  }
+  get bodyUsed() { return this.#used || (this.#body instanceof ReadableStream && isDisturbed(this.#body)); }
+  // The body's content (string, Uint8Array or null), or a promise of a
+  // stream's bytes, marking it used. Not async, so that text() and json()
+  // await only when there is a stream to read: one async call per read
+  // instead of three, on the path nearly every body takes.
+  #take() {
+    if (this.bodyUsed) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
+    const body = this.#body;
+    this.#used = true;
+    if (!(body instanceof ReadableStream)) return body;
+    if (body.locked) throw new TypeError('the body stream is locked to a reader');
+    return readAllBytes(body);
+  }
+  async text() {
+    const streamed = this.#body instanceof ReadableStream;
+    const content = this.#take();
+    return bodyText(streamed ? await content : content);
+  }
+  async arrayBuffer() { return toArrayBuffer(bodyBytes(await this.#take())); }
+  async bytes() { return bodyBytes(await this.#take()).slice(); }
+  async json() {
+    const streamed = this.#body instanceof ReadableStream;
+    const content = this.#take();
+    return JSON.parse(bodyText(streamed ? await content : content));
+  }
+  async blob() { return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' }); }
+  async formData() {
+    const type = this.headers.get('content-type') || '';
+    const essence = type.split(';')[0].trim().toLowerCase();
+    if (essence === 'multipart/form-data') {
+      const boundary = multipartBoundary(type);
+      if (boundary === null) throw new TypeError('a multipart/form-data body needs a boundary in its content-type');
+      return parseMultipart(bodyBytes(await this.#take()), boundary);
+    }
+    if (essence !== 'application/x-www-form-urlencoded') {
+      throw new TypeError('formData() reads multipart/form-data or application/x-www-form-urlencoded bodies, not ' + JSON.stringify(type));
+    }
+    const form = new FormData();
+    for (const [name, value] of new URLSearchParams(await this.text())) form.append(name, value);
+    return form;
+  }
+  // Private to this file (Body is Request's and Response's prototype, so a
+  // static of it would be reachable by workers):
+  static {
+    // for the runtime: the body's bytes or text (null when none), or a
+    // promise of its bytes when it is a stream (read to its end);
+    bodyContent = body => {
+      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
+      return readAllBytes(body.#body);
+    };
+    // the body for a clone: strings and bytes are immutable once stored, so
+    // they are shared; a stream is teed, one branch for each.
+    bodyForClone = body => {
+      if (body.bodyUsed) throw new TypeError('Body has already been used. It can only be used once.');
+      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      const [mine, theirs] = body.#body.tee();
+      body.#body = mine;
+      return theirs;
+    };
+  }
+}
+// The `.body` of a body already consumed by text() & co.: a stream that was read to its end.
+function usedStream() {
+  const stream = bytesStream(new Uint8Array(0));
+  stream.getReader().read();
+  return stream;
+}
+
+export { extractBody, typedBody, bodyBytes, bodyText, bodyContent, bodyForClone, Body, usedStream };

@@ -1,0 +1,58 @@
+// nodejs_compat: the node: modules, loaded at their first import, and
+// the globals the flag adds.
+
+import { Blob, File } from './blob.js';
+import { CryptoKey } from './crypto/key.js';
+import { TextDecoder, TextEncoder, atob, btoa } from './encoding.js';
+import { URL } from './url.js';
+import { URLSearchParams } from './url_search_params.js';
+import { addTimer, clearTimeout } from './timers.js';
+import { crypto } from './crypto/subtle.js';
+import { getAsyncFrame, natives, options, setAsyncFrame } from './host.js';
+import { missingApi } from './missing.js';
+
+// ---- nodejs_compat and cloudflare:workers ----
+
+// The node: modules (heapprof/runtime/js/node.js), a script of their own run at
+// the worker's first import of one (natives.nodeLibraries): a worker that
+// imports none carries neither their source nor their objects.
+let nodeModules = null;
+function nodeModule(name) {
+  if (nodeModules === null) {
+    const load = natives.nodeLibraries();
+    nodeModules = load({
+      natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
+      TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,
+      processEnv: () => ({ ...processEnv }),
+      builtinModule(specifier) {
+        const exports = nodeModuleFor(specifier);
+        return exports === null ? undefined : exports.default;
+      },
+    });
+  }
+  return nodeModules(name);
+}
+// The exports of an import specifier, under the flags: node:NAME, or NAME
+// alone (nodejs_compat accepts both); null when the runtime has no such
+// module or the flags do not offer it (nodejs_als: node:async_hooks only).
+function nodeModuleFor(specifier) {
+  const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
+  if (!options.nodejsCompat && !(options.nodejsAls && name === 'async_hooks')) return null;
+  return nodeModule(name);
+}
+// process.env's vars (nodejs_compat_populate_process_env): makeEnv fills it.
+const processEnv = {};
+function setImmediate(callback, ...args) { return addTimer(callback, 0, args, false); }
+// The globals nodejs_compat adds, as in workerd: Buffer and process are
+// made at their first use (a lazy data property), like the modules.
+function installNodeGlobals() {
+  Object.defineProperties(globalThis, {
+    global: { value: globalThis, writable: true, configurable: true, enumerable: true },
+    setImmediate: { value: setImmediate, writable: true, configurable: true, enumerable: true },
+    clearImmediate: { value: clearTimeout, writable: true, configurable: true, enumerable: true },
+  });
+  natives.lazyGlobal('Buffer', () => nodeModule('buffer').Buffer);
+  natives.lazyGlobal('process', () => nodeModule('process').default);
+}
+
+export { nodeModules, nodeModule, nodeModuleFor, processEnv, setImmediate, installNodeGlobals };

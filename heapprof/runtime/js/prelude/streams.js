@@ -1,0 +1,89 @@
+// Stream helpers of bodies (web-streams-polyfill's streams) and
+// TextEncoderStream, TextDecoderStream.
+
+import { ReadableStream, TransformStream, utf8Encode } from './host.js';
+import { TextDecoder } from './encoding.js';
+import { viewBytes } from './bytes.js';
+
+// ---- streams (web-streams-polyfill) and bodies ----
+
+// Whether reading from the stream has begun: the Streams standard's
+// [[disturbed]] slot, which web-streams-polyfill keeps as `_disturbed`
+// (pinned in heapprof/runtime/js/package.json; worker_web_api_test checks it).
+const isDisturbed = stream => stream._disturbed === true;
+
+// A byte stream of one chunk (a copy: a byte stream's enqueue takes its buffer over).
+function bytesStream(bytes) {
+  return new ReadableStream({
+    type: 'bytes',
+    start(controller) {
+      if (bytes.length > 0) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  });
+}
+
+// Every chunk of a stream as one Uint8Array (chunks must be Uint8Arrays, as
+// for a Response's body on the platform).
+async function readAllBytes(stream) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!(value instanceof Uint8Array)) {
+      const what = value === null ? 'null' : typeof value === 'object' ? Object.prototype.toString.call(value) : typeof value;
+      const error = new TypeError('a body stream must produce Uint8Array chunks, not ' + what);
+      reader.cancel(error).catch(() => {});
+      throw error;
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) { all.set(c, at); at += c.length; }
+  return all;
+}
+
+// TransformStreams, as in workerd (instanceof TransformStream holds).
+class TextEncoderStream extends TransformStream {
+  constructor() {
+    let pending = '';  // a high surrogate whose pair may come in the next chunk
+    super({
+      transform(chunk, controller) {
+        let text = pending + String(chunk);
+        pending = '';
+        const last = text.charCodeAt(text.length - 1);
+        if (last >= 0xd800 && last <= 0xdbff) { pending = text.slice(-1); text = text.slice(0, -1); }
+        if (text.length > 0) controller.enqueue(utf8Encode(text));
+      },
+      flush(controller) { if (pending !== '') controller.enqueue(utf8Encode('\ufffd')); },
+    });
+  }
+  get encoding() { return 'utf-8'; }
+}
+class TextDecoderStream extends TransformStream {
+  #decoder;
+  constructor(label = 'utf-8', options = {}) {
+    const decoder = new TextDecoder(label, options);
+    super({
+      transform(chunk, controller) {
+        const text = decoder.decode(viewBytes(chunk, 'a TextDecoderStream chunk'), { stream: true });
+        if (text !== '') controller.enqueue(text);
+      },
+      flush(controller) {
+        const text = decoder.decode();
+        if (text !== '') controller.enqueue(text);
+      },
+    });
+    this.#decoder = decoder;
+  }
+  get encoding() { return this.#decoder.encoding; }
+  get fatal() { return this.#decoder.fatal; }
+  get ignoreBOM() { return this.#decoder.ignoreBOM; }
+}
+
+export { isDisturbed, bytesStream, readAllBytes, TextEncoderStream, TextDecoderStream };
