@@ -63,15 +63,18 @@ function durableObjectFields(objects) {
 }
 
 // The config text. Each worker: { name, moduleName, embed, address, proxy?,
-// outbound?: { moduleName, embed } }, embed being a file in the config's folder.
+// outbound?: { moduleName, embed }, compatibilityFlags?: [flag, ...] }, embed
+// being a file in the config's folder.
 export function workerdConfig({ workers, compatibilityDate = DEFAULT_COMPATIBILITY_DATE, v8Flags = [] }) {
   check(Array.isArray(workers) && workers.length > 0, 'no worker');
   check(/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate), `compatibility date ${compatibilityDate} is not YYYY-MM-DD`);
   const names = new Set();
   const services = [], sockets = [];
-  const worker = (moduleName, embed, durableObjects = []) => `(
+  const worker = (moduleName, embed, durableObjects = [], flags = []) => `(
       modules = [ (name = ${capnpText(moduleName)}, esModule = embed ${capnpText(embed)}) ],
-      compatibilityDate = ${capnpText(compatibilityDate)},` + durableObjectFields(durableObjects);
+      compatibilityDate = ${capnpText(compatibilityDate)},` +
+    (flags.length > 0 ? `\n      compatibilityFlags = [ ${flags.map(capnpText).join(', ')} ],` : '') +
+    durableObjectFields(durableObjects);
   for (const w of workers) {
     for (const field of ['name', 'moduleName', 'embed', 'address']) {
       check(typeof w[field] === 'string' && w[field] !== '', `worker ${JSON.stringify(w.name)} has no ${field}`);
@@ -84,7 +87,9 @@ export function workerdConfig({ workers, compatibilityDate = DEFAULT_COMPATIBILI
       check(!names.has(n), `two services are named ${JSON.stringify(n)}`);
       names.add(n);
     }
-    services.push(`    (name = ${capnpText(w.name)}, worker = ${worker(w.moduleName, w.embed, w.durableObjects)}` +
+    check(w.compatibilityFlags === undefined || Array.isArray(w.compatibilityFlags),
+      `worker ${JSON.stringify(w.name)}: compatibilityFlags must be a list`);
+    services.push(`    (name = ${capnpText(w.name)}, worker = ${worker(w.moduleName, w.embed, w.durableObjects, w.compatibilityFlags)}` +
       (outboundName ? `\n      globalOutbound = ${capnpText(outboundName)},` : '') + '\n    )),');
     if (outboundName) {
       check(w.outbound.moduleName && w.outbound.embed, `worker ${JSON.stringify(w.name)}: outbound needs moduleName and embed`);
@@ -113,7 +118,7 @@ ${sockets.join('\n')}
 // Copies each worker's script (and outbound script) into dir and writes the
 // config there; returns the config's path. Each worker: { name, script,
 // address, moduleName? (default: the script's file name), proxy?, outbound?
-// (a script path) }.
+// (a script path), compatibilityFlags? }.
 export function writeWorkerdConfig(dir, { workers, compatibilityDate, v8Flags, file = 'workerd.capnp' }) {
   check(Array.isArray(workers) && workers.length > 0, 'no worker');
   fs.mkdirSync(dir, { recursive: true });
@@ -128,6 +133,7 @@ export function writeWorkerdConfig(dir, { workers, compatibilityDate, v8Flags, f
     address: w.address,
     proxy: Boolean(w.proxy),
     moduleName: w.moduleName ?? path.basename(String(w.script)),
+    compatibilityFlags: w.compatibilityFlags,
     embed: copy(w.script, `worker-${i}.js`),
     durableObjects: w.durableObjects,
     outbound: w.outbound && { moduleName: path.basename(w.outbound), embed: copy(w.outbound, `worker-${i}-outbound.js`) },

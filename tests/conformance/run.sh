@@ -30,8 +30,23 @@ compare_args=()
 for app in "${apps[@]}"; do
   requests="$here/apps/$app/requests.jsonl"
   bundle="$work/$app/worker.js"
-  NODE_PATH="$js" "$js/.bin/esbuild" "$here/apps/$app/worker.js" --bundle --format=esm --conditions=worker,browser '--external:cloudflare:*' \
-    --sourcemap --log-level=warning --outfile="$bundle"
+  # An app's wrangler.toml (compatibility flags, Durable Object bindings and
+  # migrations) configures both runtimes: heapprof reads it (--config),
+  # workerd_responses.mjs finds it beside the requests file.
+  config="$here/apps/$app/wrangler.toml"
+  flags=()
+  if [ -f "$config" ]; then
+    read -r -a flags <<<"$(sed -n 's/^compatibility_flags *= *\[\(.*\)\]/\1/p' "$config" | tr -d '",')"
+  fi
+  # The modules the runtime provides stay imports, as wrangler leaves them
+  # (with nodejs_compat, the bare names of node's modules too).
+  externals=(--external:'cloudflare:*' --external:'node:*')
+  case " ${flags[*]:-} " in
+    *" nodejs_compat "*|*" nodejs_compat_v2 "*)
+      for name in async_hooks buffer crypto events path process string_decoder url util; do externals+=("--external:$name"); done ;;
+  esac
+  NODE_PATH="$js" "$js/.bin/esbuild" "$here/apps/$app/worker.js" --bundle --format=esm --conditions=worker,browser \
+    --sourcemap --log-level=warning "${externals[@]}" --outfile="$bundle"
   # Exactly one pass over the requests file, every request recorded; 5xx
   # answers are part of what is compared, so they do not fail the run.
   n="$(grep -c . "$requests")"
@@ -51,7 +66,9 @@ for app in "${apps[@]}"; do
     cat "$work/$app/heapprof.out" >&2
     exit 1
   fi
-  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl${handler_args[1]:+,$handler}")
+  flag_suffix=""
+  for flag in "${flags[@]}"; do flag_suffix+=";$flag"; done
+  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl${handler_args[1]:+,$handler}$flag_suffix")
   compare_args+=("$app=$work/$app/heapprof.jsonl,$work/$app/workerd.jsonl")
 done
 node "$here/workerd_responses.mjs" --workerd "$workerd" --dir "$work/workerd" "${driver_args[@]}"

@@ -59,13 +59,13 @@ function freePort() {
   });
 }
 
-// The Durable Object bindings of a wrangler.toml: this reader knows only the
+// The compatibility flags and Durable Object bindings of a wrangler.toml: this reader knows only the
 // shapes the conformance apps use (top-level `key = "text"`, tables of
 // `key = "text"` or `key = ["text", ...]`) and refuses anything else, so an
 // app cannot quietly get a different configuration in workerd.
-function durableObjectsOf(file) {
+function configOf(file) {
   const text = fs.readFileSync(file, 'utf8');
-  let name = '', table = '', current = null;
+  let name = '', table = '', current = null, flags = [];
   const objects = [];
   for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.replace(/#.*$/, '').trim();
@@ -78,6 +78,7 @@ function durableObjectsOf(file) {
     } else if ((m = /^([a-z_]+)\s*=\s*("[^"]*"|\[("[^"]*"\s*,?\s*)*\])$/.exec(line))) {
       const value = JSON.parse(m[2]);
       if (table === '' && m[1] === 'name') name = value;
+      else if (table === '' && m[1] === 'compatibility_flags') flags = value;
       else if (current !== null) current[m[1]] = value;
     } else {
       throw new Error(`${file}:${i + 1}: the conformance suite's wrangler.toml reader does not know this line: ${raw}`);
@@ -86,20 +87,23 @@ function durableObjectsOf(file) {
   for (const o of objects) {
     if (!o.name || !o.class_name || o.script_name) throw new Error(`${file}: a Durable Object binding needs name and class_name of this worker`);
   }
-  return objects.map(o => ({ binding: o.name, className: o.class_name, uniqueKey: `${name || 'worker'}-${o.class_name}` }));
+  return {
+    flags: Array.isArray(flags) ? flags : [flags],
+    durableObjects: objects.map(o => ({ binding: o.name, className: o.class_name, uniqueKey: `${name || 'worker'}-${o.class_name}` })),
+  };
 }
 
 fs.mkdirSync(dir, { recursive: true });
 for (const app of apps) {
   app.port = await freePort();
   const wrangler = path.join(path.dirname(path.resolve(app.requests)), 'wrangler.toml');
-  app.durableObjects = fs.existsSync(wrangler) ? durableObjectsOf(wrangler) : [];
+  ({ flags: app.flags, durableObjects: app.durableObjects } = fs.existsSync(wrangler) ? configOf(wrangler) : { flags: [], durableObjects: [] });
 }
 // The module is named after the app; its subrequests go to its handler.
 const configPath = writeWorkerdConfig(dir, {
   workers: apps.map(app => ({
     name: app.name, script: app.bundle, moduleName: path.basename(app.bundle), address: `127.0.0.1:${app.port}`,
-    proxy: true, outbound: app.handler, durableObjects: app.durableObjects,
+    proxy: true, outbound: app.handler, durableObjects: app.durableObjects, compatibilityFlags: app.flags,
   })),
   compatibilityDate, file: 'conformance.capnp',
 });
