@@ -66,9 +66,7 @@ for app in "${apps[@]}"; do
     cat "$work/$app/heapprof.out" >&2
     exit 1
   fi
-  flag_suffix=""
-  for flag in "${flags[@]}"; do flag_suffix+=";$flag"; done
-  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl${handler_args[1]:+,$handler}$flag_suffix")
+  driver_args+=("$app=$bundle,$requests,$work/$app/workerd.jsonl${handler_args[1]:+,$handler}")
   compare_args+=("$app=$work/$app/heapprof.jsonl,$work/$app/workerd.jsonl")
 done
 node "$here/workerd_responses.mjs" --workerd "$workerd" --dir "$work/workerd" "${driver_args[@]}"
