@@ -129,6 +129,7 @@ class LiveService::Impl {
       if (stopping_) return;
       stopping_ = true;
     }
+    if (source_) source_->StopRotation();  // no continuous window opens after this
     controller_.EndWindows();  // open windows end now and go to their clients
     std::thread debug_stop([this] {
       if (debug_server_) debug_server_->Shutdown();
@@ -165,6 +166,10 @@ class LiveService::Impl {
   // The continuous windows, ended by EndWindows, to continuous_dir.
   void WriteContinuous() {
     for (auto& [name, profile] : source_->EndContinuous()) {
+      if (options_.continuous_sink) {
+        options_.continuous_sink(name, std::move(profile));
+        continue;
+      }
       if (!profile.ok()) {
         written_errors_.push_back(name + ": " + profile.status().message());
         continue;
@@ -242,7 +247,10 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   PprofEndpointOptions endpoint_options = options.debug;
   endpoint_options.continuous = options.continuous;
   raw->endpoints_ = std::make_unique<PprofEndpoints>(*raw->source_, endpoint_options);
-  if (options.continuous) raw->source_->StartContinuous();
+  if (options.continuous && options.continuous_every > std::chrono::nanoseconds::zero() && !options.continuous_sink) {
+    return Error(ErrorCode::kInvalidArgument, "continuous windows cut on a period need a sink for them");
+  }
+  if (options.continuous) raw->source_->StartContinuous(options.continuous_every, options.continuous_sink);
   auto service = std::unique_ptr<LiveService>(new LiveService(std::move(impl)));
 
   HttpServerOptions main = options.limits;

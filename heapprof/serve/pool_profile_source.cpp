@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <thread>
+
+#include <fmt/format.h>
 #include <utility>
 
 #include "heapprof/core/symbolizer.h"
@@ -13,7 +15,7 @@ PoolProfileSource::PoolProfileSource(Controller& controller, WorkerPool& pool, S
                                      std::optional<SourceMapSearch> source_maps)
     : controller_(controller), pool_(pool), session_(std::move(session)), source_maps_(std::move(source_maps)) {}
 
-PoolProfileSource::~PoolProfileSource() = default;
+PoolProfileSource::~PoolProfileSource() { StopRotation(); }
 
 std::vector<TargetStatus> PoolProfileSource::Targets() { return pool_.Stats(); }
 
@@ -58,12 +60,64 @@ Result<Profile> PoolProfileSource::Window(const std::string& target, std::chrono
   }
 }
 
-void PoolProfileSource::StartContinuous() {
+void PoolProfileSource::StartContinuous(std::chrono::nanoseconds every, WindowSink sink) {
   for (const TargetStatus& t : pool_.Stats()) {
     auto c = std::make_unique<Continuous>();
     c->window = Open(t.name, kUntilCut, &c->id);
     continuous_[t.name] = std::move(c);
   }
+  if (every > std::chrono::nanoseconds::zero()) {
+    every_ = every;
+    sink_ = std::move(sink);
+    rotation_ = std::thread([this] { Rotate(); });
+  }
+}
+
+Result<Profile> PoolProfileSource::Cut(const std::string& target, Continuous& c) {
+  // The next window opens first: windows are ranges of one sampler's ids and
+  // may overlap, so what is allocated while this one closes is in the next.
+  uint64_t closing = c.id;
+  std::future<Result<WindowProfile>> closed = std::move(c.window);
+  c.window = Open(target, kUntilCut, &c.id);
+  controller_.EndWindow(closing);
+  Result<WindowProfile> window = closed.get();
+  if (!window.ok()) {
+    return Error(window.status().code(), window.status().message() + " (a new continuous window is open now)");
+  }
+  return Finish(std::move(window));
+}
+
+void PoolProfileSource::Rotate() {
+  auto next = std::chrono::steady_clock::now() + every_;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(rotation_mu_);
+      if (rotation_cv_.wait_until(lock, next, [this] { return rotation_stop_; })) return;
+    }
+    next += every_;
+    for (auto& [name, c] : continuous_) {
+      Result<Profile> window = Error(ErrorCode::kInternal, "not cut");
+      {
+        std::lock_guard<std::mutex> lock(c->mu);
+        window = Cut(name, *c);
+        if (window.ok()) c->last = window.value();
+      }
+      if (sink_) sink_(name, std::move(window));
+    }
+    // A cut that took longer than the period (a slow GC) does not make the
+    // next windows shorter to catch up.
+    auto now = std::chrono::steady_clock::now();
+    if (next < now) next = now + every_;
+  }
+}
+
+void PoolProfileSource::StopRotation() {
+  {
+    std::lock_guard<std::mutex> lock(rotation_mu_);
+    rotation_stop_ = true;
+  }
+  rotation_cv_.notify_all();
+  if (rotation_.joinable()) rotation_.join();
 }
 
 Result<Profile> PoolProfileSource::SinceContinuousStart(const std::string& target) {
@@ -73,13 +127,13 @@ Result<Profile> PoolProfileSource::SinceContinuousStart(const std::string& targe
   }
   Continuous& c = *it->second;
   std::lock_guard<std::mutex> lock(c.mu);
-  controller_.EndWindow(c.id);
-  Result<WindowProfile> window = c.window.get();
-  c.window = Open(target, kUntilCut, &c.id);
-  if (!window.ok()) {
-    return Error(window.status().code(), window.status().message() + " (a new continuous window is open now)");
+  if (every_ > std::chrono::nanoseconds::zero()) {  // rotating: the last closed window, whole
+    if (c.last) return *c.last;
+    return Error(ErrorCode::kUnavailable,
+                 fmt::format("the first continuous window on {} has not closed yet: it closes within {} ms", target,
+                             std::chrono::duration_cast<std::chrono::milliseconds>(every_).count()));
   }
-  return Finish(std::move(window));
+  return Cut(target, c);
 }
 
 std::vector<std::pair<std::string, Result<Profile>>> PoolProfileSource::EndContinuous() {

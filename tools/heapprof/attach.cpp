@@ -23,6 +23,7 @@
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
+#include "tools/heapprof/push_flags.h"
 
 namespace heapprof::cli {
 namespace {
@@ -420,6 +421,7 @@ int Attach(const AttachArgs& args) {
 
 void RegisterAttach(Commands& commands) {
   auto args = std::make_shared<AttachArgs>();
+  auto push = std::make_shared<std::string>();
   CLI::App* attach = commands.Add(
       "attach",
       "Profile the heap of a V8 running in another process through its DevTools inspector: workerd and "
@@ -427,7 +429,15 @@ void RegisterAttach(Commands& commands) {
       "The protocol samples either every allocation or what stays alive per window, so by default two "
       "back-to-back windows of the same length are profiled: alloc_* from the first, inuse_* from the second "
       "(see --sample-types). Writes the same pprof file, tables and flamegraph as `heapprof run`.",
-      [args] { return Attach(*args); });
+      [args, push] {
+        if (std::string no = PushRefusal(*push, "attach has no continuous windows yet (run it repeatedly, or serve "
+                                                "the worker: heapprof serve WORKER --continuous D --push URL)");
+            !no.empty()) {
+          return UsageError("attach", no);
+        }
+        return Attach(*args);
+      });
+  AddPushRefused(attach, push);
   attach->add_option("target", args->target,
                      "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
       ->required();

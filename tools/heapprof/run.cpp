@@ -22,6 +22,7 @@
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/run_workerd.h"
 #include "tools/heapprof/run_report.h"
+#include "tools/heapprof/push_flags.h"
 
 namespace heapprof::cli {
 namespace {
@@ -125,6 +126,7 @@ int RunCommand(const RunArgs& given) {
 
 void RegisterRun(Commands& commands) {
   auto args = std::make_shared<RunArgs>();
+  auto push = std::make_shared<std::string>();
   CLI::App* run = commands.Add(
       "run",
       "Run a Workers-style script in an embedded V8 isolate under synthetic requests, profile its heap and "
@@ -133,7 +135,15 @@ void RegisterRun(Commands& commands) {
       "Ctrl-C (SIGINT) or SIGTERM ends the run early: the profile of the window so far is written (with "
       "--replicas, each profiled replica's; with --continuous, the last, partial window) and the exit code is "
       "130 (143 for SIGTERM); a second one ends heapprof at once.",
-      [args] { return RunCommand(*args); });
+      [args, push] {
+        if (std::string no = PushRefusal(*push, "heapprof serve WORKER --continuous D --push URL pushes each window of "
+                                                "a live worker; run --continuous writes them to files");
+            !no.empty()) {
+          return UsageError("run", no);
+        }
+        return RunCommand(*args);
+      });
+  AddPushRefused(run, push);
   run->add_option("worker", args->worker,
                   "The worker script (.js), or its folder: the wrangler.toml / wrangler.jsonc there names the "
                   "script (main), its bindings and compatibility settings")

@@ -26,6 +26,7 @@
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/push_flags.h"
 
 namespace heapprof::cli {
 namespace {
@@ -50,6 +51,10 @@ struct ServeArgs {
   std::vector<std::string> source_map_paths;
   std::string on_heap_limit;
   bool continuous = false;
+  int64_t continuous_every_ns = 0;  // --continuous D: windows cut every D (0: when scraped)
+  CLI::Option* continuous_option = nullptr;
+  bool output_dir_given = false;
+  PushFlags push;
   ConfigFlags config;  // --config, --env-json, --kv-data, --compatibility-*, --ignore-config-key
   std::string fetch_handler;
   std::string output_dir = ".";
@@ -112,6 +117,11 @@ int Serve(const ServeArgs& args) {
   if (!args.on_heap_limit.empty() && !fs::is_directory(args.on_heap_limit, ec)) {
     return Fail("serve", "--on-heap-limit needs an existing directory, not " + args.on_heap_limit);
   }
+  if (std::string e = PushFlagsWithoutPush(args.push); !e.empty()) return UsageError("serve", e);
+  if (!args.push.url.empty() && args.continuous_every_ns == 0) {
+    return UsageError("serve", "--push pushes each window of --continuous D as it closes: give the window's length, "
+                               "e.g. --continuous 60s");
+  }
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
@@ -146,6 +156,24 @@ int Serve(const ServeArgs& args) {
   }
   options.continuous = args.continuous;
   options.continuous_dir = args.output_dir;
+  // --continuous D: each closed window pushed (--push) and/or written (without
+  // --push, or with --output-dir too).
+  std::unique_ptr<WindowOutputs> outputs;
+  if (args.continuous_every_ns > 0) {
+    std::unique_ptr<PushSink> push;
+    if (!args.push.url.empty()) {
+      Result<std::unique_ptr<PushSink>> started = PushSink::Start(
+          "serve", args.push, IdentityOf(config->name, worker, "embedded"));
+      if (!started.ok()) return UsageError("serve", started.status().message());
+      push = std::move(started).value();
+    }
+    bool write = !push || args.output_dir_given;
+    outputs = std::make_unique<WindowOutputs>("serve", std::move(push), write ? args.output_dir : "");
+    options.continuous_every = std::chrono::nanoseconds(args.continuous_every_ns);
+    options.continuous_sink = [&outputs](const std::string& replica, Result<Profile> window) {
+      outputs->Window(replica, std::move(window));
+    };
+  }
   options.fallback_dir = args.fallback_dir;
   options.pool.worker = worker;
   options.pool.names = ReplicaNames(worker, args.replicas);
@@ -223,7 +251,13 @@ int Serve(const ServeArgs& args) {
   if (summary.refused > 0) fmt::print("refused {} requests (queue full or shutting down)\n", summary.refused);
   for (const std::string& path : summary.written) fmt::print("wrote {} (the continuous window)\n", path);
   for (const std::string& error : summary.errors) fmt::print(stderr, "heapprof serve: {}\n", error);
-  return summary.errors.empty() ? kExitOk : kExitFailure;
+  bool outputs_ok = true;
+  if (outputs) {
+    outputs->Stop(args.shutdown_timeout);  // the last windows pushed, for at most the shutdown timeout
+    outputs->PrintSummary();
+    outputs_ok = outputs->ok();
+  }
+  return summary.errors.empty() && outputs_ok ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -233,7 +267,10 @@ void RegisterServe(Commands& commands) {
   CLI::App* serve = commands.Add(
       "serve",
       "Serve a worker over HTTP and profile it on demand: go tool pprof http://127.0.0.1:6060/debug/pprof/heap?seconds=10",
-      [args] { return Serve(*args); });
+      [args] {
+        args->continuous = args->continuous_option->count() > 0;
+        return Serve(*args);
+      });
   serve->add_option("worker", args->worker, "The worker script (.js)")->required();
   serve->add_option("--listen", args->listen, "Where the worker answers: HOST:PORT (port 0 picks a free one)")
       ->capture_default_str();
@@ -306,12 +343,27 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--on-heap-limit", args->on_heap_limit,
                     "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "
                     "listed on /debug/pprof/");
-  serve->add_flag("--continuous", args->continuous,
-                  "Keep a window open on every replica: /debug/pprof/heap without seconds= returns what it has seen "
-                  "since it opened (and opens the next); at SIGTERM each replica's last window is written to "
-                  "--output-dir");
-  serve->add_option("--output-dir", args->output_dir, "Where --continuous writes the last windows at SIGTERM")
+  args->continuous_option = serve->add_option("--continuous")
+      ->description("Keep a window open on every replica: /debug/pprof/heap without seconds= returns what it has "
+                    "seen since it opened (and opens the next); at SIGTERM each replica's last window is written to "
+                    "--output-dir. With a length D (--continuous 60s) each window closes after D and is written "
+                    "to --output-dir (or pushed, with --push), and the scrape returns the last closed one")
+      ->type_name("[D]")
+      ->expected(0, 1)
+      ->check(CLI::Validator(
+          [args](std::string& text) -> std::string {
+            if (text.empty()) return "";
+            Result<int64_t> ns = ParsePositiveDuration(text);
+            if (!ns.ok()) return ns.status().message() + " (a window length, e.g. 60s; the worker comes first)";
+            args->continuous_every_ns = ns.value();
+            return "";
+          },
+          ""));
+  serve->add_option("--output-dir", args->output_dir,
+                    "Where --continuous writes the last windows at SIGTERM (with D: every window)")
+      ->each([args](const std::string&) { args->output_dir_given = true; })
       ->capture_default_str();
+  AddPushOptions(serve, args->push);
   serve->add_option("--fallback-dir", args->fallback_dir,
                     "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
                     "system's temporary folder; the path is printed and the exit code is 1");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ struct LiveServiceOptions {
   // at shutdown each replica's last one is written to continuous_dir.
   bool continuous = false;
   std::string continuous_dir = ".";
+  // With `continuous`: cut every replica's window each continuous_every
+  // instead (0: only when scraped) and hand each closed window, on a thread
+  // of the service's own, to continuous_sink (which must be set then); heap
+  // and allocs without seconds= answer the last closed window. At shutdown
+  // the last, partial windows go to the sink too, not to continuous_dir.
+  std::chrono::nanoseconds continuous_every{0};
+  std::function<void(const std::string& replica, Result<Profile> window)> continuous_sink;
   // Where a last continuous window goes when continuous_dir cannot take it
   // (a full disk, a folder removed): this folder ("" for none), then the
   // system's temporary folder; the summary says where.

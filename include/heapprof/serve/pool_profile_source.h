@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <condition_variable>
+#include <functional>
 #include <future>
+#include <thread>
 #include <utility>
 #include <map>
 #include <memory>
@@ -35,9 +38,19 @@ class PoolProfileSource final : public ProfileSource {
   Result<Profile> SinceContinuousStart(const std::string& target) override;
   std::vector<CaptureFile> Captures() override;
 
+  // Receives each closed window of a rotating continuous run.
+  using WindowSink = std::function<void(const std::string& target, Result<Profile> window)>;
+
   // Opens a window on every replica that stays open until SinceContinuousStart
-  // cuts it (and opens the next) or EndContinuous ends it.
-  void StartContinuous();
+  // cuts it (and opens the next) or EndContinuous ends it. With `every` > 0
+  // a thread of its own cuts every replica's window each `every` instead
+  // (the next one opens before the last one closes, so no sample falls
+  // between), hands it to `sink`, and SinceContinuousStart answers the last
+  // closed window.
+  void StartContinuous(std::chrono::nanoseconds every = {}, WindowSink sink = {});
+  // Stops the rotation (no window opens after it returns); call before
+  // Controller::EndWindows() at shutdown.
+  void StopRotation();
   // After Controller::EndWindows(): each replica's last continuous window.
   std::vector<std::pair<std::string, Result<Profile>>> EndContinuous();
 
@@ -46,7 +59,11 @@ class PoolProfileSource final : public ProfileSource {
     std::mutex mu;
     std::future<Result<WindowProfile>> window;
     uint64_t id = 0;  // the open window's, for Controller::EndWindow
+    std::optional<Profile> last;  // rotating: the last closed window
   };
+  // Opens the target's next window, then closes the open one: its profile.
+  Result<Profile> Cut(const std::string& target, Continuous& c);
+  void Rotate();
   // Opens a window; `window_id` gets its id for Controller::EndWindow.
   std::future<Result<WindowProfile>> Open(const std::string& target, std::chrono::nanoseconds duration,
                                           uint64_t* window_id);
@@ -58,6 +75,12 @@ class PoolProfileSource final : public ProfileSource {
   SessionOptions session_;
   std::optional<SourceMapSearch> source_maps_;
   std::map<std::string, std::unique_ptr<Continuous>> continuous_;  // filled before serving, then fixed
+  std::chrono::nanoseconds every_{0};
+  WindowSink sink_;
+  std::mutex rotation_mu_;
+  std::condition_variable rotation_cv_;
+  bool rotation_stop_ = false;
+  std::thread rotation_;
 };
 
 }  // namespace heapprof
