@@ -41,10 +41,11 @@ FileLabels FileLabels::Of(const std::vector<const Profile*>& profiles) {
 FileLabels FileLabels::Of(const std::vector<std::string_view>& all) {
   std::set<std::string_view> files(all.begin(), all.end());
   files.erase(std::string_view());
-  // How many distinct files end with each suffix of whole components.
+  // How many distinct files end with each suffix of whole components:
+  // heapprof's own scripts count too (they are shown whole, but a user's
+  // `url.js` beside `heapprof:runtime/url.js` would read as either).
   std::unordered_map<std::string_view, size_t> count;
   for (std::string_view file : files) {
-    if (Whole(file)) continue;
     std::vector<std::string_view> parts = Components(file);
     for (size_t k = 1; k <= parts.size(); ++k) ++count[Suffix(file, parts, k)];
   }

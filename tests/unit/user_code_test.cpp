@@ -74,6 +74,11 @@ TEST_CASE("file labels: the shortest suffix of whole components unique within th
   CHECK(nested.Label("a/b.js") == "a/b.js");
   CHECK(nested.Label("x/a/b.js") == "x/a/b.js");
   CHECK(nested.Label("/elsewhere/c.js") == "c.js");
+  // A user's file named like one of the runtime's modules is told apart from it.
+  FileLabels beside = FileLabels::Of(std::vector<std::string_view>{"/app/node_modules/hono/dist/utils/url.js",
+                                                                   "heapprof:runtime/url.js"});
+  CHECK(beside.Label("/app/node_modules/hono/dist/utils/url.js") == "utils/url.js");
+  CHECK(beside.Label("heapprof:runtime/url.js") == "heapprof:runtime/url.js");
   // Anonymous functions carry the label in their name.
   CHECK(labels.FunctionName("(anonymous index.js:3:14)", "/app/node_modules/hono/dist/index.js") ==
         "(anonymous hono/dist/index.js:3:14)");
