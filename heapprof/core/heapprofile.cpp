@@ -3,6 +3,7 @@
 #include "heapprof/core/heapprofile.h"
 
 #include "heapprof/core/heapprofile_tree.h"
+#include "heapprof/core/inspector_sizes.h"
 #include "heapprof/core/profile_tables.h"
 #include "heapprof/core/stack_table.h"
 
@@ -430,6 +431,10 @@ Result<Profile> DecodeHeapProfile(std::string_view json) {
 
 Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const SampledWindow& window,
                                             internal::StackTable& table) {
+  if (window.interval_bytes == 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "a sampling profile needs the interval it was sampled at (its sizes are scaled by it)");
+  }
   TreeReader tree;
   HEAPPROF_RETURN_IF_ERROR(tree.Read(profile));
   const std::vector<TreeReader::Node>& nodes = tree.nodes();
@@ -440,7 +445,8 @@ Result<RawSnapshot> SamplingProfileSnapshot(const nlohmann::json& profile, const
   RawSnapshot snapshot;
   snapshot.samples.reserve(tree.samples().size());
   for (const TreeReader::SampleEntry& s : tree.samples()) {
-    RawSample sample{s.ordinal, stacks[s.node], static_cast<uint64_t>(s.size), window.live};
+    const uint64_t size = InspectorObjectSize(static_cast<uint64_t>(s.size), window.interval_bytes);
+    RawSample sample{s.ordinal, stacks[s.node], size, window.live};
     sample.allocated = window.allocated;
     snapshot.samples.push_back(sample);
   }

@@ -53,23 +53,6 @@ HeapLimits HeapLimit(DevToolsSession& session, Millis timeout) {
   return out;
 }
 
-// The protocol's sample `size` is V8's scaled bytes (object size times the
-// whole number of objects the sample stands for), not the object's size; the
-// size cannot be recovered exactly (s * round(I/s) is about I for every small
-// s), so the tracker gets the size s with s / (1 - exp(-s/I)) = scaled: its
-// weight is then the scaled bytes and its variance (1 - p) w^2 within a few
-// percent of the true one.
-uint64_t ObjectSize(uint64_t scaled, uint64_t interval) {
-  const double y = static_cast<double>(scaled) / static_cast<double>(interval);
-  if (y <= 1) return 1;
-  double low = 0, high = y;  // x / (1 - exp(-x)) rises from 1 and exceeds x
-  for (int i = 0; i < 100; ++i) {
-    const double x = (low + high) / 2;
-    (x / -std::expm1(-x) < y ? low : high) = x;
-  }
-  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(high * static_cast<double>(interval))));
-}
-
 }  // namespace
 
 std::chrono::nanoseconds AutoCadence(std::chrono::nanoseconds snapshot_cost) {
@@ -137,9 +120,9 @@ Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const Remot
     SampledWindow kind;
     kind.live = true;
     kind.allocated = false;
+    kind.interval_bytes = options.interval_bytes;  // the protocol's sizes are scaled: back to object sizes
     Result<RawSnapshot> snap = SamplingProfileSnapshot(*tree, kind, table);
     if (!snap.ok()) return Error(snap.status().code(), "the target's sampling profile: " + snap.status().message());
-    for (RawSample& sample : snap->samples) sample.size = ObjectSize(sample.size, options.interval_bytes);
     snap->frames = table.TakeFrames();
     snap->stacks = table.TakeStacks();
     WindowInfo& info = snap->info;

@@ -128,6 +128,7 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
     SampledWindow kind;
     kind.live = !alloc;
     kind.allocated = alloc;
+    kind.interval_bytes = options.interval_bytes;  // the protocol's sizes are scaled: back to object sizes
     Result<RawSnapshot> part = SamplingProfileSnapshot(tree.value(), kind, table);
     if (!part.ok()) return Error(part.status().code(), "the target's sampling profile: " + part.status().message());
     *samples = part->samples.size();

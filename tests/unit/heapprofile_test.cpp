@@ -1,12 +1,14 @@
 // Chrome .heapprofile export and import: tree shape, 0-based positions, totals,
 // what survives a round trip, and clear errors for malformed files.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "heapprof/core/folded.h"
 #include "heapprof/core/heapprofile.h"
+#include "heapprof/core/inspector_sizes.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
 #include "unit/test_profiles.h"
@@ -268,19 +270,24 @@ TEST_CASE("DevTools sampling profile: one RawSample per sample, scaled by BuildP
        "selfSize": 999999, "id": 3, "children": []},
       {"callFrame": {"functionName": "", "scriptId": "3", "url": "file:///w.js", "lineNumber": 4, "columnNumber": 7},
        "selfSize": 999999, "id": 4, "children": []}]}]},
-    "samples": [{"size": 1024, "nodeId": 3, "ordinal": 1}, {"size": 1024, "nodeId": 3, "ordinal": 2},
-                {"size": 64, "nodeId": 4, "ordinal": 3}, {"size": 32, "nodeId": 99, "ordinal": 4}]}})json";
+    "samples": [{"size": 5120, "nodeId": 3, "ordinal": 1}, {"size": 5120, "nodeId": 3, "ordinal": 2},
+                {"size": 4160, "nodeId": 4, "ordinal": 3}, {"size": 4128, "nodeId": 99, "ordinal": 4}]}})json";
+  // The sizes are V8's inspector's at a 4096-byte interval: object size x its
+  // rounded count, 1024 x 5, 64 x 65 and 32 x 129.
   for (bool live : {false, true}) {
     SampledWindow window;
     window.live = live;
     window.allocated = !live;
+    window.interval_bytes = 4096;
     Result<RawSnapshot> snap = DecodeSamplingProfile(reply, window);
     REQUIRE(snap.ok());
     REQUIRE(snap->samples.size() == 3);  // the orphan (node 99) is dropped and noted
+    CHECK(snap->samples[0].size == 1024);  // object sizes again: BuildProfile scales once
+    CHECK(snap->samples[2].size == 64);
     REQUIRE(snap->info.notes == std::vector<std::string>{"heapprofile_orphan_samples: 1"});
     snap->info.interval_bytes = 4096;
     Profile p = BuildProfile(snap.value());
-    // selfSize is ignored: the values are BuildProfile's scaling of the samples.
+    // selfSize is ignored: the values are BuildProfile's scaling of the object sizes.
     const int64_t expected = std::llround(2 * SampleScale(1024, 4096) * 1024) + std::llround(SampleScale(64, 4096) * 64);
     CHECK(p.Total(kAllocSpace) == (live ? 0 : expected));
     CHECK(p.Total(kInuseSpace) == (live ? expected : 0));
@@ -288,7 +295,39 @@ TEST_CASE("DevTools sampling profile: one RawSample per sample, scaled by BuildP
     for (const Function& f : p.functions) names.insert(std::string(p.str(f.name)));
     CHECK(names == std::set<std::string>{"handle", "retain", "(anonymous w.js:5:8)"});
   }
-  CHECK(DecodeSamplingProfile(R"({"profile": {"samples": []}})", {}).status().message().find("head") !=
+  SampledWindow at_4k;
+  at_4k.interval_bytes = 4096;
+  CHECK(DecodeSamplingProfile(R"({"profile": {"samples": []}})", at_4k).status().message().find("head") !=
         std::string::npos);
-  CHECK_FALSE(DecodeSamplingProfile("not json", {}).ok());
+  CHECK_FALSE(DecodeSamplingProfile("not json", at_4k).ok());
+  // Without the interval the sizes cannot be read.
+  CHECK(DecodeSamplingProfile(reply, {}).status().message().find("interval") != std::string::npos);
+}
+
+TEST_CASE("the inspector's scaled sample sizes become object sizes whose bytes are V8's own estimate") {
+  // 32, 40 and 80 bytes all read 32800 at 32 KiB: the smallest is taken.
+  for (uint64_t size : {32u, 40u, 80u}) CHECK(size * InspectorSampleCount(size, 32768) == 32800);
+  CHECK(InspectorObjectSize(32800, 32768) == 32);
+  for (uint64_t interval : {4096u, 16384u, 32768u, 524288u}) {
+    INFO("interval " << interval);
+    for (uint64_t size = 8; size <= 3 * interval; size += size < 4096 ? 8 : 1000) {
+      INFO("size " << size);
+      const uint64_t value = size * InspectorSampleCount(size, interval);
+      const uint64_t back = InspectorObjectSize(value, interval);
+      // A size V8 maps to the same value, never a larger one than the truth.
+      REQUIRE(back * InspectorSampleCount(back, interval) == value);
+      REQUIRE(back <= size);
+      // One object per sample (above 2.2 intervals) is exact.
+      if (size > interval * 22 / 10 + 1) REQUIRE(back == size);
+      // BuildProfile's bytes for it are V8's estimate within half an object,
+      // not the ~1.58x of scaling the value a second time.
+      const double bytes = static_cast<double>(back) * SampleScale(back, interval);
+      REQUIRE(std::abs(bytes - static_cast<double>(value)) <= static_cast<double>(back) / 2 + 1e-6 * value);
+    }
+  }
+  // A value no size makes (not V8's rounding) still gets a size with the bytes.
+  const uint64_t odd = InspectorObjectSize(40000 + 7, 32768);
+  CHECK(std::abs(static_cast<double>(odd) * SampleScale(odd, 32768) - 40007.0) < 0.6 * static_cast<double>(odd));
+  CHECK(InspectorObjectSize(0, 32768) == 0);
+  CHECK(InspectorObjectSize(1000, 32768) >= 1);  // below one interval: no size fits
 }

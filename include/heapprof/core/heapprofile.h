@@ -41,11 +41,16 @@ Result<Profile> DecodeHeapProfile(std::string_view json);
 struct SampledWindow {
   bool live = false;       // the window sampled without the include-collected flags: what it holds is alive
   bool allocated = true;   // its samples count as allocations of the profile (alloc_*)
+  // The interval the window sampled at (HeapProfiler.startSampling's
+  // samplingInterval). The inspector's sizes are object size x V8's rounded
+  // count at this interval; they are turned back into object sizes with it.
+  uint64_t interval_bytes = 0;
 };
 
 // The same tree as V8's inspector returns it from HeapProfiler.getSamplingProfile
 // (the result object {"profile": {...}} or the bare {head, samples}) as a
-// RawSnapshot: one RawSample per samples[] entry, unscaled, so that
+// RawSnapshot: one RawSample per samples[] entry, its size the object size
+// (InspectorObjectSize at window.interval_bytes, which must be set), so that
 // BuildProfile scales it with the window's interval like an embedded window.
 // Only frames, stacks and samples are filled; the caller sets `info`.
 Result<RawSnapshot> DecodeSamplingProfile(std::string_view json, const SampledWindow& window);
