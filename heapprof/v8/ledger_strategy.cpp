@@ -99,6 +99,19 @@ class LedgerStrategy final : public Strategy {
                                  .count();
   }
 
+  // A node's interned stack: from the cache kept across the window's
+  // snapshots (V8 never changes a node while its sampler runs), else through
+  // the tree, indexed at most once per snapshot and only for a new node. So a
+  // steady window's prologue walk costs a lookup per new sample, not a copy of
+  // the tree (bench: snapshot_bench, "node cache").
+  StackId StackOf(v8::Isolate* isolate, v8::AllocationProfile& profile, std::unique_ptr<AllocationTree>& tree,
+                  uint32_t node_id) {
+    auto hit = node_stacks_.find(node_id);
+    if (hit != node_stacks_.end()) return hit->second;
+    if (!tree) tree = std::make_unique<AllocationTree>(profile, &node_stacks_);
+    return tree->StackOf(isolate, node_id, frames_, table_);
+  }
+
   // Copies every sample not yet in the ledger; collects all ids when asked.
   void Record(v8::Isolate* isolate, std::vector<uint64_t>* all_ids) {
     v8::HandleScope scope(isolate);
@@ -114,12 +127,11 @@ class LedgerStrategy final : public Strategy {
         capped_ = true;
         continue;
       }
-      if (!tree) tree = std::make_unique<AllocationTree>(*profile);
       if (s.sample_id > ledger_.size()) {
         ledger_.resize(std::max<size_t>(s.sample_id, ledger_.size() + ledger_.size() / 2));
       }
       Entry& e = ledger_[s.sample_id - 1];
-      e.stack = static_cast<uint32_t>(tree->StackOf(isolate, s.node_id, frames_, table_));
+      e.stack = static_cast<uint32_t>(StackOf(isolate, *profile, tree, s.node_id));
       e.size = static_cast<uint32_t>(std::min<size_t>(s.size, (1u << 31) - 1));
       max_recorded_id_ = std::max(max_recorded_id_, s.sample_id);
       ++recorded_;
@@ -129,6 +141,7 @@ class LedgerStrategy final : public Strategy {
   SessionOptions options_;
   StackTable table_;
   FrameResolver frames_;
+  NodeStackCache node_stacks_;  // into table_, for this window's sampler
   std::vector<Entry> ledger_;
   uint64_t recorded_ = 0;
   uint64_t max_id_seen_ = 0;

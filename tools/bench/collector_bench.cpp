@@ -7,7 +7,7 @@
 //   5. accuracy: estimated vs true bytes for known allocation sizes
 //   6. calibration: how often the 95 % sampling-error interval of a value
 //      contains the true value, over repeated windows at two intervals
-// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--windows N] [--json FILE]
+// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N] [--json FILE]
 // --pairs: interleaved pairs of the overhead rows (default 15, --quick 5);
 // the overhead rows print the 95 % confidence interval of the median ratio.
 // --windows: repeated windows per calibration row (default 100, --quick 40).
@@ -362,6 +362,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool overhead_only = false;
   bool calibration_only = false;
+  bool prologue_only = false;
   int windows = -1;
   int pairs = -1;
   std::string json_path;
@@ -371,9 +372,10 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--overhead-only") == 0) overhead_only = true;
     else if (std::strcmp(argv[i], "--calibration-only") == 0) calibration_only = true;
+    else if (std::strcmp(argv[i], "--prologue-only") == 0) prologue_only = true;
     else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) windows = std::atoi(argv[++i]);
     else {
-      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--windows N] [--json FILE]\n");
+      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N] [--json FILE]\n");
       return 2;
     }
   }
@@ -386,6 +388,11 @@ int main(int argc, char** argv) {
   fmt::print("heapprof collector benchmarks (V8 {}, strategy {})\n", V8RuntimeVersion(), CompiledStrategy());
   int requests = quick ? 3000 : 6000;
   nlohmann::json out;
+  if (prologue_only) {
+    for (int n : {100, 1000, 10000}) out["prologue"].push_back(PrologueCost(n));
+    if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+    return 0;
+  }
   if (!calibration_only) {
     out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
   }
