@@ -18,7 +18,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-"$root/tools/build.sh" --target all collector_bench fidelity_bench symbolize_bench encode_bench snapshot_bench leaks_bench >/dev/null
+"$root/tools/build.sh" --target all collector_bench fidelity_bench symbolize_bench encode_bench snapshot_bench leaks_bench \
+  isolate_bench >/dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,6 +41,10 @@ fidelity_mode=(--quick)
 section "one GC-prologue snapshot, 100 / 1k / 10k-node trees (Google Benchmark)"
 "$build/snapshot_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
   --benchmark_out="$tmp/snapshot.json" --benchmark_out_format=json
+
+section "isolate creation: a bare V8 isolate against the worker runtime on one (Google Benchmark)"
+"$build/isolate_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
+  --benchmark_out="$tmp/isolate.json" --benchmark_out_format=json
 
 section "encode + gzip (Google Benchmark), size against pprof-format + gzip (@datadog/pprof's encoder)"
 mkdir -p "$tmp/raw"
@@ -108,7 +113,7 @@ node -e '
 const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
-const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"),
+const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), isolate: read("isolate.json"),
               encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"

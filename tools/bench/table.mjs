@@ -207,6 +207,16 @@ if (dobj) {
           (mb ? `; an empty isolate: ${f(mb.embedded_used_bytes / 1048576, 2)} MiB` : ''), 'reported', null);
 }
 
+// Creating an isolate of its own per object (#30): the runtime on one against a bare V8 isolate, CPU.
+{
+  const bare = gb(r.isolate, 'BM_BareIsolate/1'), worker = gb(r.isolate, 'BM_WorkerIsolate/1');
+  if (bare && worker) {
+    row('   isolate creation: worker runtime, empty worker, 1 request', `${f(worker.cpu_time, 2)} ms CPU`,
+        `bare V8 isolate ${f(bare.cpu_time, 2)} ms (x${f(worker.cpu_time / bare.cpu_time, 1)}); workerd: one isolate per namespace`,
+        'reported', null);
+  }
+}
+
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
 const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
                                 x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);
