@@ -56,7 +56,7 @@ HeapLimits HeapLimit(DevToolsSession& session, Millis timeout) {
 }  // namespace
 
 std::chrono::nanoseconds AutoCadence(std::chrono::nanoseconds snapshot_cost) {
-  return std::clamp<std::chrono::nanoseconds>(snapshot_cost * 100, std::chrono::seconds(1), std::chrono::seconds(60));
+  return LeakAutoCadence(snapshot_cost);
 }
 
 Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const RemoteLeakOptions& options,

@@ -14,6 +14,7 @@
 #include "heapprof/remote/exact_attribution.h"
 #include "heapprof/remote/remote_leaks.h"
 #include "heapprof/remote/remote_profiler.h"
+#include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
 #include "tools/heapprof/commands.h"
@@ -174,6 +175,13 @@ int AttachLeaks(const AttachArgs& args, DevToolsSession& session, const Inspecto
   if (!tracked.ok()) return Fail("attach", tracked.status().message() + "\n(no profile written)");
   Result<LeakReport> leaks = tracker.Report();
   if (!leaks.ok()) return Fail("attach", leaks.status());
+  if (!args.no_source_maps) {  // growing sites by their original file:line, as the tables name them
+    SourceMapSearch search;
+    search.map_dirs = args.map_dirs;
+    search.roots = args.source_map_paths.empty() ? std::vector<std::string>{"."} : args.source_map_paths;
+    FileSourceMapProvider maps(search);
+    (void)SymbolizeLeakReport(leaks.value(), maps);  // the profile's own symbolization warns of unusable maps
+  }
   RawSnapshot last = std::move(tracked->last);
   last.info.notes.push_back(fmt::format(
       "windows: a leak session of {} DevTools live snapshots (no include flags{}); inuse_* from the last, with each "

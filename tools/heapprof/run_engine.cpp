@@ -20,8 +20,6 @@
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
 #include "heapprof/core/symbolizer.h"
-#include "heapprof/remote/remote_leaks.h"
-#include "heapprof/v8/heap_limit.h"
 #include "heapprof/workload/traffic.h"
 #include "heapprof/core/units.h"
 #include "heapprof/runtime/runtime_source_maps.h"
@@ -160,58 +158,31 @@ void Serve(Run& run, Replica& r) {
   if (!registered.ok()) out.failure = registered;
 
   const bool continuous = plan.continuous_ns > 0;
-  // --leaks: a live snapshot into the session's tracker, on this thread
-  // (between requests: the isolate serves nothing meanwhile, which is the
-  // snapshot's cost to the worker). False when the session cannot go on.
-  Clock::time_point last_snapshot{};
-  Clock::time_point first_snapshot{};
+  // --leaks: live snapshots into the session (heapprof/v8/leak_session.h),
+  // on this thread between requests: the isolate serves nothing meanwhile,
+  // which is the snapshot's cost to the worker.
   bool leaks_active = false;
-  auto leak_snapshot = [&]() -> bool {
-    LeakSession& ls = *out.leaks;
-    const Clock::time_point begun = Clock::now();
-    std::future<Result<RawSnapshot>> answer = controller.LiveSnapshot(r.name, plan.session.gc_before_snapshot, session);
-    // Answered by this Pump (posted to this isolate's thread); the loop only guards against a slow controller.
-    while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      controller.Pump(runtime.isolate());
-      if (answer.wait_for(std::chrono::milliseconds(1)) == std::future_status::ready) break;
-    }
-    Result<RawSnapshot> snap = answer.get();
-    // The projection follows the old generation's pages (what reaches V8's limit), not its objects.
-    Status added = snap.ok() ? ls.tracker->Add(snap.value(), r.served.load(),
-                                               OldGenerationNow(runtime.isolate().get()).committed_bytes)
-                             : snap.status();
-    const Clock::time_point done = Clock::now();
-    const int64_t cost = std::chrono::duration_cast<std::chrono::nanoseconds>(done - begun).count();
-    ls.snapshot_nanos_max = std::max(ls.snapshot_nanos_max, cost);
-    ls.snapshot_nanos_total += cost;
-    last_snapshot = done;
-    if (!added.ok()) {
-      ls.failure = added;
-      leaks_active = false;
-      run.Print(fmt::format("heapprof run: {}: the leak session's snapshot failed: {}", r.name, added.message()));
-      return false;
-    }
-    ls.last = std::move(snap).value();
-    ls.session_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(begun - first_snapshot).count();
-    return true;
+  auto leak_snapshot = [&](bool due_only) {
+    Result<bool> taken = due_only ? out.leaks->Tick(r.served.load())
+                                  : Result<bool>(out.leaks->SnapshotNow(r.served.load()).ok());
+    if (taken.ok() && out.leaks->active()) return;
+    leaks_active = false;
+    run.Print(fmt::format("heapprof run: {}: the leak session's snapshot failed: {}", r.name,
+                          out.leaks->stats().failure.message()));
   };
   auto open_leak_session = [&] {
-    out.leaks.emplace();
-    out.leaks->tracker = std::make_unique<LeakTracker>();
+    LeakSessionOptions leak_options;
+    leak_options.cadence = std::chrono::nanoseconds(plan.cadence_ns);
+    leak_options.full_gc = plan.session.gc_before_snapshot;
+    leak_options.sampling = session;
     // The worker runs out of memory when V8's old generation is full, before heap used reaches the whole limit.
-    out.leaks->tracker->SetHeapLimit(OldGenerationLimitBytes(plan.heap_limit_bytes),
-                                     fmt::format("old-generation pages against their share of the {} heap limit, "
-                                                 "where the worker runs out of memory",
-                                                 LeakBytesText(static_cast<double>(plan.heap_limit_bytes))));
-    first_snapshot = Clock::now();
+    leak_options.heap_limit_bytes = plan.heap_limit_bytes;
+    out.leaks = std::make_unique<heapprof::LeakSession>(controller, r.name, runtime.isolate().get(), leak_options);
     leaks_active = true;
-    if (!leak_snapshot()) return;
-    out.leaks->cadence_ns = plan.cadence_ns > 0 ? plan.cadence_ns
-                                                : remote::AutoCadence(std::chrono::nanoseconds(
-                                                                          out.leaks->snapshot_nanos_max))
-                                                      .count();
+    leak_snapshot(/*due_only=*/false);
+    if (!leaks_active) return;
     run.Print(fmt::format("heapprof run: leak session on {}: a live snapshot every {:g} s{}{}", options.name,
-                          static_cast<double>(out.leaks->cadence_ns) / 1e9,
+                          std::chrono::duration<double>(out.leaks->stats().cadence).count(),
                           plan.cadence_ns > 0 ? "" : " (100 x the first one's cost, at least 1 s)",
                           plan.session.gc_before_snapshot ? ", each after a full GC" : ""));
   };
@@ -313,9 +284,7 @@ void Serve(Run& run, Replica& r) {
       }
       r.served.store(served + 1);
       controller.Pump(runtime.isolate());
-      if (leaks_active && Clock::now() - last_snapshot >= std::chrono::nanoseconds(out.leaks->cadence_ns)) {
-        (void)leak_snapshot();
-      }
+      if (leaks_active) leak_snapshot(/*due_only=*/true);
       if ((served & 63) == 0) {
         HeapUsage heap = runtime.heap_usage();
         r.heap_used = heap.used_bytes;
@@ -326,7 +295,7 @@ void Serve(Run& run, Replica& r) {
   out.heap_limit = out.failure.code() == ErrorCode::kResourceExhausted;
   // The session's last snapshot, unless the isolate is past its limit (the
   // near-limit capture holds what was alive then).
-  if (leaks_active && !runtime.heap_limit_reached()) (void)leak_snapshot();
+  if (leaks_active && !runtime.heap_limit_reached()) leak_snapshot(/*due_only=*/false);
   out.served = r.served.load();
   out.serving_ns = Since(start);
   out.heap = runtime.heap_usage();

@@ -16,21 +16,11 @@
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/core/status.h"
 #include "heapprof/v8/controller.h"
+#include "heapprof/v8/leak_session.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "tools/heapprof/run_plan.h"
 
 namespace heapprof::cli {
-
-// A --leaks session of one replica: the tracker holds every snapshot's live samples.
-struct LeakSession {
-  std::unique_ptr<LeakTracker> tracker;
-  RawSnapshot last;                   // the last snapshot (the profile's samples)
-  Status failure;                     // a snapshot failed: the session ended there
-  int64_t cadence_ns = 0;             // the cadence used
-  int64_t snapshot_nanos_max = 0;     // the slowest snapshot (full GC + V8's profile + the tracker)
-  int64_t snapshot_nanos_total = 0;   // all of them (the isolate serves no request meanwhile)
-  int64_t session_ns = 0;             // from the first snapshot to the last
-};
 
 // What one replica did.
 struct ReplicaOutcome {
@@ -46,7 +36,7 @@ struct ReplicaOutcome {
   std::optional<Result<WindowProfile>> near_limit;  // the near-heap-limit capture, if it fired
   uint64_t near_limit_requests = 0;                 // requests served when the capture reached its sink
   std::optional<WindowProfile> last_continuous;     // the last window of a continuous run
-  std::optional<LeakSession> leaks;                 // --leaks: the session (once its first snapshot was taken)
+  std::unique_ptr<heapprof::LeakSession> leaks;     // --leaks: the session (from the warm-up's end)
   int continuous_written = 0;
   int continuous_failed = 0;
   RequestOutcomes requests;               // statuses, failed requests and their errors

@@ -10,6 +10,8 @@
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
+#include "heapprof/core/leaks.h"
+#include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/symbolizer.h"
 #include "heapprof/core/units.h"
 #include "heapprof/core/terminal_text.h"
@@ -144,37 +146,46 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
     ok = false;
   }
   if (!r.window_opened || !r.leaks) return ReportNoWindow(r, prefix, signal);
-  LeakSession& session = *r.leaks;
-  if (!session.failure.ok()) {
-    Fail("run", prefix + "a snapshot of the leak session failed: " + session.failure.message());
+  const heapprof::LeakSession& session = *r.leaks;
+  const LeakSessionStats stats = session.stats();
+  if (!stats.failure.ok()) {
+    Fail("run", prefix + "a snapshot of the leak session failed: " + stats.failure.message());
     ok = false;
   }
-  const LeakTracker& tracker = *session.tracker;
-  if (tracker.snapshots() < 2) {
+  if (stats.snapshots < 2) {
     Fail("run", fmt::format("{}the leak session took {} snapshot{}; a growth report needs two (lengthen the run, or "
                             "a shorter --cadence)",
-                            prefix, tracker.snapshots(), tracker.snapshots() == 1 ? "" : "s"));
+                            prefix, stats.snapshots, stats.snapshots == 1 ? "" : "s"));
     return false;
   }
-  Result<LeakReport> leaks = tracker.Report();
+  Result<LeakReport> leaks = session.Report();
   if (!leaks.ok()) {
     Fail("run", prefix + "the growth report: " + leaks.status().message());
     return false;
+  }
+  if (plan.symbolize) {  // growing sites by their original file:line, as the tables name them
+    FileSourceMapProvider files(plan.source_maps);
+    RuntimeSourceMapProvider maps(&files);
+    (void)SymbolizeLeakReport(leaks.value(), maps);
   }
   if (signal != 0) {
     fmt::print(stderr, "heapprof run: {}interrupted by {} after {} requests; reporting the leak session so far\n",
                prefix, SignalName(signal), r.served);
   }
-  RawSnapshot& last = session.last;
-  last.info.inlining_allowed = plan.session.inlining_allowed;
-  last.info.notes.push_back(fmt::format(
+  Result<Profile> last = session.LastProfile();
+  if (!last.ok()) {
+    Fail("run", prefix + last.status().message());
+    return false;
+  }
+  WindowProfile window{r.name, std::move(last).value(), ""};
+  auto note = [&](const std::string& text) { window.profile.comments.push_back(window.profile.AddString(text)); };
+  note(fmt::format(
       "windows: a leak session of {} live snapshots of the always-on sampler{}; inuse_* from the last, with each "
       "sample's age (numeric label age, seconds); alloc_* not measured",
-      tracker.snapshots(), plan.session.gc_before_snapshot ? " (full GC before each)" : ""));
-  last.info.notes.push_back(fmt::format("snapshot_cost_ms: max {:.1f} total {:.1f}",
-                                        static_cast<double>(session.snapshot_nanos_max) / 1e6,
-                                        static_cast<double>(session.snapshot_nanos_total) / 1e6));
-  WindowProfile window{r.name, BuildLeakProfile(last, tracker), ""};
+      stats.snapshots, plan.session.gc_before_snapshot ? " (full GC before each)" : ""));
+  note(fmt::format("snapshot_cost_ms: max {:.1f} total {:.1f}", static_cast<double>(stats.snapshot_nanos_max) / 1e6,
+                   static_cast<double>(stats.snapshot_nanos_total) / 1e6));
+
   AddLeakComments(window.profile, leaks.value(), plan.top_rows);
   std::string path;
   if (!output_taken) {
@@ -184,18 +195,18 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
 
   fmt::print("{}Leak session on {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind),
              r.served, Seconds(r.serving_ns));
-  fmt::print("  session  {} live snapshots over {}, one every {}{}, {}\n", tracker.snapshots(),
-             Seconds(session.session_ns), Seconds(session.cadence_ns),
+  fmt::print("  session  {} live snapshots over {}, one every {}{}, {}\n", stats.snapshots,
+             Seconds(stats.session_nanos), Seconds(stats.cadence.count()),
              plan.session.gc_before_snapshot ? " after a full GC" : "",
              plan.from_start ? std::string("from before the worker was loaded")
                              : fmt::format("after a warm-up of {} requests", r.window_opened_at));
-  const double share = session.session_ns > 0 ? static_cast<double>(session.snapshot_nanos_total) /
-                                                    static_cast<double>(session.session_ns) * 100
+  const double share = stats.session_nanos > 0 ? static_cast<double>(stats.snapshot_nanos_total) /
+                                                    static_cast<double>(stats.session_nanos) * 100
                                               : 0;
   fmt::print("  cost     the snapshots paused the worker {:.1f} ms in all ({:.2f} % of the session), the slowest "
              "{:.1f} ms\n",
-             static_cast<double>(session.snapshot_nanos_total) / 1e6, share,
-             static_cast<double>(session.snapshot_nanos_max) / 1e6);
+             static_cast<double>(stats.snapshot_nanos_total) / 1e6, share,
+             static_cast<double>(stats.snapshot_nanos_max) / 1e6);
   fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
              Bytes(plan.session.interval_bytes));
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
@@ -211,7 +222,11 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
   }
   PrintTables(window.profile, plan, /*near_limit=*/false, /*leaks=*/true);
   const std::string json = plan.leaks_json.empty() ? std::string() : FileFor(plan.leaks_json, r.name, only_one);
-  if (PrintLeakReport("run", leaks.value(), tracker, json, plan.top_rows) != kExitOk) ok = false;
+  if (session.WithTracker([&](const LeakTracker& tracker) {
+        return PrintLeakReport("run", leaks.value(), tracker, json, plan.top_rows);
+      }) != kExitOk) {
+    ok = false;
+  }
   return ok;
 }
 

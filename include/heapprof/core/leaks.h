@@ -9,6 +9,8 @@
 // behind the verdicts and their assumptions: docs/statistics.md ("Growth").
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "heapprof/core/profile.h"
 #include "heapprof/core/raw_snapshot.h"
 #include "heapprof/core/status.h"
+#include "heapprof/core/symbolizer.h"
 
 namespace heapprof {
 
@@ -215,6 +218,12 @@ std::string FormatLeakReport(const LeakReport& report, size_t top = 10);
 std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker = nullptr, size_t series_sites = 10,
                            size_t series_points = 200);
 
+// Names every site's frames by their original source, line and function
+// where the source maps have them (the symbolizer the profile tables use:
+// Symbolize), so growing sites read as the tables do; frames without a map
+// stay as V8 named them. Call before formatting the report.
+SymbolizeResult SymbolizeLeakReport(LeakReport& report, SourceMapProvider& provider);
+
 // The "age" label's buckets, in seconds: the largest of 10, 30, 60, 120,
 // 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400 at or below
 // `seconds`, and 1 for anything younger than 10 s (pprof drops a label of
@@ -230,6 +239,13 @@ std::vector<int64_t> SampleAges(const RawSnapshot& snapshot, const LeakTracker& 
 // The in-use profile of a leak session's last snapshot (BuildProfile), each
 // sample labelled with its age bucket.
 Profile BuildLeakProfile(const RawSnapshot& last, const LeakTracker& tracker);
+
+// The cadence at which live snapshots cost a session at most ~1 % of the
+// time: 100 x one snapshot's cost, between 1 s and 60 s (run, serve and
+// attach --leaks without --cadence).
+inline std::chrono::nanoseconds LeakAutoCadence(std::chrono::nanoseconds snapshot_cost) {
+  return std::clamp<std::chrono::nanoseconds>(snapshot_cost * 100, std::chrono::seconds(1), std::chrono::seconds(60));
+}
 
 // Bytes for people: "1.5 MiB".
 std::string LeakBytesText(double bytes);
