@@ -47,6 +47,8 @@ constexpr std::string_view kIndex = "/debug/pprof/";
 constexpr std::string_view kFlamegraph = "/debug/heapprof/flamegraph";
 constexpr std::string_view kCaptures = "/debug/heapprof/captures/";
 constexpr std::string_view kWindows = "/debug/heapprof/windows/";
+constexpr std::string_view kLeaks = "/debug/heapprof/leaks";
+constexpr std::string_view kLeaksPage = "/debug/heapprof/leaks.html";
 
 int HttpStatusFor(const Status& s) {
   switch (s.code()) {
@@ -334,6 +336,7 @@ std::vector<OpenWindow> PprofEndpoints::OpenWindows() const {
 bool PprofEndpoints::Handles(std::string_view target) {
   std::string_view path = target.substr(0, target.find('?'));
   return path == kHeap || path == kAllocs || path == kIndex || path == "/debug/pprof" || path == kFlamegraph ||
+         path == kLeaks || path == kLeaksPage ||
          (path.starts_with(kCaptures) && path.size() > kCaptures.size()) ||
          (path.starts_with(kWindows) && path.size() > kWindows.size());
 }
@@ -364,6 +367,7 @@ HttpResponse PprofEndpoints::Handle(const HttpRequest& request) {
   if (path == kHeap) return ProfileResponse(request, caller.value(), "heap");
   if (path == kAllocs) return ProfileResponse(request, caller.value(), "allocs");
   if (path == kFlamegraph) return ProfileResponse(request, caller.value(), "flamegraph");
+  if (path == kLeaks || path == kLeaksPage) return LeaksResponse(request, caller.value(), path == kLeaksPage);
   if (path == kIndex || path == "/debug/pprof") return Index(caller.value());
   if (path.starts_with(kCaptures)) {
     return CaptureFileResponse(caller.value(), std::string_view(path).substr(kCaptures.size()));
@@ -442,14 +446,8 @@ uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller,
   return id;
 }
 
-HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const Caller& caller,
-                                             std::string_view kind) {
-  ParsedTarget parsed = ParseRequestTarget(request.target).value();
-  auto param = [&](const char* key) -> std::string {
-    auto it = parsed.query.find(key);
-    return it == parsed.query.end() ? std::string() : it->second;
-  };
-
+std::optional<std::string> PprofEndpoints::ResolveTarget(const Caller& caller, const std::string& requested,
+                                                         HttpResponse* refusal) {
   // Which target: by name, by replica number, or the only one there is. A
   // token sees only its own targets: the others are neither listed nor told
   // apart from names that do not exist.
@@ -460,27 +458,46 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
   std::vector<TargetStatus> all = source_.Targets();
   std::string names;
   for (const TargetStatus& t : targets) names += (names.empty() ? "" : ", ") + t.name;
-  std::string target = param("target");
+  std::string target = requested;
   if (target.empty()) {
     if (targets.size() != 1) {
-      return TextResponse(400, fmt::format("there are {} targets; name one with target= (by name or number): {}",
-                                           targets.size(), names));
+      *refusal = TextResponse(400, fmt::format("there are {} targets; name one with target= (by name or number): {}",
+                                               targets.size(), names));
+      return std::nullopt;
     }
-    target = targets.front().name;
-  } else {
-    bool known = false;
-    for (const TargetStatus& t : all) known = known || t.name == target;
-    size_t index = 0;
-    auto [end, ec] = std::from_chars(target.data(), target.data() + target.size(), index);
-    if (!known && ec == std::errc() && end == target.data() + target.size() && index < all.size()) {
-      target = all[index].name;
-      known = true;
-    }
-    if (caller.token && (!known || !caller.May(target))) {
-      return TextResponse(403, fmt::format("the token {} may not profile {}", caller.client, Shown(param("target"))));
-    }
-    if (!known) return TextResponse(404, fmt::format("no target named {} (the targets are {})", Shown(target), names));
+    return targets.front().name;
   }
+  bool known = false;
+  for (const TargetStatus& t : all) known = known || t.name == target;
+  size_t index = 0;
+  auto [end, ec] = std::from_chars(target.data(), target.data() + target.size(), index);
+  if (!known && ec == std::errc() && end == target.data() + target.size() && index < all.size()) {
+    target = all[index].name;
+    known = true;
+  }
+  if (caller.token && (!known || !caller.May(target))) {
+    *refusal = TextResponse(403, fmt::format("the token {} may not profile {}", caller.client, Shown(requested)));
+    return std::nullopt;
+  }
+  if (!known) {
+    *refusal = TextResponse(404, fmt::format("no target named {} (the targets are {})", Shown(target), names));
+    return std::nullopt;
+  }
+  return target;
+}
+
+HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const Caller& caller,
+                                             std::string_view kind) {
+  ParsedTarget parsed = ParseRequestTarget(request.target).value();
+  auto param = [&](const char* key) -> std::string {
+    auto it = parsed.query.find(key);
+    return it == parsed.query.end() ? std::string() : it->second;
+  };
+
+  HttpResponse bad_target;
+  std::optional<std::string> resolved = ResolveTarget(caller, param("target"), &bad_target);
+  if (!resolved) return bad_target;
+  const std::string target = std::move(*resolved);
 
   std::string seconds_text = param("seconds");
   Result<heapprof::Profile> profile = Error(ErrorCode::kInternal, "not run");
@@ -574,15 +591,17 @@ HttpResponse PprofEndpoints::Index(const Caller& caller) {
       "<tr><th>target</th><th>heap used</th><th>heap limit</th><th>requests</th><th>failures</th>"
       "<th>restarts</th><th>profile</th></tr>\n";
   std::string seconds = options_.continuous ? "" : "seconds=10&amp;";
+  const bool leaks = source_.HasLeakSessions();
   for (const TargetStatus& t : source_.Targets()) {
     if (!caller.May(t.name)) continue;
     std::string q = seconds + "target=" + QueryEscape(t.name);
     html += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td><a href=\"heap?{q}\">heap</a> <a href=\"allocs?{q}\">allocs</a> "
-        "<a href=\"../heapprof/flamegraph?{q}\">flamegraph</a></td></tr>\n",
+        "<a href=\"../heapprof/flamegraph?{q}\">flamegraph</a>{leaks}</td></tr>\n",
         EscapeMarkup(t.name), MiB(t.heap_used_bytes), MiB(t.heap_limit_bytes), t.requests, t.failures, t.restarts,
-        fmt::arg("q", q));
+        fmt::arg("q", q),
+        fmt::arg("leaks", leaks ? fmt::format(" <a href=\"../heapprof/leaks.html?target={}\">leaks</a>", QueryEscape(t.name)) : std::string()));
   }
   html += "</table>\n<h2>Open windows</h2>\n";
   std::vector<OpenWindow> open;

@@ -160,6 +160,7 @@ class LiveService::Impl {
     debug_threads_.clear();
     if (source_) WriteContinuous();
     if (pool_) pool_->Shutdown();
+    if (leaks_) final_leaks_ = leaks_->FinalReports();
     controller_.Shutdown();
   }
 
@@ -207,6 +208,8 @@ class LiveService::Impl {
   LiveServiceOptions options_;
   std::vector<std::string> written_, written_errors_;
   Controller controller_;
+  std::unique_ptr<PoolLeakSessions> leaks_;  // before the pool: its threads tick the sessions
+  std::vector<FinalLeakReport> final_leaks_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<PoolProfileSource> source_;
   std::unique_ptr<PprofEndpoints> endpoints_;
@@ -241,8 +244,21 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   if (pool_options.capture_options.interval_bytes == SessionOptions{}.interval_bytes) {
     pool_options.capture_options = options.session;
   }
+  if (options.leaks) {
+    LeakSessionOptions leak_options = *options.leaks;
+    leak_options.sampling = options.session;
+    leak_options.full_gc = options.session.gc_before_snapshot;
+    leak_options.heap_limit_bytes = options.pool.worker_options.heap_limit_bytes;
+    raw->leaks_ = std::make_unique<PoolLeakSessions>(raw->controller_, options.pool.names, leak_options,
+                                                     options.source_maps);
+    pool_options.between_requests = [leaks = raw->leaks_.get()](const std::string& name, WorkerRuntime& runtime,
+                                                                uint64_t requests, uint64_t generation) {
+      leaks->Tick(name, runtime, requests, generation);
+    };
+  }
   HEAPPROF_ASSIGN_OR_RETURN(raw->pool_, WorkerPool::Start(pool_options));
   raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
+  raw->source_->SetLeakSessions(raw->leaks_.get());
   raw->replica_prefix_ = options.replica_prefix.value_or(options.pool.names.size() > 1);
   PprofEndpointOptions endpoint_options = options.debug;
   endpoint_options.continuous = options.continuous;
@@ -288,6 +304,7 @@ LiveServiceSummary LiveService::Summary() const {
   s.written = impl_->written_;
   s.errors = impl_->written_errors_;
   s.aborted = impl_->aborted_;
+  s.leaks = impl_->final_leaks_;
   return s;
 }
 

@@ -21,6 +21,11 @@ std::vector<TargetStatus> PoolProfileSource::Targets() { return pool_.Stats(); }
 
 std::vector<CaptureFile> PoolProfileSource::Captures() { return pool_.Captures(); }
 
+Result<std::string> PoolProfileSource::LeakReportJson(const std::string& target) {
+  if (leaks_ == nullptr) return ProfileSource::LeakReportJson(target);
+  return leaks_->ReportJson(target);
+}
+
 namespace {
 // A continuous window's length: until it is cut (a year, in practice never).
 constexpr std::chrono::nanoseconds kUntilCut = std::chrono::hours(24 * 365);

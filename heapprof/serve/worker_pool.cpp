@@ -105,6 +105,9 @@ class WorkerPool::Impl {
 
   void Pump(Replica& r) {
     if (options_.controller != nullptr && r.runtime) options_.controller->Pump(r.runtime->isolate());
+    if (options_.between_requests && r.runtime) {
+      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.restarts.load() + 1);
+    }
   }
 
   // The replica's thread after a successful Load: serve until told to stop

@@ -15,6 +15,8 @@
 #include "heapprof/http/http_server.h"
 #include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/estimate.h"
+#include "heapprof/core/file_io.h"
+#include "heapprof/core/leaks.h"
 #include "heapprof/core/report.h"
 #include "heapprof/runtime/runtime_support.h"
 #include "heapprof/workload/worker_config.h"
@@ -26,7 +28,9 @@
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
+#include "tools/heapprof/outputs.h"
 #include "tools/heapprof/push_flags.h"
+#include "tools/heapprof/run_plan.h"
 
 namespace heapprof::cli {
 namespace {
@@ -68,6 +72,9 @@ struct ServeArgs {
   size_t windows_per_minute = PprofEndpointOptions{}.windows_per_minute;
   size_t max_connections = HttpServerOptions{}.max_connections;
   uint64_t max_buffered = HttpServerOptions{}.max_buffered_bytes;
+  bool leaks = false;                 // --leaks: a leak session on every replica
+  std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost
+  std::string leaks_json;             // --leaks-json: each replica's report at shutdown
 };
 
 std::string SizeText(uint64_t bytes) {
@@ -131,6 +138,19 @@ int Serve(const ServeArgs& args) {
   }
   if (!args.fallback_dir.empty() && !fs::is_directory(args.fallback_dir, ec)) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
+  }
+
+  // --leaks, --cadence, --leaks-json: as heapprof run takes them.
+  if (!args.leaks && (args.cadence_ns || !args.leaks_json.empty())) {
+    return UsageError("serve", "--cadence and --leaks-json belong to --leaks");
+  }
+  if (!args.leaks_json.empty()) {
+    if (Status s = CheckOutputs({worker}, {args.leaks_json}); !s.ok()) return Fail("serve", s);
+  }
+  if (args.leaks) {
+    LeakSessionOptions leaks;
+    leaks.cadence = std::chrono::nanoseconds(args.cadence_ns.value_or(0));
+    options.leaks = leaks;
   }
 
   options.pool.worker_options.durable_objects = DurableObjectNamespaces(config.value());
@@ -212,6 +232,16 @@ int Serve(const ServeArgs& args) {
                fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
                            args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
   }
+  if (args.leaks) {
+    fmt::print("heapprof serve: a leak session on every replica: a live snapshot {}{}, between requests; {}\n",
+               args.cadence_ns ? fmt::format("every {:g} s", static_cast<double>(*args.cadence_ns) / 1e9)
+                               : std::string("every 100 x the first one's cost (at least 1 s)"),
+               args.no_gc ? "" : " after a full GC",
+               service.debug_address().empty()
+                   ? std::string("the growth reports at exit")
+                   : fmt::format("verdicts on http://{}/debug/heapprof/leaks.html{}", service.debug_address(),
+                                 args.replicas == 1 ? "" : "?target=0"));
+  }
   std::fflush(stdout);
   if (!options.debug_listen.empty() && !IsLoopbackListen(options.debug_listen)) {
     if (options.debug.tokens.empty()) {
@@ -251,11 +281,31 @@ int Serve(const ServeArgs& args) {
   if (summary.refused > 0) fmt::print("refused {} requests (queue full or shutting down)\n", summary.refused);
   for (const std::string& path : summary.written) fmt::print("wrote {} (the continuous window)\n", path);
   for (const std::string& error : summary.errors) fmt::print(stderr, "heapprof serve: {}\n", error);
-  bool outputs_ok = true;
+  bool leaks_ok = true;
+  for (const FinalLeakReport& f : summary.leaks) {
+    if (!f.report.ok()) {
+      fmt::print(stderr, "heapprof serve: {}: no growth report: {}\n", f.target, f.report.status().message());
+      continue;  // a service stopped before its second snapshot is not a failure
+    }
+    fmt::print("\nLeak session on {}: {} snapshots, the slowest paused it {:.1f} ms ({:.1f} ms in all){}\n{}",
+               f.target, f.stats.snapshots, static_cast<double>(f.stats.snapshot_nanos_max) / 1e6,
+               static_cast<double>(f.stats.snapshot_nanos_total) / 1e6,
+               f.restarts > 0 ? fmt::format("; since its isolate's re-creation #{}", f.restarts) : std::string(),
+               FormatLeakReport(f.report.value()));
+    if (args.leaks_json.empty()) continue;
+    const std::string path = FileFor(args.leaks_json, f.target, summary.leaks.size() == 1);
+    if (Status w = WriteFileAtomic(path, f.json); !w.ok()) {
+      fmt::print(stderr, "heapprof serve: {}: {}\n", f.target, w.message());
+      leaks_ok = false;
+    } else {
+      fmt::print("Growth report (JSON): {}\n", path);
+    }
+  }
+  bool outputs_ok = leaks_ok;
   if (outputs) {
     outputs->Stop(args.shutdown_timeout);  // the last windows pushed, for at most the shutdown timeout
     outputs->PrintSummary();
-    outputs_ok = outputs->ok();
+    outputs_ok = outputs->ok() && outputs_ok;
   }
   return summary.errors.empty() && outputs_ok ? kExitOk : kExitFailure;
 }
@@ -367,6 +417,18 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--fallback-dir", args->fallback_dir,
                     "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
                     "system's temporary folder; the path is printed and the exit code is 1");
+  serve->add_flag("--leaks", args->leaks,
+                  "A leak session on every replica while it serves: a live snapshot (after a full GC) every --cadence "
+                  "between requests; /debug/heapprof/leaks.html?target=T shows which allocation sites grow "
+                  "(growing, bounded, steady, unclear), how fast and when the heap reaches its limit "
+                  "(/debug/heapprof/leaks: JSON); each replica's report is printed at exit");
+  serve->add_option("--cadence")
+      ->description("With --leaks: time between snapshots [default: 100 x the first snapshot's cost, >= 1 s]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->cadence_ns, ParsePositiveDuration));
+  serve->add_option("--leaks-json", args->leaks_json,
+                    "With --leaks: also write each replica's growth report at exit as JSON to FILE (with replicas, "
+                    "FILE-NAME.json)");
   AddConfigOptions(serve, args->config);
   AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")

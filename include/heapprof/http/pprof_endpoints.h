@@ -4,6 +4,8 @@
 //   /debug/pprof/heap?seconds=N&target=T gzipped pprof, inuse_space default
 //   /debug/pprof/allocs?seconds=N        the same window, alloc_space default
 //   /debug/heapprof/flamegraph?seconds=N the interactive flamegraph page
+//   /debug/heapprof/leaks?target=T       serve --leaks: the target's growth report (JSON)
+//   /debug/heapprof/leaks.html?target=T  the same as a page: verdicts, live bytes over time
 //   /debug/heapprof/captures/FILE        a near-heap-limit capture
 //   DELETE /debug/heapprof/windows/ID    ends a window its client holds now
 // Without `seconds`, heap and allocs return what the continuous window of the
@@ -60,6 +62,13 @@ class ProfileSource {
   // opens at once. kFailedPrecondition when there is no continuous window.
   virtual Result<Profile> SinceContinuousStart(const std::string& target) = 0;
   virtual std::vector<CaptureFile> Captures() = 0;
+  // The target's leak session report as JSON (LeakSession::ReportJson), a
+  // look of its session; kNotFound when the source runs no leak sessions,
+  // kUnavailable while a session has too few snapshots.
+  virtual Result<std::string> LeakReportJson(const std::string& target) {
+    return Error(ErrorCode::kNotFound, "no leak session runs on " + target + " (heapprof serve --leaks runs one per replica)");
+  }
+  virtual bool HasLeakSessions() { return false; }
 };
 
 // Who may use the debug endpoints, and on which targets.
@@ -126,6 +135,11 @@ class PprofEndpoints {
   HttpResponse ProfileResponse(const HttpRequest& request, const Caller& caller, std::string_view kind);
   HttpResponse Index(const Caller& caller);
   HttpResponse CaptureFileResponse(const Caller& caller, std::string_view name);
+  // The leak report of a target, as JSON or as the page (leak_endpoints.cpp).
+  HttpResponse LeaksResponse(const HttpRequest& request, const Caller& caller, bool page);
+  // target= (a name, a replica number, or empty for the only target) as the
+  // caller may see it; nullopt with `refusal` set (400, 403, 404).
+  std::optional<std::string> ResolveTarget(const Caller& caller, const std::string& requested, HttpResponse* refusal);
   HttpResponse CancelWindow(const Caller& caller, std::string_view id);
   // Registers a window and returns its id, or 0 with `refusal` set (409, 429).
   uint64_t Admit(const HttpRequest& request, const Caller& caller, const std::string& target,

@@ -19,6 +19,7 @@
 #include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/status.h"
 #include "heapprof/v8/session.h"
+#include "heapprof/serve/leak_sessions.h"
 #include "heapprof/serve/worker_pool.h"
 
 namespace heapprof {
@@ -62,6 +63,11 @@ struct LiveServiceOptions {
   // running or queued then are ended (WorkerPool::Abort) and answered 503, so
   // a request that never ends (no time limit) cannot hold the exit forever.
   std::chrono::milliseconds shutdown_timeout{10'000};
+  // serve --leaks: a leak session on every replica (snapshots between its
+  // requests), read at /debug/heapprof/leaks and reported at shutdown.
+  // Its sampling options are `session`'s; its sites are source-mapped as
+  // the profiles are (source_maps).
+  std::optional<LeakSessionOptions> leaks;
 };
 
 // What the service did, for the summary at exit.
@@ -71,6 +77,7 @@ struct LiveServiceSummary {
   std::vector<std::string> written;  // continuous windows written at shutdown
   std::vector<std::string> errors;   // ... and those that could not be (where they went instead, if anywhere)
   std::vector<AbortedRequests> aborted;  // pending past shutdown_timeout, ended at shutdown
+  std::vector<FinalLeakReport> leaks;    // with `leaks`: each replica's report at shutdown
 };
 
 class LiveService {

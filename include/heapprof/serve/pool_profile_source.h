@@ -19,6 +19,7 @@
 #include "heapprof/core/source_map_locator.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/session.h"
+#include "heapprof/serve/leak_sessions.h"
 #include "heapprof/serve/worker_pool.h"
 
 namespace heapprof {
@@ -37,6 +38,10 @@ class PoolProfileSource final : public ProfileSource {
                          CancelSignal& cancel) override;
   Result<Profile> SinceContinuousStart(const std::string& target) override;
   std::vector<CaptureFile> Captures() override;
+  // serve --leaks: the replicas' leak sessions (null: none).
+  void SetLeakSessions(PoolLeakSessions* leaks) { leaks_ = leaks; }
+  Result<std::string> LeakReportJson(const std::string& target) override;
+  bool HasLeakSessions() override { return leaks_ != nullptr; }
 
   // Receives each closed window of a rotating continuous run.
   using WindowSink = std::function<void(const std::string& target, Result<Profile> window)>;
@@ -74,6 +79,7 @@ class PoolProfileSource final : public ProfileSource {
   WorkerPool& pool_;
   SessionOptions session_;
   std::optional<SourceMapSearch> source_maps_;
+  PoolLeakSessions* leaks_ = nullptr;
   std::map<std::string, std::unique_ptr<Continuous>> continuous_;  // filled before serving, then fixed
   std::chrono::nanoseconds every_{0};
   WindowSink sink_;

@@ -29,6 +29,12 @@ struct WorkerPoolOptions {
   Controller* controller = nullptr;      // registers every replica's isolate (optional)
   std::string capture_dir;               // near-heap-limit captures go here ("" = off; needs controller)
   SessionOptions capture_options;
+  // On the replica's thread between requests (after each answer, and on
+  // every idle poll), its isolate idle: a leak session's snapshots
+  // (serve/leak_sessions.h). `requests`: dispatched so far; `generation`:
+  // 1 + the isolate's re-creations.
+  std::function<void(const std::string& replica, WorkerRuntime& runtime, uint64_t requests, uint64_t generation)>
+      between_requests;
 };
 
 // Called once per request, on the replica's thread (or, for a request still
