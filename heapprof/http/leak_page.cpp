@@ -19,6 +19,13 @@ using Json = nlohmann::json;
 constexpr size_t kMaxRows = 50;
 constexpr int kWidth = 900, kHeight = 280, kLeft = 80, kBottom = 30, kTop = 10, kRight = 20;
 
+// A member, or an empty object when there is none (const operator[] must not miss).
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNone = Json::object();
+  auto it = j.find(key);
+  return it == j.end() ? kNone : *it;
+}
+
 const char* VerdictColour(std::string_view verdict) {
   if (verdict == "growing") return "#c62828";
   if (verdict == "bounded") return "#ef6c00";
@@ -114,7 +121,7 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
       ".verdict{{font-weight:bold}} .swatch{{display:inline-block;width:.9em;height:.9em;margin-right:.3em}}</style>\n"
       "</head><body>\n<h1>Leak verdicts: {t}</h1>\n<p id=\"projection\">{p}</p>\n",
       fmt::arg("t", EscapeMarkup(target)),
-      fmt::arg("p", EscapeMarkup(report["projection"].value("text", ""))));
+      fmt::arg("p", EscapeMarkup(Field(report, "projection").value("text", ""))));
   html += fmt::format(
       "<p id=\"session\">{} live snapshots over {:.0f} s, one every {:g} s{}{}; they paused the worker {:.1f} ms in "
       "all ({:.2f} % of the session), the slowest {:.1f} ms. Look {} of this session: verdicts at a family-wise "
@@ -144,7 +151,7 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
       continue;
     }
     ++shown;
-    const Json& whole = site["whole"];
+    const Json& whole = Field(site, "whole");
     const double rate = whole.value("per_minute", 0.0);
     const double half = std::max(rate - whole.value("per_minute_low", rate), whole.value("per_minute_high", rate) - rate);
     std::string per;
@@ -160,7 +167,7 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
         "<td title=\"{}\">{}</td><td>{}</td></tr>\n",
         index, EscapeMarkup(FunctionOf(site)), EscapeMarkup(verdict), VerdictColour(verdict), EscapeMarkup(verdict),
         EscapeMarkup(LeakBytesText(site.value("live_bytes", 0.0))), EscapeMarkup(Signed(rate)),
-        EscapeMarkup(LeakBytesText(half)), per, site["late"].value("p_value", 1.0),
+        EscapeMarkup(LeakBytesText(half)), per, Field(site, "late").value("p_value", 1.0),
         EscapeMarkup(site.value("stack", "")), EscapeMarkup(site.value("name", "")),
         EscapeMarkup(site.value("reason", "")));
   }

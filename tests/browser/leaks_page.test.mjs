@@ -70,7 +70,7 @@ before(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   const tokens = path.join(artifacts, 'tokens.txt');
   fs.writeFileSync(tokens, `all ${ALL} *\nzero ${ZERO} lru-and-leak-0\n`);
-  serve = spawn(cli, ['serve', worker, '--leaks', '--cadence', '100ms', '--replicas', '2', '--listen', '127.0.0.1:0',
+  serve = spawn(cli, ['serve', worker, '--leaks', '--cadence', '200ms', '--replicas', '2', '--listen', '127.0.0.1:0',
     '--debug-listen', '127.0.0.1:0', '--debug-token-file', tokens, '--leaks-json', path.join(artifacts, 'final.json')],
   { stdio: ['ignore', 'pipe', 'pipe'] });
   [base, debug] = await started();
