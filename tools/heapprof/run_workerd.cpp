@@ -9,12 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <atomic>
 #include <filesystem>
-#include <limits>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "heapprof/remote/http_client.h"
