@@ -346,7 +346,7 @@ std::string FormatSummaryLine(const Profile& profile, int index, const SummaryOp
                           Percent(top.flat - own, top.flat));
     }
   } else {
-    line = fmt::format("heapprof's runtime itself {} the most, outside any user-code frame: {} {} of {} ({})",
+    line = fmt::format("{} itself {} the most, outside any user-code frame: {} {} of {} ({})", options.runtime,
                        verb, named(top), share(top), FormatValue(total, unit), type);
     if (options.requests > 0) {
       line += fmt::format(", about {}{} per request", FormatValue(top.flat / options.requests, unit),

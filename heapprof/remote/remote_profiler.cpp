@@ -115,9 +115,9 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
 
   auto run_window = [&](bool alloc, std::chrono::nanoseconds length,
                         std::chrono::nanoseconds* measured, uint64_t* samples) -> Status {
-    if (options.on_window) options.on_window(alloc ? "alloc" : "inuse");
     Window window(session, options);
     if (Status s = window.Start(alloc); !s.ok()) return s;
+    if (options.on_window) options.on_window(alloc ? "alloc" : "inuse");
     const Clock::time_point opened = Clock::now();
     auto over = [&] { return stop() || (options.window_full && options.window_full()); };
     if (Status s = session.Wait(length, over); !s.ok()) return s;

@@ -16,8 +16,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -28,94 +26,6 @@ namespace heapprof::remote {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-namespace {
-
-// A Cap'n Proto text literal. Its escapes are C's: a raw newline would end
-// the literal (a parse error), so control characters become \xHH; other
-// bytes (UTF-8 included) go through.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
-RuntimeSupport WorkerdRuntimeSupport() {
-  RuntimeSupport support;
-  support.runtime = "heapprof's workerd mode";
-  support.keys = {"name", "main", "compatibility_date", "compatibility_flags", "vars"};
-  support.all_compatibility_flags = true;  // workerd's own; it refuses one it does not know
-  return support;
-}
-
-std::vector<WorkerdBinding> WorkerdBindings(const WorkerConfig& config) {
-  std::vector<WorkerdBinding> out;
-  for (const auto& [name, value] : config.bindings.vars) {
-    nlohmann::json parsed = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_string()) {
-      out.push_back({name, WorkerdBinding::Kind::kText, parsed.get<std::string>()});
-    } else {
-      out.push_back({name, WorkerdBinding::Kind::kJson, value});
-    }
-  }
-  return out;
-}
-
-bool LooksLikeEsModule(std::string_view script) {
-  // An export statement (minified bundles end in `export{x as default}`), or
-  // no fetch listener of a service-worker script.
-  static const std::regex kExport(
-      R"((^|[\n;}])\s*export(\s*[{*]|\s+(default|const|let|var|function|class|async)\b))");
-  static const std::regex kListener(R"(addEventListener\s*\(\s*["'`]fetch["'`])");
-  if (std::regex_search(script.begin(), script.end(), kExport)) return true;
-  return !std::regex_search(script.begin(), script.end(), kListener);
-}
-
-std::string WorkerdConfig(const WorkerdSpec& spec, const std::string& module_name, bool es_module,
-                          uint16_t http_port) {
-  std::string flags;
-  for (const std::string& f : spec.v8_flags) flags += (flags.empty() ? "" : ", ") + Quote(f);
-  std::string flags_list;
-  for (const std::string& f : spec.compatibility_flags) flags_list += (flags_list.empty() ? "" : ", ") + Quote(f);
-  std::string bindings;
-  for (const WorkerdBinding& b : spec.bindings) {
-    bindings += fmt::format("{}(name = {}, {} = {})", bindings.empty() ? "" : ",\n    ", Quote(b.name),
-                            b.kind == WorkerdBinding::Kind::kText ? "text" : "json", Quote(b.value));
-  }
-  std::string code = es_module ? fmt::format("modules = [ (name = {0}, esModule = embed {0}) ],", Quote(module_name))
-                               : fmt::format("serviceWorkerScript = embed {},", Quote(module_name));
-  return fmt::format(R"(# Written by heapprof run --runtime workerd.
-using Workerd = import "/workerd/workerd.capnp";
-
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:{}", http = (style = proxy), service = "main") ],
-  v8Flags = [ {} ],
-);
-
-const worker :Workerd.Worker = (
-  {}
-  compatibilityDate = {},
-  compatibilityFlags = [ {} ],
-  bindings = [
-    {}
-  ],
-);
-)",
-                     http_port, flags, code, Quote(spec.compatibility_date), flags_list, bindings);
-}
 
 Result<uint16_t> FreeLoopbackPort() {
   boost::asio::io_context ioc;
@@ -158,6 +68,18 @@ std::string WorkerdProcess::Output() const {
   return text.str();
 }
 
+std::string WorkerdProcess::OutputSince(uint64_t* offset) const {
+  if (dir_.empty()) return "";
+  std::ifstream in(dir_ + "/workerd.log", std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(*offset));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Whole lines only: workerd may be writing the last one.
+  const size_t newline = text.rfind('\n');
+  text.resize(newline == std::string::npos ? 0 : newline + 1);
+  *offset += text.size();
+  return text;
+}
+
 bool WorkerdProcess::Running() {
   if (pid_ <= 0) return false;
   int status = 0;
@@ -189,10 +111,6 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
                                                    ".deps/workerd; or pass --workerd PATH)",
                                                    spec.binary));
   }
-  Result<std::string> script = ReadFileBytes(spec.worker);
-  if (!script.ok()) return script.status();
-  const bool es_module = LooksLikeEsModule(script.value());
-
   WorkerdProcess p;
   std::error_code ec;
   fs::path base = fs::temp_directory_path(ec);
@@ -202,11 +120,27 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
     return Error(ErrorCode::kIo, fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
   }
   p.dir_ = pattern;
-  // The module keeps the worker's file name, so the profile names it; a link
-  // lets the config embed it from its own folder.
-  p.module_name_ = fs::path(spec.worker).filename().string();
-  fs::create_symlink(fs::absolute(spec.worker), fs::path(p.dir_) / p.module_name_, ec);
-  if (ec) return Error(ErrorCode::kIo, fmt::format("cannot link {} into {}: {}", spec.worker, p.dir_, ec.message()));
+  // Each module keeps its script's file name, so stacks and the profile name
+  // it; a link in a folder of its own (two workers' scripts are often both
+  // index.js) lets the config embed it from its own folder.
+  std::vector<std::string> scripts = {spec.worker.script};
+  for (const WorkerdWorker& w : spec.services) scripts.push_back(w.script);
+  if (!spec.outbound.empty()) scripts.push_back(spec.outbound);
+  std::vector<WorkerdModule> modules;
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    Result<std::string> script = ReadFileBytes(scripts[i]);
+    if (!script.ok()) return script.status();
+    WorkerdModule m;
+    m.name = fs::path(scripts[i]).filename().string();
+    m.es_module = LooksLikeEsModule(script.value());
+    const fs::path folder = i == 0 ? fs::path() : fs::path(fmt::format("worker-{}", i));
+    m.embed = (folder / m.name).string();
+    if (i > 0) fs::create_directory(fs::path(p.dir_) / folder, ec);
+    if (!ec) fs::create_symlink(fs::absolute(scripts[i]), fs::path(p.dir_) / m.embed, ec);
+    if (ec) return Error(ErrorCode::kIo, fmt::format("cannot link {} into {}: {}", scripts[i], p.dir_, ec.message()));
+    modules.push_back(std::move(m));
+  }
+  p.module_name_ = modules.front().name;
 
   Result<uint16_t> http_port = FreeLoopbackPort();
   if (!http_port.ok()) return http_port.status();
@@ -215,14 +149,17 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
   p.http_port_ = http_port.value();
   p.inspector_port_ = inspector_port.value();
   const std::string config = p.dir_ + "/heapprof.capnp";
-  if (Status s = WriteFileAtomic(config, WorkerdConfig(spec, p.module_name_, es_module, p.http_port_)); !s.ok()) {
-    return s;
+  WorkerdConfigText text = WorkerdConfig(spec, modules, p.http_port_);
+  for (const auto& [name, contents] : text.files) {
+    if (Status s = WriteFileAtomic(p.dir_ + "/" + name, contents); !s.ok()) return s;
   }
+  if (Status s = WriteFileAtomic(config, text.capnp); !s.ok()) return s;
 
   // Everything the child needs, prepared before fork (only async-signal-safe calls after it).
   const std::string log = p.dir_ + "/workerd.log";
   const std::string inspector_arg = fmt::format("--inspector-addr=127.0.0.1:{}", p.inspector_port_);
-  std::vector<std::string> args = {spec.binary, "serve", config, inspector_arg};
+  // --verbose: the worker's uncaught exceptions are logged with their stacks (workerd_log.h).
+  std::vector<std::string> args = {spec.binary, "serve", config, inspector_arg, "--verbose"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -504,10 +504,10 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
   }
   if (!needed.empty()) {
     return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{}: {} cannot honour {}, which the worker's code would call: {}or give "
+                 fmt::format("{}: {} cannot honour {}, which the worker's code would call: {} "
                              "--ignore-config-key KEY to run without it",
                              source, support.runtime, fmt::join(needed, ", "),
-                             support.instead.empty() ? "" : support.instead + ", "));
+                             support.instead.empty() ? "give" : support.instead + ", or give"));
   }
   if (!verdict.ignored.empty()) {
     verdict.warning = fmt::format("{}: not honoured by {}: {}", source, support.runtime, fmt::join(verdict.ignored, ", "));

@@ -38,8 +38,12 @@ expect_in no-default.err "no-default.js has no default export: it must \`export 
 printf 'export default { fetch() { return "not a response"; } };\n' >wrong.js
 expect_exit 1 wrong -- "$heapprof" run "$worker" --fetch-handler wrong.js -n 5 -o wrong.pb.gz
 expect_in wrong.out "wrong.js answered string instead of a Response"
-expect_exit 2 workerd -- "$heapprof" run "$worker" --fetch-handler "$api" --runtime workerd --duration 1s
-expect_in workerd.err "--fetch-handler does not work with --runtime workerd"
+# workerd: the handler is a worker of its own, the worker's globalOutbound.
+expect_exit 0 workerd -- "$heapprof" run "$worker" --fetch-handler "$api" --runtime workerd -n 120 --warmup 10 -o workerd.pb.gz
+expect_in workerd.out "Requests: 120; responses by status: 200 x120; no request failed"
+expect_in workerd.out "subrequests answered by $api (--fetch-handler: every worker's globalOutbound)"
+expect_exit 1 workerd-missing -- "$heapprof" run "$worker" --fetch-handler missing.js --runtime workerd -n 5 -o x.pb.gz
+expect_in workerd-missing.err "--fetch-handler: no such file: missing.js"
 
 # serve: the same flag, the API's answer in the worker's HTTP response.
 start_serve serve "$worker" --fetch-handler "$api"

@@ -64,7 +64,9 @@ int UsageError(const std::string& command, const std::string& message) {
 void AddFetchHandlerOption(CLI::App* app, std::string& fetch_handler) {
   app->add_option("--fetch-handler", fetch_handler,
                   "A module whose default export's fetch(request) answers the worker's fetch() subrequests with a "
-                  "Response (it runs in the worker's isolate) [default: none: fetch() rejects, there is no network]");
+                  "Response (it runs in the worker's isolate; with run --runtime workerd, a worker of its own, every "
+                  "worker's globalOutbound) [default: none: fetch() rejects, there is no network; with --runtime "
+                  "workerd, workerd's own network]");
 }
 
 Status CheckFetchHandler(const std::string& fetch_handler) {

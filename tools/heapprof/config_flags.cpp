@@ -49,9 +49,12 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   if (!verdict.ok()) return verdict.status();
   if (!verdict->warning.empty()) fmt::print(stderr, "heapprof {}: warning: {}\n", command, verdict->warning);
   // A binding the runtime honours but the user ignores is not given to the worker.
-  if (std::find(flags.ignore_keys.begin(), flags.ignore_keys.end(), "durable_objects") != flags.ignore_keys.end()) {
-    config->durable_objects.clear();
-  }
+  auto ignored = [&](const char* key) {
+    return std::find(flags.ignore_keys.begin(), flags.ignore_keys.end(), key) != flags.ignore_keys.end();
+  };
+  if (ignored("durable_objects")) config->durable_objects.clear();
+  if (ignored("kv_namespaces")) config->bindings.kv.clear();
+  if (ignored("services")) config->services.clear();
   return config;
 }
 

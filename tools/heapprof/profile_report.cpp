@@ -63,9 +63,10 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   }
 }
 
-void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests) {
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests, const std::string& runtime) {
   SummaryOptions options;
   options.requests = requests;
+  if (!runtime.empty()) options.runtime = runtime;
   for (int index : indexes) {
     std::string line = FormatSummaryLine(profile, index, options);
     if (!line.empty()) fmt::print("{}\n", line);

@@ -27,7 +27,9 @@ struct TableOptions {
 void PrintTables(const Profile& profile, const TableOptions& options);
 // One sentence per table's winner, in the "your code" view (FormatSummaryLine):
 // the answer, after the details. `requests`: the window's, 0 when unknown.
-void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests = 0);
+// `runtime` names who the frames outside user code are ("" = heapprof's runtime).
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests = 0,
+                  const std::string& runtime = "");
 // The help of --user-code, the same in every command that prints tables.
 inline constexpr const char* kUserCodeHelp =
     "Tables in the 'your code' view: V8 built-ins (padEnd, slice...), VM states and heapprof:runtime frames "

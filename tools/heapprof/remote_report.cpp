@@ -79,7 +79,7 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
   PrintTables(profile, table_options);
   if (report.top > 0) {
     fmt::print("\n");
-    PrintSummary(profile, tables);
+    PrintSummary(profile, tables, 0, "the target's runtime");
   }
   if (written.empty()) return kExitFailure;
   fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", written);

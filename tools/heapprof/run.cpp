@@ -38,6 +38,10 @@ int RunCommand(const RunArgs& given) {
     return UsageError("run", "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
                              "all four sample types in one window)");
   }
+  if (!workerd && !given.services.empty()) {
+    return UsageError("run", "--service is for --runtime workerd: the embedded runtime runs one worker (its services "
+                             "bindings are refused)");
+  }
   if (workerd && (given.leaks || given.cadence_ns || !given.leaks_json.empty())) {
     return UsageError("run", "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
                              "workerd, start workerd with its inspector (--inspector-addr) and run `heapprof attach "
@@ -251,6 +255,12 @@ void RegisterRun(Commands& commands) {
                   "With --runtime workerd: inuse, alloc or both (an alloc window, then an in-use window)")
       ->capture_default_str();
   run->add_option("--workerd", args->workerd, "With --runtime workerd: the workerd executable [default: .deps/workerd]");
+  run->add_option("--service", args->services,
+                  "NAME=WORKER: with --runtime workerd, the worker (its folder or script, with its own wrangler "
+                  "config) that the config's services binding to NAME calls [default: the folder beside the worker's "
+                  "whose wrangler config has name = NAME] (repeatable)")
+      ->type_name("NAME=WORKER")
+      ->allow_extra_args(false);
   run->add_flag("--leaks", args->leaks,
                 "Instead of a window, a leak session: a live snapshot (after a full GC) when it opens, every "
                 "--cadence and at its end; prints which allocation sites grow (growing, bounded, steady, unclear), "

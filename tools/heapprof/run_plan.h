@@ -66,6 +66,7 @@ struct RunArgs {
   std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
   std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
+  std::vector<std::string> services;  // --runtime workerd: --service NAME=WORKER, a services binding's worker
   bool leaks = false;                 // --leaks: a leak session (live snapshots at a cadence) instead of a window
   std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost (remote::AutoCadence)
   std::string leaks_json;             // --leaks-json: the growth report as JSON

@@ -9,12 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <atomic>
 #include <filesystem>
-#include <limits>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "heapprof/remote/http_client.h"
@@ -22,6 +18,7 @@
 #include "heapprof/remote/workerd.h"
 #include "heapprof/core/estimate.h"
 #include "heapprof/core/file_io.h"
+#include "heapprof/core/source_map_locator.h"
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/workload/traffic.h"
 #include "heapprof/core/units.h"
@@ -34,6 +31,8 @@
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
 #include "tools/heapprof/run_plan.h"
+#include "tools/heapprof/workerd_load.h"
+#include "tools/heapprof/workerd_services.h"
 
 namespace heapprof::cli {
 namespace {
@@ -44,6 +43,8 @@ using remote::Millis;
 
 constexpr int64_t kDefaultWindowNs = 2'000'000'000;
 constexpr uint64_t kDefaultWarmupRequests = 200;
+// At most this many of --requests N are kept for the in-use window's GC (workerd_load.h).
+constexpr uint64_t kMaxKicks = 10;
 constexpr Millis kStartTimeout{20000};
 // --request-timeout 0 (no limit): the client still needs a deadline for its socket.
 constexpr Millis kNoTimeout{24 * 3600 * 1000};
@@ -66,9 +67,6 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
     return refuse("--heap-limit", "workerd sets its own limit");
   }
   if (args.depth != 64) return refuse("--depth", "V8's inspector always records 128 frames");
-  if (!args.fetch_handler.empty()) {
-    return refuse("--fetch-handler", "workerd makes the worker's subrequests itself, over its own network");
-  }
   return Status::Ok();
 }
 
@@ -93,137 +91,6 @@ std::string FindWorkerd(const std::string& flag) {
   }
   return ".deps/workerd/bin/workerd";
 }
-
-// HTTP header names compare and record in lower case, as Headers iterates them.
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Sends the run's requests one after another on a thread of its own, as the
-// embedded engine does: the user's (--requests-file, --url) replayed in order
-// and cycled, else heapprof's synthetic stream; request i is traffic[i % n].
-// It keeps the outcomes, counted as the embedded engine counts them, and with
-// --responses-out the records of every response in order.
-class LoadDriver {
- public:
-  struct Options {
-    remote::HostPort server;
-    std::vector<WorkerRequest> traffic;  // empty: the synthetic stream
-    Millis timeout{0};                   // the client gives up and counts the request as timed out
-    bool record = false;                 // keep ResponseRecord lines
-  };
-  explicit LoadDriver(Options options) : o_(std::move(options)) {}
-  ~LoadDriver() { Stop(); }
-
-  void Start() {
-    thread_ = std::thread([this] {
-      while (!stop_.load()) {
-        if (sent_.load() < limit_.load()) {
-          Send(sent_.fetch_add(1));
-        } else {
-          std::this_thread::sleep_for(std::chrono::milliseconds(1));  // waiting for the next window's share
-        }
-      }
-    });
-  }
-  // With --requests the thread sends only a window's share, then waits until
-  // the window has seen it.
-  void Limit(uint64_t sent) { limit_.store(sent); }
-  void Allow(uint64_t more) { limit_.store(sent_.load() + more); }
-  void Stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  // Serves `n` requests on this thread (the warm-up).
-  void Serve(uint64_t n) {
-    for (uint64_t i = 0; i < n && InterruptWatcher::received() == 0; ++i) Send(sent_.fetch_add(1));
-  }
-  uint64_t answered() {
-    std::lock_guard lock(mu_);
-    return outcomes_.requests();
-  }
-  RequestOutcomes outcomes() {
-    std::lock_guard lock(mu_);
-    return outcomes_;
-  }
-  uint64_t empty_bodies() {
-    std::lock_guard lock(mu_);
-    return empty_;
-  }
-  std::vector<std::string> first_errors() {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
-  std::string responses() {
-    std::lock_guard lock(mu_);
-    return responses_;
-  }
-
- private:
-  void Send(uint64_t index) {
-    const WorkerRequest request = o_.traffic.empty() ? SyntheticRequest(index) : o_.traffic[index % o_.traffic.size()];
-    remote::HttpRequest http;
-    http.method = request.method;
-    // workerd's socket is proxy style: the absolute URL on the request line is
-    // the worker's request.url, scheme included, as the embedded host gives it.
-    http.target = request.url;
-    http.headers = request.headers;
-    const bool has_host = std::any_of(http.headers.begin(), http.headers.end(),
-                                      [](const auto& h) { return Lower(h.first) == "host"; });
-    if (!has_host) {
-      std::string_view url = request.url;
-      size_t scheme = url.find("://");
-      std::string_view rest = scheme == std::string_view::npos ? url : url.substr(scheme + 3);
-      std::string_view host = rest.substr(0, rest.find_first_of("/?#"));
-      if (!host.empty()) http.headers.emplace_back("host", std::string(host));
-    }
-    http.body = request.body;
-    Result<remote::HttpResponse> response = remote::SendHttp(o_.server, http, o_.timeout);
-    if (InterruptWatcher::received() != 0 && !response.ok()) return;  // cut short by Ctrl-C: not counted
-    const bool timed_out = !response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded;
-    const std::string timeout_message = fmt::format("no response within --request-timeout {} ms", o_.timeout.count());
-    std::lock_guard lock(mu_);
-    if (o_.record) {
-      Result<WorkerResponse> answer = [&]() -> Result<WorkerResponse> {
-        if (timed_out) return Error(ErrorCode::kDeadlineExceeded, timeout_message);
-        if (!response.ok()) return response.status();
-        WorkerResponse r;
-        r.status = response->status;
-        for (const auto& [name, value] : response->headers) r.headers.emplace_back(Lower(name), value);
-        r.body = response->body;
-        return r;
-      }();
-      responses_ += ResponseRecord(index, request, answer);
-      responses_ += '\n';
-    }
-    if (!response.ok()) {
-      // workerd answers a handler that throws or rejects with a 500; no
-      // answer at all is a timeout (ours) or workerd dropping the connection.
-      outcomes_.AddFailure(timed_out ? RequestFailure::kTimedOut : RequestFailure::kThrown,
-                           timed_out ? timeout_message : "no response: " + response.status().message());
-      if (errors_.size() < 3) errors_.push_back(request.method + " " + request.url + ": " + response.status().message());
-      return;
-    }
-    outcomes_.AddResponse(response->status);
-    if (response->body.empty()) ++empty_;
-    if (response->status >= 400 && errors_.size() < 3) {
-      errors_.push_back(fmt::format("{} {} -> {}: {}", request.method, request.url, response->status,
-                                    response->body.substr(0, 200)));
-    }
-  }
-
-  const Options o_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> sent_{0};
-  std::atomic<uint64_t> limit_{std::numeric_limits<uint64_t>::max()};
-  std::thread thread_;
-  std::mutex mu_;
-  RequestOutcomes outcomes_;
-  uint64_t empty_ = 0;
-  std::vector<std::string> errors_;
-  std::string responses_;
-};
 
 // "by status: 200 x3051, 404 x3", as the embedded runtime's report writes
 // it, then what else the requests came to, each count saying what it counts.
@@ -258,6 +125,10 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   // share what the warm-up leaves, each ending once it has seen its share
   // (or its time is up, with --window or --duration too).
   uint64_t window_requests = 0;
+  // Requests kept back for the in-use window's close: workerd runs the GC
+  // before the snapshot only once its isolate has a request to serve.
+  uint64_t kicks = 0;
+  const bool gc_kick = types.value() != remote::RemoteSampleTypes::kAlloc && !args.no_gc;
   if (args.requests > 0) {
     const uint64_t n = static_cast<uint64_t>(args.requests);
     if (warmup_ns > 0) {
@@ -271,10 +142,12 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
       }
       warmup_requests = n / 10;  // a short run: keep most of it in the windows
     }
-    window_requests = (n - warmup_requests) / windows;
+    if (gc_kick) kicks = std::clamp<uint64_t>((n - warmup_requests) / 20, 1, kMaxKicks);
+    window_requests = (n - warmup_requests - std::min(kicks, n - warmup_requests)) / windows;
     if (window_requests == 0) {
       return UsageError("run", fmt::format("--requests {} leaves no request for each of the {} windows after the "
-                                           "warm-up of {}", n, windows, warmup_requests));
+                                           "warm-up of {}{}", n, windows, warmup_requests,
+                                           kicks > 0 ? fmt::format(" and the {} kept for the in-use window's GC", kicks) : ""));
     }
   }
   int64_t window_ns = kDefaultWindowNs;
@@ -307,10 +180,14 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   InterruptWatcher interrupts([] {});
   remote::WorkerdSpec spec;
   spec.binary = FindWorkerd(args.workerd);
-  spec.worker = args.worker;
-  if (!config.compatibility_date.empty()) spec.compatibility_date = config.compatibility_date;
-  spec.compatibility_flags = config.compatibility_flags;
-  spec.bindings = remote::WorkerdBindings(config);
+  spec.worker = remote::WorkerdWorkerFor(config, WorkerdServiceName(config), args.worker);
+  Result<std::vector<remote::WorkerdWorker>> services = WorkerdServices(config, args.services);
+  if (!services.ok()) return Fail("run", services.status());
+  spec.services = std::move(services).value();
+  if (!args.fetch_handler.empty()) {
+    if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("run", s);
+    spec.outbound = args.fetch_handler;  // every worker's globalOutbound
+  }
   if (!args.allow_inlining) spec.v8_flags = NoInliningFlags();
   spec.v8_flags.insert(spec.v8_flags.end(), args.v8_flags.begin(), args.v8_flags.end());
   Result<remote::WorkerdProcess> started = remote::WorkerdProcess::Start(spec, kStartTimeout);
@@ -332,11 +209,28 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   }
   int inlining = args.allow_inlining ? 1 : std::find(unknown.begin(), unknown.end(), "--no-turbo-inlining") == unknown.end() ? 0 : 1;
 
-  LoadDriver load({.server = workerd.http(),
-                   .traffic = std::move(traffic).value(),
-                   .timeout = request_timeout.count() == 0 ? kNoTimeout : Millis(request_timeout.count()),
-                   .record = !args.responses_out.empty()});
-  if (window_requests > 0) load.Limit(0);  // after the warm-up, only the windows' shares
+  // The worker's uncaught exceptions, from workerd's log, with the stacks'
+  // module names made the scripts' paths (for their source maps).
+  uint64_t log_offset = 0;
+  std::vector<std::pair<std::string, std::string>> modules = {
+      {fs::path(spec.worker.script).filename().string(), fs::absolute(spec.worker.script).lexically_normal().string()}};
+  for (const remote::WorkerdWorker& w : spec.services) {
+    modules.emplace_back(fs::path(w.script).filename().string(), fs::absolute(w.script).lexically_normal().string());
+  }
+  auto exceptions = [&workerd, &log_offset, modules] {
+    std::vector<remote::WorkerdException> found = remote::ParseWorkerdExceptions(workerd.OutputSince(&log_offset));
+    for (remote::WorkerdException& e : found) {
+      for (const auto& [module, path] : modules) e.description = remote::WithModulePath(e.description, module, path);
+    }
+    return found;
+  };
+  WorkerdLoad load({.server = workerd.http(),
+                    .traffic = std::move(traffic).value(),
+                    .timeout = request_timeout.count() == 0 ? kNoTimeout : Millis(request_timeout.count()),
+                    .record = !args.responses_out.empty(),
+                    .exceptions = exceptions});
+  (void)workerd.OutputSince(&log_offset);  // startup's lines are not a request's
+  if (window_requests > 0) load.Hold();  // after the warm-up, only the windows' shares
   const Clock::time_point start = Clock::now();
   load.Serve(warmup_requests);
   load.Start();
@@ -353,10 +247,15 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   Result<remote::DevToolsSession> session = [&]() -> Result<remote::DevToolsSession> {
     Result<std::vector<remote::InspectorTarget>> targets = remote::ListTargets(workerd.inspector(), Millis(5000));
     if (!targets.ok()) return targets.status();
-    if (targets->empty() || targets->front().websocket_url.empty()) {
-      return Error(ErrorCode::kUnavailable, "workerd's inspector lists no worker");
+    // One target per worker (its service's name): the KV stores, service
+    // bindings' workers and the outbound worker are others.
+    auto it = std::find_if(targets->begin(), targets->end(),
+                           [&](const remote::InspectorTarget& t) { return t.id == spec.worker.service; });
+    if (it == targets->end() && targets->size() == 1) it = targets->begin();
+    if (it == targets->end() || it->websocket_url.empty()) {
+      return Error(ErrorCode::kUnavailable, "workerd's inspector lists no worker " + spec.worker.service);
     }
-    return remote::DevToolsSession::Connect(targets->front().websocket_url, Millis(5000));
+    return remote::DevToolsSession::Connect(it->websocket_url, Millis(5000));
   }();
   if (!session.ok()) return Fail("run", session.status());
 
@@ -366,20 +265,18 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   options.types = types.value();
   options.gc_before_inuse = !args.no_gc;
   options.stop = [] { return InterruptWatcher::received() != 0; };
-  uint64_t window_opened_at = 0;
+  uint64_t window_target = 0;  // the count at which the open window has seen its share
+  std::string window_kind;
   if (window_requests > 0) {
     options.window_full = [&] {
-      if (load.answered() - window_opened_at < window_requests) return false;
-      // workerd's inspector answers the protocol's commands (stopSampling, the
-      // GC before the in-use snapshot) only while its isolate has work: the
-      // load goes on between windows, uncounted in the windows' shares.
-      load.Limit(std::numeric_limits<uint64_t>::max());
+      if (load.answered() < window_target) return false;
+      if (window_kind == "inuse" && gc_kick) load.Kick(kicks);
       return true;
     };
   }
   options.on_window = [&](std::string_view kind) {
-    window_opened_at = load.answered();
-    if (window_requests > 0) load.Allow(window_requests);
+    window_kind = std::string(kind);
+    if (window_requests > 0) window_target = load.Allow(window_requests);
     const std::string length = window_requests == 0 ? fmt::format("{:.2f} s", static_cast<double>(window_ns) / 1e9)
                                : args.window_ns || args.duration_ns
                                    ? fmt::format("{} requests or {:.2f} s", window_requests, static_cast<double>(window_ns) / 1e9)
@@ -395,12 +292,19 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   options.notes.push_back(fmt::format("v8_flags: {} (workerd config v8Flags{})",
                                       spec.v8_flags.empty() ? std::string("none") : fmt::format("{}", fmt::join(spec.v8_flags, " ")),
                                       unknown.empty() ? ", all accepted" : "; unknown to its V8: " + fmt::format("{}", fmt::join(unknown, " "))));
-  options.notes.push_back("compatibility_date: " + spec.compatibility_date);
-  if (!spec.compatibility_flags.empty()) {
-    options.notes.push_back(fmt::format("compatibility_flags: {}", fmt::join(spec.compatibility_flags, " ")));
+  options.notes.push_back("compatibility_date: " + spec.worker.compatibility_date);
+  if (!spec.worker.compatibility_flags.empty()) {
+    options.notes.push_back(fmt::format("compatibility_flags: {}", fmt::join(spec.worker.compatibility_flags, " ")));
   }
   Result<remote::RemoteProfile> profiled = remote::ProfileRemote(session.value(), options);
   load.Stop();
+  load.Unkick();
+  if (profiled.ok() && args.requests > 0 && InterruptWatcher::received() == 0) {
+    // What the windows' shares and the GC's requests left of N, after the
+    // windows: the run serves exactly N.
+    const uint64_t n = static_cast<uint64_t>(args.requests);
+    load.Serve(n > load.sent() ? n - load.sent() : 0);
+  }
   const int64_t elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   const bool workerd_alive = workerd.Running();
   const std::string workerd_output = workerd.Output();
@@ -416,7 +320,11 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   if (outcomes.timed_out() > 0) {
     statuses += "; " + Plural(outcomes.timed_out(), "request timed out", "requests timed out");
   }
-  if (outcomes.thrown() > 0) statuses += "; " + Plural(outcomes.thrown(), "request got no response", "requests got no response");
+  if (load.no_response() > 0) {
+    statuses += "; " + Plural(load.no_response(), "request got no response", "requests got no response");
+  }
+  const uint64_t threw = outcomes.thrown() + outcomes.rejected() - load.no_response();
+  if (threw > 0) statuses += "; " + Plural(threw, "request threw or rejected (workerd answered 500)", "requests threw or rejected (workerd answered 500)");
   const uint64_t total = outcomes.requests();
   Profile& profile = profiled->profile;
   profile.comments.push_back(profile.AddString(fmt::format("responses {}", statuses)));
@@ -444,19 +352,33 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   report.headline = fmt::format("Profiled {} in {}: {} requests in {:.2f} s", options.target_name, options.runtime,
                                 total, static_cast<double>(elapsed_ns) / 1e9);
   report.details.push_back(fmt::format("warm-up  {} requests before the first window", warmed));
+  if (load.extra_kicks() > 0) {
+    report.details.push_back(fmt::format("{} beyond --requests {}: workerd's inspector waited that long for its GC",
+                                         Plural(load.extra_kicks(), "request", "requests"), args.requests));
+  }
   report.details.push_back(fmt::format("responses {}{}", statuses,
                                        load.empty_bodies() > 0
                                            ? "; " + Plural(load.empty_bodies(), "response had an empty body",
                                                            "responses had an empty body")
                                            : std::string()));
   report.details.push_back(fmt::format("inlining {} (workerd config v8Flags)", inlining == 0 ? "off" : "allowed"));
+  if (!spec.outbound.empty()) {
+    report.details.push_back(fmt::format("subrequests answered by {} (--fetch-handler: every worker's globalOutbound)",
+                                         spec.outbound));
+  }
   report.more_samples_hint = "Profile a longer window (--window)";
   int code = ReportRemoteProfile(profile, report);
   if (std::string described = DescribeConfig(config); !described.empty()) fmt::print("\n{}\n", described);
-  if (total > 0) fmt::print("\n{}", FormatOutcomes(outcomes, nullptr));
+  if (total > 0) {
+    // The worker's own exceptions with their stacks, mapped to its sources.
+    SourceMapSearch search;
+    search.roots = report.roots;
+    FileSourceMapProvider maps(search);
+    fmt::print("\n{}", FormatOutcomes(outcomes, report.symbolize ? &maps : nullptr));
+  }
   if (outcomes.failed() > 0) {
     fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", outcomes.failed(), total, statuses);
-    for (const std::string& e : load.first_errors()) fmt::print(stderr, "  {}\n", e);
+    for (const WorkerdLoad::Failure& f : load.first_failures()) fmt::print(stderr, "  #{} {}\n", f.index + 1, f.text);
   }
   if (!args.responses_out.empty()) {
     std::string written;

@@ -86,6 +86,9 @@ std::string WhyNoSamplingError(const Profile& profile, int sample_index);
 struct SummaryOptions {
   // Requests the window served, for the runtime's bytes per request; 0: unknown.
   int64_t requests = 0;
+  // Who the frames outside user code are: heapprof's own runtime, or the
+  // profiled process's (workerd, Node.js) under attach and run --runtime workerd.
+  std::string runtime = "heapprof's runtime";
 };
 // The one-line answer for a sample type, in the user-code view: the user
 // function that owns the most, its share and the share's 95 % error

@@ -40,7 +40,7 @@ struct RemoteWindowOptions {
   // When it turns true, the open window ends as if its time were up (e.g. it
   // has seen its share of --requests); not an interruption.
   std::function<bool()> window_full;
-  std::function<void(std::string_view)> on_window;  // told "alloc" / "inuse" as each window opens
+  std::function<void(std::string_view)> on_window;  // told "alloc" / "inuse" once each window's sampler runs
   Millis command_timeout{30000};    // per protocol command (a big getSamplingProfile takes a while)
   // Metadata for the profile's comments.
   std::string target_name;          // the isolate comment

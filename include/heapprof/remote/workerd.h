@@ -11,45 +11,9 @@
 
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
-#include "heapprof/workload/worker_config.h"
+#include "heapprof/remote/workerd_config.h"
 
 namespace heapprof::remote {
-
-// The compatibility date of a worker whose configuration gives none.
-inline constexpr char kDefaultCompatibilityDate[] = "2024-09-23";
-
-// One binding of the worker's env in workerd's config.
-struct WorkerdBinding {
-  enum class Kind { kText, kJson };
-  std::string name;
-  Kind kind = Kind::kText;
-  std::string value;  // the text, or the JSON text
-};
-
-// What workerd should serve and how.
-struct WorkerdSpec {
-  std::string binary;              // the workerd executable
-  std::string worker;              // one script: an ES module (export default { fetch }) or a service-worker script
-  std::string compatibility_date = kDefaultCompatibilityDate;
-  std::vector<std::string> compatibility_flags;
-  std::vector<WorkerdBinding> bindings;  // env: vars (text or JSON) and secrets (text)
-  std::vector<std::string> v8_flags;  // the config's v8Flags
-};
-
-// What `heapprof run --runtime workerd` honours of a worker's configuration.
-RuntimeSupport WorkerdRuntimeSupport();
-
-// The env bindings of a configuration: a string var or a secret as text, any
-// other var as JSON.
-std::vector<WorkerdBinding> WorkerdBindings(const WorkerConfig& config);
-
-// Whether the script is an ES module (it has an `export` statement) rather
-// than a service-worker script.
-bool LooksLikeEsModule(std::string_view script);
-
-// The workerd config (Cap'n Proto text) serving `module_name` (a file beside
-// the config) on `http`, with the spec's compatibility date and v8Flags.
-std::string WorkerdConfig(const WorkerdSpec& spec, const std::string& module_name, bool es_module, uint16_t http_port);
 
 // A free TCP port on 127.0.0.1 (bound, then released for the child to take).
 Result<uint16_t> FreeLoopbackPort();
@@ -75,6 +39,9 @@ class WorkerdProcess {
   const std::string& module_name() const { return module_name_; }
   // What workerd printed so far (stdout and stderr: console output, errors).
   std::string Output() const;
+  // What workerd printed after byte `*offset` of its log, whole lines only;
+  // moves `*offset` past them.
+  std::string OutputSince(uint64_t* offset) const;
   // Whether the process is still running.
   bool Running();
   // Stops workerd and waits for it.
