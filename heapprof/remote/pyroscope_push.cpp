@@ -396,6 +396,7 @@ PushStats Pusher::Stats() const {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   PushStats s = impl_->stats_;
   s.queued = impl_->queue_.size();
+  s.queued_bytes = impl_->queued_bytes_;
   return s;
 }
 

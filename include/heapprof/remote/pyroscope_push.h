@@ -82,6 +82,7 @@ struct PushStats {
   uint64_t rejected = 0;  // windows the store refused (not retried)
   uint64_t unsent = 0;    // windows still queued when Stop's drain time ran out
   size_t queued = 0;      // waiting now
+  uint64_t queued_bytes = 0;  // their gzipped bytes
   std::string last_error; // the most recent failure, "" if none
 };
 
