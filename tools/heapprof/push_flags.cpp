@@ -43,16 +43,6 @@ void AddPushOptions(CLI::App* app, PushFlags& flags) {
       ->capture_default_str();
 }
 
-void AddPushRefused(CLI::App* app, std::shared_ptr<std::string> url) {
-  app->add_option("--push", *url, "Not in this command: heapprof serve WORKER --continuous D --push URL pushes windows")
-      ->type_name("URL");
-}
-
-std::string PushRefusal(const std::string& url, const std::string& why) {
-  if (url.empty()) return "";
-  return "--push is not built for this command yet: " + why;
-}
-
 std::string PushFlagsWithoutPush(const PushFlags& flags) {
   if (!flags.url.empty()) return "";
   const char* flag = !flags.labels.empty()       ? "--push-label"

@@ -27,12 +27,6 @@ struct PushFlags {
 
 void AddPushOptions(CLI::App* app, PushFlags& flags);
 
-// For commands that do not push: --push is parsed only to be refused with
-// the reason and the command that does (`why`), so it is never ignored.
-void AddPushRefused(CLI::App* app, std::shared_ptr<std::string> url);
-// The refusal, or "" when --push was not given.
-std::string PushRefusal(const std::string& url, const std::string& why);
-
 // A usage error when a --push-* flag is given without --push; "" otherwise.
 std::string PushFlagsWithoutPush(const PushFlags& flags);
 
