@@ -49,8 +49,8 @@ expect_in push-no-period.err "--continuous 60s"
 expect_exit 2 push-no-continuous -- "$heapprof" serve app --push http://127.0.0.1:9/
 expect_exit 2 push-label-alone -- "$heapprof" serve app --continuous 2s --push-label team=a
 expect_in push-label-alone.err "without --push URL nothing is pushed"
-expect_exit 2 push-https -- "$heapprof" serve app --continuous 2s --push https://profiles.example.com
-expect_in push-https.err "https is not supported yet"
+expect_exit 2 push-ca-http -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-ca-file token
+expect_in push-ca-http.err "verifies an https:// store"
 expect_exit 2 push-bad-label -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-label team-name=a
 expect_in push-bad-label.err "team-name"
 expect_exit 2 push-reserved -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-label __delta__=true

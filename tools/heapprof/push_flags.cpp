@@ -26,7 +26,7 @@ std::string Trim(std::string s) {
 
 void AddPushOptions(CLI::App* app, PushFlags& flags) {
   app->add_option("--push", flags.url,
-                  "Push each closed continuous window to a Pyroscope-compatible store: http://HOST[:PORT][/PREFIX] "
+                  "Push each closed continuous window to a Pyroscope-compatible store: http(s)://HOST[:PORT][/PREFIX] "
                   "(POST PREFIX/push.v1.PusherService/Push); retried with backoff, never blocking the worker");
   app->add_option("--push-label", flags.labels,
                   "A label on every pushed series, NAME=VALUE (repeatable); may replace service_name, version, "
@@ -36,6 +36,10 @@ void AddPushOptions(CLI::App* app, PushFlags& flags) {
                   "A file whose first line is the store's token, sent as 'Authorization: Bearer TOKEN'")
       ->check(CLI::ExistingFile);
   app->add_option("--push-tenant", flags.tenant, "The tenant of a multi-tenant store (sent as X-Scope-OrgID)");
+  app->add_option("--push-ca-file", flags.ca_file,
+                  "With an https:// store: PEM CA certificates to verify it with, e.g. a private CA [default: the "
+                  "system's CAs]")
+      ->check(CLI::ExistingFile);
   app->add_option("--push-queue", flags.queue,
                   "Windows waiting to be pushed while the store is slow or away; beyond, the oldest is dropped "
                   "(counted)")
@@ -48,6 +52,7 @@ std::string PushFlagsWithoutPush(const PushFlags& flags) {
   const char* flag = !flags.labels.empty()       ? "--push-label"
                      : !flags.token_file.empty() ? "--push-token-file"
                      : !flags.tenant.empty()     ? "--push-tenant"
+                     : !flags.ca_file.empty()    ? "--push-ca-file"
                      : flags.queue != remote::PushOptions{}.max_queued ? "--push-queue"
                                                                        : nullptr;
   if (flag == nullptr) return "";
@@ -83,6 +88,7 @@ Result<std::shared_ptr<remote::WindowPusher>> StartPush(const std::string& comma
   remote::PushOptions options;
   options.url = flags.url;
   options.tenant = flags.tenant;
+  options.ca_file = flags.ca_file;
   options.max_queued = flags.queue;
   if (!flags.token_file.empty()) {
     std::ifstream in(flags.token_file);

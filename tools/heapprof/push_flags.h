@@ -1,5 +1,5 @@
 // The push flags (--push URL, --push-label, --push-token-file, --push-tenant,
-// --push-queue) and what the commands share to push each closed window to a
+// --push-ca-file, --push-queue) and what the commands share to push each closed window to a
 // continuous-profiling store (heapprof/remote/pyroscope_push.h): the labels
 // every series carries, and a sink that splits, labels and queues a window.
 #pragma once
@@ -22,6 +22,7 @@ struct PushFlags {
   std::vector<std::string> labels;  // NAME=VALUE
   std::string token_file;
   std::string tenant;
+  std::string ca_file;  // --push-ca-file: the CA of an https:// store with a private one
   size_t queue = remote::PushOptions{}.max_queued;
 };
 
