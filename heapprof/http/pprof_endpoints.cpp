@@ -603,7 +603,17 @@ HttpResponse PprofEndpoints::Index(const Caller& caller) {
         fmt::arg("q", q),
         fmt::arg("leaks", leaks ? fmt::format(" <a href=\"../heapprof/leaks.html?target={}\">leaks</a>", QueryEscape(t.name)) : std::string()));
   }
-  html += "</table>\n<h2>Open windows</h2>\n";
+  html += "</table>\n";
+  if (options_.index_sections) {
+    for (const IndexSection& section : options_.index_sections()) {
+      html += fmt::format("<h2>{}</h2>\n<table border=\"1\" cellpadding=\"4\">\n", EscapeMarkup(section.title));
+      for (const auto& [name, value] : section.rows) {
+        html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", EscapeMarkup(name), EscapeMarkup(value));
+      }
+      html += "</table>\n";
+    }
+  }
+  html += "<h2>Open windows</h2>\n";
   std::vector<OpenWindow> open;
   for (const OpenWindow& w : OpenWindows()) {
     if (caller.May(w.target)) open.push_back(w);

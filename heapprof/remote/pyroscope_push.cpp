@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -72,6 +73,7 @@ std::string Uuid4() {
 }
 
 struct PushUrl {
+  bool tls = false;  // https://
   HostPort server;
   std::string prefix;  // "" or "/path" without a trailing '/'
 };
@@ -80,12 +82,9 @@ Result<PushUrl> ParsePushUrl(std::string_view url) {
   auto bad = [&](std::string_view why) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("push URL \"{}\": {}", EscapeForMessage(url), why));
   };
-  if (url.starts_with("https://")) {
-    return bad("https is not supported yet: push over http to a collector or proxy on this host or network "
-               "(e.g. Grafana Alloy's pyroscope.receive_http, or a TLS-terminating proxy)");
-  }
-  if (!url.starts_with("http://")) return bad("must start with http://");
-  std::string_view rest = url.substr(7);
+  const bool tls = url.starts_with("https://");
+  if (!tls && !url.starts_with("http://")) return bad("must start with http:// or https://");
+  std::string_view rest = url.substr(tls ? 8 : 7);
   size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   std::string prefix = slash == std::string_view::npos ? "" : std::string(rest.substr(slash));
@@ -97,10 +96,10 @@ Result<PushUrl> ParsePushUrl(std::string_view url) {
   std::string hostport(authority);
   bool has_port = !authority.empty() && authority.back() != ']' &&
                   authority.find(':', authority.starts_with("[") ? authority.find(']') : 0) != std::string_view::npos;
-  if (!has_port) hostport += ":80";
+  if (!has_port) hostport += tls ? ":443" : ":80";
   Result<HostPort> hp = ParseHostPort(hostport, PortZero::kInvalid);
   if (!hp.ok()) return bad(hp.status().message());
-  return PushUrl{hp.value(), prefix};
+  return PushUrl{tls, hp.value(), prefix};
 }
 
 // A short, printable excerpt of an error answer's body.
@@ -322,7 +321,8 @@ class Pusher::Impl {
         timeout = std::max(std::chrono::milliseconds(1), std::min(timeout, left));
       }
     }
-    Result<HttpResponse> res = SendHttp(url_.server, req, timeout);
+    Result<HttpResponse> res =
+        url_.tls ? SendHttps(url_.server, req, timeout, {options_.ca_file}) : SendHttp(url_.server, req, timeout);
     if (!res.ok()) return Error(ErrorCode::kUnavailable, res.status().message());
     int status = res->status;
     if (status >= 200 && status < 300) return Status::Ok();
@@ -345,7 +345,8 @@ class Pusher::Impl {
   }
 
   std::string Describe() const {
-    return fmt::format("http://{}:{}{}", url_.server.host.find(':') != std::string::npos
+    return fmt::format("{}://{}:{}{}", url_.tls ? "https" : "http",
+                       url_.server.host.find(':') != std::string::npos
                                              ? "[" + url_.server.host + "]"
                                              : url_.server.host,
                        url_.server.port, url_.prefix);
@@ -379,6 +380,14 @@ class Pusher::Impl {
 
 Result<std::unique_ptr<Pusher>> Pusher::Start(PushOptions options) {
   HEAPPROF_ASSIGN_OR_RETURN(PushUrl url, ParsePushUrl(options.url));
+  if (!options.ca_file.empty() && !url.tls) {
+    return Error(ErrorCode::kInvalidArgument, "a CA file verifies an https:// store; the push URL is http://");
+  }
+  if (!options.ca_file.empty()) {  // read now: a bad file is an error up front, not a retried push
+    std::FILE* f = std::fopen(options.ca_file.c_str(), "rb");
+    if (f == nullptr) return Error(ErrorCode::kInvalidArgument, "the push's CA file " + options.ca_file + " cannot be read");
+    std::fclose(f);
+  }
   if (options.max_queued == 0) return Error(ErrorCode::kInvalidArgument, "the push queue needs room for a window");
   auto impl = std::make_unique<Impl>(std::move(options), std::move(url));
   Impl* raw = impl.get();
@@ -396,6 +405,7 @@ PushStats Pusher::Stats() const {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   PushStats s = impl_->stats_;
   s.queued = impl_->queue_.size();
+  s.queued_bytes = impl_->queued_bytes_;
   return s;
 }
 

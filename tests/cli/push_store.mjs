@@ -8,10 +8,14 @@
 // type, valid UTF-8 strings, time_nanos within the last hour. The pprof is
 // decoded by pprof-format (npm), not by heapprof's schema.
 //   node push_store.mjs PORT_FILE DUMP_DIR [SCRIPT]
-// SCRIPT: statuses for the first requests, e.g. "503,429,503" (then 200).
+// SCRIPT: statuses for the first requests, e.g. "503,429,503" (then 200);
+// ending in '*', the last one from then on ("503*": a store that always fails).
 // Writes the bound port to PORT_FILE, each accepted profile's bytes as they
 // came to DUMP_DIR/N.pb.gz, and one JSON line per request to DUMP_DIR/log.jsonl.
+// With PUSH_STORE_TLS_CERT and PUSH_STORE_TLS_KEY (PEM files), it serves
+// HTTPS with that certificate.
 import http from 'node:http';
+import https from 'node:https';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -21,7 +25,8 @@ const [portFile, dumpDir, script = ''] = process.argv.slice(2);
 const jsDir = process.env.HEAPPROF_JS_DIR;
 const require = createRequire(import.meta.url);
 const pprof = require(path.join(jsDir, 'node_modules', 'pprof-format'));
-const scripted = script ? script.split(',').map(Number) : [];
+const forever = script.endsWith('*');
+const scripted = script ? script.replace(/\*$/, '').split(',').map(Number) : [];
 fs.mkdirSync(dumpDir, { recursive: true });
 const log = fs.openSync(path.join(dumpDir, 'log.jsonl'), 'a');
 let requests = 0;
@@ -137,7 +142,10 @@ function checkProfile(raw, metric) {
   };
 }
 
-const server = http.createServer((req, res) => {
+const tls = process.env.PUSH_STORE_TLS_CERT
+  ? { cert: fs.readFileSync(process.env.PUSH_STORE_TLS_CERT), key: fs.readFileSync(process.env.PUSH_STORE_TLS_KEY) }
+  : null;
+const handler = (req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -152,9 +160,8 @@ const server = http.createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/push.v1.PusherService/Push') {
       return answer(404, JSON.stringify({ code: 'not_found', message: 'no such procedure' }));
     }
-    if (n < scripted.length && scripted[n] !== 200) {
-      return answer(scripted[n], JSON.stringify({ code: 'unavailable', message: 'scripted failure' }));
-    }
+    const status = n < scripted.length ? scripted[n] : forever ? scripted[scripted.length - 1] : 200;
+    if (status !== 200) return answer(status, JSON.stringify({ code: 'unavailable', message: 'scripted failure' }));
     if (req.headers['content-type'] !== 'application/proto') {
       return answer(415, JSON.stringify({ code: 'invalid_argument', message: 'content-type' }));
     }
@@ -180,7 +187,9 @@ const server = http.createServer((req, res) => {
       answer(400, JSON.stringify({ code: 'invalid_argument', message: String(e.message) }), { error: String(e.message) });
     }
   });
-});
+};
+const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+server.on('tlsClientError', (e) => fs.writeSync(log, JSON.stringify({ tls_error: String(e.message) }) + '\n'));
 server.listen(Number(process.env.PUSH_STORE_PORT || 0), '127.0.0.1', () => {
   fs.writeFileSync(portFile, String(server.address().port));
 });

@@ -49,16 +49,11 @@ expect_in push-no-period.err "--continuous 60s"
 expect_exit 2 push-no-continuous -- "$heapprof" serve app --push http://127.0.0.1:9/
 expect_exit 2 push-label-alone -- "$heapprof" serve app --continuous 2s --push-label team=a
 expect_in push-label-alone.err "without --push URL nothing is pushed"
-expect_exit 2 push-https -- "$heapprof" serve app --continuous 2s --push https://profiles.example.com
-expect_in push-https.err "https is not supported yet"
+expect_exit 2 push-ca-http -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-ca-file token
+expect_in push-ca-http.err "verifies an https:// store"
 expect_exit 2 push-bad-label -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-label team-name=a
 expect_in push-bad-label.err "team-name"
 expect_exit 2 push-reserved -- "$heapprof" serve app --continuous 2s --push http://127.0.0.1:9 --push-label __delta__=true
-# run and attach do not push yet: refused with the command that does, never ignored.
-expect_exit 2 push-run -- "$heapprof" run app/worker.js --continuous 1s --push http://127.0.0.1:9
-expect_in push-run.err "heapprof serve WORKER --continuous D --push URL"
-expect_exit 2 push-attach -- "$heapprof" attach 127.0.0.1:9 --push http://127.0.0.1:9
-expect_in push-attach.err "--push is not built for this command yet"
 expect_exit 2 push-period-word -- "$heapprof" serve app --continuous often
 expect_in push-period-word.err "--continuous"
 
@@ -73,6 +68,15 @@ sleep 7.5
 wait "$traffic_pid" || true
 [ "$(curl -s -o scraped.pb.gz -w '%{http_code}' --max-time 60 "$debug/debug/pprof/heap?target=0")" = 200 ] || fail "the scrape of the last window is not 200"
 "$heapprof" top scraped.pb.gz >scraped.top 2>&1 || fail "the scraped window does not open"
+# The push's counters on the debug index.
+curl -s --max-time 10 "$debug/debug/pprof/" >index.html || fail "the debug index does not answer"
+expect_in index.html "Push to http://127.0.0.1:$store_port"
+expect_in index.html "<tr><th>retried requests</th><td>3</td></tr>"
+expect_in index.html "<tr><th>windows dropped (queue full)</th><td>0</td></tr>"
+expect_in index.html "<th>queued bytes</th>"
+expect_in index.html "<tr><th>last error</th><td>HTTP 503"
+sent="$(sed -n 's#.*<tr><th>windows sent</th><td>\([0-9]*\)</td></tr>.*#\1#p' index.html)"
+[ -n "$sent" ] && [ "$sent" -ge 4 ] || fail "the index counts $sent windows sent after 7.5 s of 2 s windows on two replicas"
 kill -TERM "$serve_pid"
 code=0; wait "$serve_pid" || code=$?
 [ "$code" -eq 0 ] || fail "serve --push exited $code with every window pushed"

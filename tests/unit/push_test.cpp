@@ -218,7 +218,13 @@ TEST_CASE("push: Stop drains what is queued while the store answers", "[push]") 
 }
 
 TEST_CASE("push: URLs and labels the store would refuse are errors up front", "[push]") {
-  CHECK(!Pusher::Start(Fast("https://profiles.example.com")).ok());
+  CHECK(Pusher::Start(Fast("https://profiles.example.com")).ok());  // verified against the system's CAs
+  PushOptions ca_for_http = Fast("http://127.0.0.1:4040");
+  ca_for_http.ca_file = "/etc/ssl/certs/ca-certificates.crt";
+  CHECK(!Pusher::Start(ca_for_http).ok());  // a CA file verifies https only
+  PushOptions missing_ca = Fast("https://127.0.0.1:4040");
+  missing_ca.ca_file = "/nonexistent/ca.pem";
+  CHECK(!Pusher::Start(missing_ca).ok());
   CHECK(!Pusher::Start(Fast("ftp://x")).ok());
   CHECK(!Pusher::Start(Fast("http://user:pw@127.0.0.1:4040")).ok());
   CHECK(!Pusher::Start(Fast("http://127.0.0.1:4040/?q")).ok());

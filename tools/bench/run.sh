@@ -82,6 +82,10 @@ section "a leak session's cost at the default cadence: run --leaks beside an unp
 "$root/tools/bench/leaks_cost.sh" "$build/heapprof" $quick --json "$tmp/leaks_cost.json" ||
   { echo "(leak session cost benchmark failed)"; echo "null" >"$tmp/leaks_cost.json"; }
 
+section "what pushing costs the worker: serve --continuous 1s --push to a store that accepts, answers 503, is gone, vs no push"
+"$root/tools/bench/push_cost.sh" "$build/heapprof" "$root/examples/workers/clean.js" $quick --json "$tmp/push_cost.json" ||
+  { echo "(push cost benchmark failed)"; echo "null" >"$tmp/push_cost.json"; }
+
 section "memory baseline: an empty worker's heap after warm-up, heapprof run vs workerd"
 # Node 20 has WebSocket behind a flag (built in from Node 22).
 ws_flag=()
@@ -114,7 +118,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), isolate: read("isolate.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), push_cost: read("push_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 

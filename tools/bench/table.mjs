@@ -187,6 +187,20 @@ if (lc) {
       'reported', null);
 }
 
+// What pushing each window costs the worker (#37): four serve processes with
+// --continuous 1s (all writing files), three pushing; requests/s against no push.
+const pc = r.push_cost;
+if (pc) {
+  const how = `wrk -c${pc.connections}, ${pc.rounds}x${pc.seconds} s, ${pc.worker}`;
+  row('   serve --push: requests/s, store accepting / no push', `ratio ${f(pc.accepted_ratio, 3)}`,
+      `${f(pc.none_rps, 0)} req/s without push (${how}); ${pc.accepted_sent ?? '?'} windows sent`, 'reported', null);
+  row('   serve --push: requests/s, store answering 503 / no push', `ratio ${f(pc.failing_ratio, 3)}`,
+      `vs accepting store ${f(pc.failing_vs_accepted, 3)}; ${pc.failing_retried ?? '?'} retried, ${pc.failing_dropped ?? '?'} dropped`,
+      'reported', null);
+  row('   serve --push: requests/s, store gone / no push', `ratio ${f(pc.gone_ratio, 3)}`,
+      `vs accepting store ${f(pc.gone_vs_accepted, 3)}; ${pc.gone_retried ?? '?'} retried`, 'reported', null);
+}
+
 // The heap of an empty worker after warm-up and a full GC (#18): what the
 // embedded runtime itself adds to a worker's numbers, beside workerd's.
 const mb = r.memory_baseline;

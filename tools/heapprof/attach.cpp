@@ -22,7 +22,8 @@
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
-#include "tools/heapprof/push_flags.h"
+#include "tools/heapprof/attach_continuous.h"
+#include "tools/heapprof/attach_target.h"
 
 namespace heapprof::cli {
 namespace {
@@ -61,61 +62,9 @@ struct AttachArgs {
   std::optional<int64_t> cadence_ns;  // --cadence; empty: chosen by the first snapshot's cost
   std::string leaks_json;
   const CLI::Option* sample_types_option = nullptr;  // to tell an explicit --sample-types from its default
+  const CLI::Option* output_option = nullptr;
+  AttachContinuousFlags continuous;  // --continuous D, --push URL and its flags
 };
-
-std::string TargetLine(const InspectorTarget& t) {
-  return fmt::format("  {}  {}{}", t.id.empty() ? "(no id)" : t.id, t.title,
-                     t.url.empty() ? "" : "  (" + t.url + ")");
-}
-
-// TARGET names a WebSocket URL rather than HOST:PORT (devtools_client refuses wss:// with a reason).
-bool IsWebSocketUrl(const std::string& target) { return target.starts_with("ws://") || target.starts_with("wss://"); }
-
-// The target's WebSocket URL: the one listed (chosen by --target), or TARGET itself.
-Result<InspectorTarget> ChooseTarget(const AttachArgs& args) {
-  if (IsWebSocketUrl(args.target)) {
-    return InspectorTarget{"", args.target, "", "", args.target};
-  }
-  Result<remote::HostPort> where = remote::ParseHostPort(args.target);
-  if (!where.ok()) return where.status();
-  Result<std::vector<InspectorTarget>> listed = remote::ListTargets(where.value(), args.timeout);
-  if (!listed.ok()) return listed.status();
-  std::vector<InspectorTarget> targets;
-  for (InspectorTarget& t : listed.value()) {
-    if (!t.websocket_url.empty()) targets.push_back(std::move(t));  // one without a URL has a debugger attached
-  }
-  std::string list;
-  for (const InspectorTarget& t : targets) list += "\n" + TargetLine(t);
-  if (targets.empty()) {
-    return Error(ErrorCode::kNotFound, fmt::format("{} lists no target to attach to (a debugger may hold it)",
-                                                   args.target));
-  }
-  if (args.name.empty()) {
-    if (targets.size() == 1) return targets.front();
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{} lists {} targets; pick one with --target ID or --target TITLE:{}", args.target,
-                             targets.size(), list));
-  }
-  std::vector<InspectorTarget> exact, partial;
-  for (const InspectorTarget& t : targets) {
-    if (t.id == args.name || t.title == args.name) exact.push_back(t);
-    else if (t.title.find(args.name) != std::string::npos || t.url.find(args.name) != std::string::npos) {
-      partial.push_back(t);
-    }
-  }
-  const std::vector<InspectorTarget>& chosen = exact.empty() ? partial : exact;
-  if (chosen.size() == 1) return chosen.front();
-  return Error(chosen.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
-               fmt::format("{} targets at {} match --target {}; the targets are:{}", chosen.size(), args.target,
-                           args.name, list));
-}
-
-// The inspector's HOST:PORT: TARGET itself, or the authority of its ws:// URL.
-Result<remote::HostPort> InspectorOf(const std::string& target) {
-  if (!IsWebSocketUrl(target)) return remote::ParseHostPort(target);
-  std::string rest = target.substr(target.find("//") + 2);
-  return remote::ParseHostPort(rest.substr(0, rest.find('/')));
-}
 
 std::string FlagList(const std::vector<std::string>& names, std::string_view prefix) {
   std::string out;
@@ -161,6 +110,9 @@ int Attach(const AttachArgs& args) {
   if (args.leaks && !args.leaks_json.empty()) {
     if (Status s = CheckOutputs({}, {args.leaks_json}); !s.ok()) return Fail("attach", s);
   }
+  if (std::string e = CheckAttachContinuous(args.continuous, args.leaks, !args.flamegraph.empty()); !e.empty()) {
+    return UsageError("attach", e);
+  }
   Result<remote::RemoteSampleTypes> types = remote::ParseSampleTypes(args.sample_types);
   if (!types.ok()) return UsageError("attach", types.status().message());
   if (Result<std::vector<int>> indexes = TableIndexes(args.sample_index); !indexes.ok()) {
@@ -168,8 +120,9 @@ int Attach(const AttachArgs& args) {
   }
   const uint64_t interval = args.interval_bytes;
   const bool until_interrupted = !args.duration_ns;
-  const std::chrono::nanoseconds window =
-      until_interrupted ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(*args.duration_ns);
+  const std::chrono::nanoseconds window = until_interrupted || args.continuous.every_ns
+                                              ? std::chrono::nanoseconds::max()
+                                              : std::chrono::nanoseconds(*args.duration_ns);
   const bool by_url = IsWebSocketUrl(args.target);
   if (Result<remote::HostPort> where = remote::ParseHostPort(args.target); !by_url && !where.ok()) {
     return UsageError("attach", where.status().message());
@@ -179,7 +132,7 @@ int Attach(const AttachArgs& args) {
   }
   if (Status s = CheckOutputs({}, {args.output, args.flamegraph}); !s.ok()) return Fail("attach", s);
 
-  Result<InspectorTarget> target = ChooseTarget(args);
+  Result<InspectorTarget> target = ChooseTarget({args.target, args.name, args.timeout});
   if (!target.ok()) return Fail("attach", target.status());
   // The runtime, by the inspector's /json/version (for a ws:// URL, of its HOST:PORT).
   std::string runtime;
@@ -289,6 +242,21 @@ int Attach(const AttachArgs& args) {
       }
     }
   }
+  if (args.continuous.every_ns) {  // back-to-back windows, each pushed or written as it closes
+    AttachContinuousRun run;
+    run.identity = AttachIdentity(*target, options.runtime);
+    run.target_label = IsWebSocketUrl(args.target) ? target->id : args.target;  // HOST:PORT
+    run.output = args.output;
+    run.symbolize = !args.no_source_maps;
+    run.map_dirs = args.map_dirs;
+    run.roots = args.source_map_paths.empty() ? std::vector<std::string>{"."} : args.source_map_paths;
+    run.total_ns = args.duration_ns;
+    return AttachContinuous(session.value(), options, args.continuous, run, [&exact]() -> std::string {
+      Status restored = exact.Restore();
+      return restored.ok() ? exact.restore_line
+                           : "warning: could not restore the target's inlining flags: " + restored.message();
+    });
+  }
   // Until Ctrl-C: the first signal ends the (first) window; the in-use window
   // of --sample-types both then runs as long, with no way to cut it short
   // but a second signal, which ends heapprof at once.
@@ -360,7 +328,6 @@ int Attach(const AttachArgs& args) {
 
 void RegisterAttach(Commands& commands) {
   auto args = std::make_shared<AttachArgs>();
-  auto push = std::make_shared<std::string>();
   CLI::App* attach = commands.Add(
       "attach",
       "Profile the heap of a V8 running in another process through its DevTools inspector: workerd and "
@@ -368,21 +335,16 @@ void RegisterAttach(Commands& commands) {
       "The protocol samples either every allocation or what stays alive per window, so by default two "
       "back-to-back windows of the same length are profiled: alloc_* from the first, inuse_* from the second "
       "(see --sample-types). Writes the same pprof file, tables and flamegraph as `heapprof run`.",
-      [args, push] {
-        if (std::string no = PushRefusal(*push, "attach has no continuous windows yet (run it repeatedly, or serve "
-                                                "the worker: heapprof serve WORKER --continuous D --push URL)");
-            !no.empty()) {
-          return UsageError("attach", no);
-        }
+      [args] {
+        args->continuous.output_given = args->output_option->count() > 0;
         return Attach(*args);
       });
-  AddPushRefused(attach, push);
   attach->add_option("target", args->target,
                      "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
       ->required();
   attach->add_option("--target", args->name, "Which listed target: its id or title (or part of its title or URL)");
   attach->add_option("--duration,-d")
-      ->description("Length of each window, e.g. 10s [default: until Ctrl-C]")
+      ->description("Length of each window, e.g. 10s (with --continuous: of the whole run) [default: until Ctrl-C]")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->duration_ns, ParsePositiveDuration));
   attach->add_option("--interval")
@@ -407,7 +369,9 @@ void RegisterAttach(Commands& commands) {
           ->capture_default_str();
   attach->add_flag("--no-gc", args->no_gc,
                    "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
-  attach->add_option("-o,--output", args->output, "Where to write the profile")->capture_default_str();
+  args->output_option =
+      attach->add_option("-o,--output", args->output, "Where to write the profile")->capture_default_str();
+  AddAttachContinuousOptions(attach, args->continuous);
   attach->add_option("--flamegraph", args->flamegraph, "Also write an interactive flamegraph page (HTML) of the profile");
   attach->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
       ->check(CLI::Range(0, 100000))

@@ -29,6 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How long the windows still queued at the end of a run may take to reach the store.
+constexpr std::chrono::milliseconds kPushDrain{10'000};
+
 int RunCommand(const RunArgs& given) {
   if (given.runtime != "embedded" && given.runtime != "workerd") {
     return UsageError("run", "--runtime is embedded or workerd, not " + given.runtime);
@@ -112,7 +115,17 @@ int RunCommand(const RunArgs& given) {
   if (Status s = InitializeWorkerV8(args.allow_inlining, args.v8_flags); !s.ok()) return Fail("run", s);
   plan.session.inlining_allowed = InliningAllowedAfterInit();
 
+  if (!args.push.url.empty()) {
+    // Pushed as each window closes; written to files too only when -o says where.
+    plan.continuous_files = !given.output.empty();
+    Result<std::shared_ptr<remote::WindowPusher>> push =
+        StartPush("run", args.push, IdentityOf(plan.config.name, args.worker, "embedded"));
+    if (!push.ok()) return UsageError("run", push.status().message());
+    plan.push = std::move(push).value();
+  }
+
   Result<EngineOutcome> outcome = RunEngine(plan);
+  if (plan.push) plan.push->Stop(kPushDrain);  // what is still queued, for at most kPushDrain
   if (!outcome.ok()) return Fail("run", outcome.status());
   int code = ReportRun(plan, outcome.value());
   if (!plan.responses_out.empty()) {
@@ -130,7 +143,6 @@ int RunCommand(const RunArgs& given) {
 
 void RegisterRun(Commands& commands) {
   auto args = std::make_shared<RunArgs>();
-  auto push = std::make_shared<std::string>();
   CLI::App* run = commands.Add(
       "run",
       "Run a Workers-style script in an embedded V8 isolate under synthetic requests, profile its heap and "
@@ -139,15 +151,8 @@ void RegisterRun(Commands& commands) {
       "Ctrl-C (SIGINT) or SIGTERM ends the run early: the profile of the window so far is written (with "
       "--replicas, each profiled replica's; with --continuous, the last, partial window) and the exit code is "
       "130 (143 for SIGTERM); a second one ends heapprof at once.",
-      [args, push] {
-        if (std::string no = PushRefusal(*push, "heapprof serve WORKER --continuous D --push URL pushes each window of "
-                                                "a live worker; run --continuous writes them to files");
-            !no.empty()) {
-          return UsageError("run", no);
-        }
-        return RunCommand(*args);
-      });
-  AddPushRefused(run, push);
+      [args] { return RunCommand(*args); });
+  AddPushOptions(run, args->push);
   run->add_option("worker", args->worker,
                   "The worker script (.js), or its folder: the wrangler.toml / wrangler.jsonc there names the "
                   "script (main), its bindings and compatibility settings")

@@ -202,8 +202,15 @@ void Serve(Run& run, Replica& r) {
           {r.name, std::chrono::nanoseconds(plan.continuous_ns), session},
           [&r, &run, dir, stem](Result<WindowProfile> p) {
             Status written = p.status();
-            if (p.ok()) {
-              MaybeSymbolize(run.plan, p->profile, run);
+            if (p.ok()) MaybeSymbolize(run.plan, p->profile, run);
+            if (run.plan.push) {  // queued for the pusher's thread: never waits for the store
+              if (p.ok()) {
+                run.plan.push->Window(r.name, p->profile);
+              } else {
+                run.plan.push->Failed(r.name, p.status());
+              }
+            }
+            if (p.ok() && run.plan.continuous_files) {
               std::string path = (dir / fmt::format("{}-{}.pb.gz", stem, p->profile.time_nanos)).string();
               // A full disk does not lose the window: a fallback folder takes it, said as it happens.
               Delivery d = WriteOrFallBack(path, FallbackDirs(run.plan.fallback_dir),

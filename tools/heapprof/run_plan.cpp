@@ -99,6 +99,12 @@ Result<Plan> MakePlan(const RunArgs& args) {
     plan.max_duration_ns = *args.duration_ns;
     bounded = true;
   }
+  if (std::string e = PushFlagsWithoutPush(args.push); !e.empty()) return Bad(e);
+  if (!args.push.url.empty() && !args.continuous_ns) {
+    return Bad(args.leaks ? "--push pushes each window of --continuous D; a leak session has no windows to push"
+                          : "--push pushes each window of --continuous D as it closes: give the window's length, "
+                            "e.g. --continuous 60s");
+  }
   if (args.continuous_ns) {
     plan.continuous_ns = *args.continuous_ns;
     if (args.window_ns) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "heapprof/workload/worker_config.h"
 #include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/flag_values.h"
+#include "tools/heapprof/push_flags.h"
 
 namespace heapprof::cli {
 
@@ -70,6 +72,7 @@ struct RunArgs {
   bool leaks = false;                 // --leaks: a leak session (live snapshots at a cadence) instead of a window
   std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost (remote::AutoCadence)
   std::string leaks_json;             // --leaks-json: the growth report as JSON
+  PushFlags push;                     // --push URL and its --push-* flags (with --continuous)
 };
 
 // What a run does, checked before V8 starts. Every limit applies to each
@@ -110,6 +113,11 @@ struct Plan {
   bool leaks = false;
   int64_t cadence_ns = 0;  // 0: chosen from the first snapshot's cost
   std::string leaks_json;  // "" = none; with replicas, one file per profiled replica (FileFor)
+  // --push: each continuous window pushed as it closes (started by the
+  // command, stopped after the engine); files are written too only when
+  // -o was given.
+  std::shared_ptr<remote::WindowPusher> push;
+  bool continuous_files = true;
 };
 
 // Turns the flags into a Plan, or a usage error message (kInvalidArgument).

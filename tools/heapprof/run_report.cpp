@@ -383,8 +383,17 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
       failed += r.continuous_failed;
     }
     fs::path dir = fs::path(plan.output).parent_path();
-    fmt::print("Continuous: {} profile{} of {} ms windows written to {}/ ({} failed)\n", written,
-               written == 1 ? "" : "s", plan.continuous_ns / 1'000'000, dir.empty() ? "." : dir.string(), failed);
+    if (plan.continuous_files) {
+      fmt::print("Continuous: {} profile{} of {} ms windows written to {}/ ({} failed)\n", written,
+                 written == 1 ? "" : "s", plan.continuous_ns / 1'000'000, dir.empty() ? "." : dir.string(), failed);
+    } else {
+      fmt::print("Continuous: {} window{} of {} ms closed ({} failed)\n", written, written == 1 ? "" : "s",
+                 plan.continuous_ns / 1'000'000, failed);
+    }
+    if (plan.push) {  // the push's counters: sent, retried, refused, dropped, queued, last error
+      fmt::print("{}\n", plan.push->Summary());
+      if (!plan.push->AllPushed()) all_ok = false;
+    }
     for (ReplicaOutcome& r : outcome.replicas) {
       if (!r.last_continuous || plan.top_rows == 0) continue;
       fmt::print("\nThe last window of {} ({}):", Label(plan, r), Seconds(r.last_continuous->profile.duration_nanos));

@@ -59,7 +59,15 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   if (args.from_start) {
     return refuse("--from-start", "the DevTools protocol can only attach once workerd has loaded the worker");
   }
-  if (args.continuous_ns) return refuse("--continuous", "use heapprof attach repeatedly");
+  if (std::string e = PushFlagsWithoutPush(args.push); !e.empty()) return Error(ErrorCode::kInvalidArgument, e);
+  if (!args.push.url.empty()) {
+    return refuse("--push", "it pushes the windows of --continuous; start workerd with its inspector "
+                            "(--inspector-addr) and run heapprof attach HOST:PORT --continuous D --push URL");
+  }
+  if (args.continuous_ns) {
+    return refuse("--continuous", "start workerd with its inspector (--inspector-addr) and run heapprof attach "
+                                  "HOST:PORT --continuous D");
+  }
   if (!args.on_heap_limit.empty()) {
     return refuse("--on-heap-limit", "the near-heap-limit hook needs the embedded host's V8 API");
   }

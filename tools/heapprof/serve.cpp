@@ -180,15 +180,20 @@ int Serve(const ServeArgs& args) {
   // --push, or with --output-dir too).
   std::unique_ptr<WindowOutputs> outputs;
   if (args.continuous_every_ns > 0) {
-    std::unique_ptr<PushSink> push;
+    std::shared_ptr<remote::WindowPusher> push;
     if (!args.push.url.empty()) {
-      Result<std::unique_ptr<PushSink>> started = PushSink::Start(
-          "serve", args.push, IdentityOf(config->name, worker, "embedded"));
+      Result<std::shared_ptr<remote::WindowPusher>> started =
+          StartPush("serve", args.push, IdentityOf(config->name, worker, "embedded"));
       if (!started.ok()) return UsageError("serve", started.status().message());
       push = std::move(started).value();
     }
     bool write = !push || args.output_dir_given;
     outputs = std::make_unique<WindowOutputs>("serve", std::move(push), write ? args.output_dir : "");
+    if (const remote::WindowPusher* pusher = outputs->push()) {  // the push's counters on /debug/pprof/
+      options.debug.index_sections = [pusher] {
+        return std::vector<IndexSection>{{"Push to " + pusher->url(), pusher->CounterRows()}};
+      };
+    }
     options.continuous_every = std::chrono::nanoseconds(args.continuous_every_ns);
     options.continuous_sink = [&outputs](const std::string& replica, Result<Profile> window) {
       outputs->Window(replica, std::move(window));

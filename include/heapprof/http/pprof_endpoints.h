@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -87,6 +88,13 @@ Result<std::vector<AccessToken>> ReadTokenFile(const std::string& path);
 // Whether `name` matches `pattern` (* any run of characters, ? any one).
 bool TargetPatternMatches(std::string_view pattern, std::string_view name);
 
+// A section of the index after the targets' table (e.g. the push's
+// counters): a heading and rows of (name, value), shown as text.
+struct IndexSection {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> rows;
+};
+
 struct PprofEndpointOptions {
   std::chrono::seconds max_window = std::chrono::hours(1);  // longer `seconds` get 400
   std::chrono::milliseconds min_window{100};               // shorter `seconds` get 400
@@ -98,6 +106,8 @@ struct PprofEndpointOptions {
   // Per client (a token's name, else the peer's address without its port):
   size_t max_windows_per_client = 2;  // open at once; one more is 429
   size_t windows_per_minute = 60;     // opened in any 60 s; one more is 429 with Retry-After
+  // More sections for the index, asked for at each request (any thread).
+  std::function<std::vector<IndexSection>()> index_sections;
 };
 
 // An open window as the index lists it.

@@ -32,7 +32,8 @@ struct PushLabel {
 
 // Where and how to push. Every default is here, once.
 struct PushOptions {
-  std::string url;           // http://HOST[:PORT][/PREFIX]; the RPC path is appended
+  std::string url;           // http(s)://HOST[:PORT][/PREFIX]; the RPC path is appended
+  std::string ca_file;       // https: PEM CAs to verify the store with ("" = the system's)
   std::string bearer_token;  // "Authorization: Bearer ..." when not empty
   std::string tenant;        // "X-Scope-OrgID: ..." when not empty (multi-tenant stores)
   size_t max_queued = 64;                       // windows waiting to be pushed
@@ -82,12 +83,14 @@ struct PushStats {
   uint64_t rejected = 0;  // windows the store refused (not retried)
   uint64_t unsent = 0;    // windows still queued when Stop's drain time ran out
   size_t queued = 0;      // waiting now
+  uint64_t queued_bytes = 0;  // their gzipped bytes
   std::string last_error; // the most recent failure, "" if none
 };
 
 class Pusher {
  public:
-  // Checks the URL (http only) and starts the thread.
+  // Checks the URL (http, or https with the store's certificate verified)
+  // and starts the thread.
   static Result<std::unique_ptr<Pusher>> Start(PushOptions options);
   ~Pusher();  // Stop(0)
   Pusher(const Pusher&) = delete;
