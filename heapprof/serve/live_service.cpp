@@ -264,6 +264,8 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
     HttpServerOptions debug = options.limits;
     debug.listen = options.debug_listen;
     debug.threads = 1;
+    debug.tls_certificate_file = options.debug_tls_certificate;
+    debug.tls_key_file = options.debug_tls_key;
     HEAPPROF_ASSIGN_OR_RETURN(raw->debug_server_, HttpServer::Start(debug, [raw](HttpRequest r, HttpResponder respond) {
                                 raw->HandleDebug(std::move(r), std::move(respond));
                               }));
@@ -277,6 +279,11 @@ LiveService::~LiveService() { Shutdown(); }
 std::string LiveService::address() const { return impl_->server_ ? impl_->server_->address() : ""; }
 std::string LiveService::debug_address() const {
   return impl_->debug_server_ ? impl_->debug_server_->address() : "";
+}
+
+std::string LiveService::debug_url() const {
+  if (!impl_->debug_server_) return "";
+  return fmt::format("{}://{}", impl_->debug_server_->tls() ? "https" : "http", impl_->debug_server_->address());
 }
 
 void LiveService::Shutdown() { impl_->Shutdown(); }

@@ -62,6 +62,7 @@ struct ServeArgs {
   std::vector<std::string> v8_flags;
   // The listeners' and the debug endpoints' limits: their defaults are the libraries'.
   std::string token_file;
+  std::string tls_cert, tls_key;
   bool debug_insecure = false;
   bool replica_prefix = false;
   size_t client_windows = PprofEndpointOptions{}.max_windows_per_client;
@@ -91,6 +92,17 @@ int Serve(const ServeArgs& args) {
     }
   }
 
+  if (args.tls_cert.empty() != args.tls_key.empty()) {
+    return UsageError("serve", "--debug-tls-cert and --debug-tls-key go together: the certificate and its private key");
+  }
+  if (!args.tls_cert.empty()) {
+    if (options.debug_listen.empty()) {
+      return UsageError("serve", "--debug-tls-cert with --debug-listen off: there is no debug listener to serve HTTPS");
+    }
+    if (Status s = CheckTlsFiles(args.tls_cert, args.tls_key); !s.ok()) return Fail("serve", s);
+    options.debug_tls_certificate = args.tls_cert;
+    options.debug_tls_key = args.tls_key;
+  }
   if (!args.token_file.empty()) {
     Result<std::vector<AccessToken>> tokens = ReadTokenFile(args.token_file);
     if (!tokens.ok()) return Fail("serve", tokens.status());
@@ -206,9 +218,9 @@ int Serve(const ServeArgs& args) {
                                                "~100 samples)",
                                                FormatValue(static_cast<int64_t>(args.heap_limit_bytes), "bytes")));
   if (!service.debug_address().empty()) {
-    fmt::print("heapprof serve: profiles on http://{}/debug/pprof/, e.g.\n"
-               "  go tool pprof -top 'http://{}/debug/pprof/heap{}'\n",
-               service.debug_address(), service.debug_address(),
+    fmt::print("heapprof serve: profiles on {}/debug/pprof/, e.g.\n"
+               "  go tool pprof -top '{}/debug/pprof/heap{}'\n",
+               service.debug_url(), service.debug_url(),
                fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
                            args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
   }
@@ -218,9 +230,9 @@ int Serve(const ServeArgs& args) {
       fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts and has no "
                          "tokens (--debug-insecure): anyone who reaches it can profile every replica\n",
                  service.debug_address());
-    } else {
+    } else if (options.debug_tls_certificate.empty()) {
       fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts; its tokens "
-                         "travel in clear text, so keep it on a network you trust\n",
+                         "travel in clear text (no --debug-tls-cert), so keep it on a network you trust\n",
                  service.debug_address());
     }
     std::fflush(stderr);
@@ -282,6 +294,13 @@ void RegisterServe(Commands& commands) {
                     "names the targets the token may profile: worker-1, worker-*, *); requests send "
                     "'Authorization: Bearer SECRET'")
       ->check(CLI::ExistingFile);
+  serve->add_option("--debug-tls-cert", args->tls_cert,
+                    "The debug listener speaks HTTPS only, with this certificate (PEM: the certificate, then its "
+                    "intermediates); needs --debug-tls-key")
+      ->type_name("FILE");
+  serve->add_option("--debug-tls-key", args->tls_key,
+                    "The private key of --debug-tls-cert (PEM, without a passphrase)")
+      ->type_name("FILE");
   serve->add_flag("--debug-insecure", args->debug_insecure,
                   "Let --debug-listen take an address other hosts can reach without --debug-token-file");
   serve->add_option("--debug-client-windows", args->client_windows,

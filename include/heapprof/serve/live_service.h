@@ -36,6 +36,10 @@ struct LiveServiceOptions {
   // A debug listener off loopback with no tokens is refused unless this says
   // the operator means it.
   bool debug_insecure = false;
+  // Both set: the debug listener speaks HTTPS only with this PEM certificate
+  // chain and private key (HttpServerOptions::tls_*); a bad file fails Start.
+  std::string debug_tls_certificate;
+  std::string debug_tls_key;
   // Whether /@NAME/ and /@NUMBER/ path prefixes pick a replica; nullopt: only
   // with more than one replica (with one, /@alice/... is the worker's path).
   std::optional<bool> replica_prefix;
@@ -83,6 +87,7 @@ class LiveService {
 
   std::string address() const;        // "host:port" of the worker's listener
   std::string debug_address() const;  // "" without a debug listener
+  std::string debug_url() const;      // "http://host:port" or "https://host:port"; "" without one
 
   // Graceful stop: no new connections, open windows end and are delivered,
   // requests already received are answered (those still pending after
