@@ -15,6 +15,7 @@
 #include "heapprof/http/http_server.h"
 #include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/estimate.h"
+#include "heapprof/core/file_io.h"
 #include "heapprof/core/report.h"
 #include "heapprof/runtime/runtime_support.h"
 #include "heapprof/workload/worker_config.h"
@@ -137,9 +138,9 @@ int Serve(const ServeArgs& args) {
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
-  if (!args.fallback_dir.empty() && !args.continuous) {
-    return UsageError("serve", "--fallback-dir is where --continuous's last windows go when --output-dir cannot "
-                               "take them; without --continuous serve writes no profile");
+  if (!args.fallback_dir.empty() && !args.continuous && args.on_heap_limit.empty()) {
+    return UsageError("serve", "--fallback-dir is where --continuous's windows and --on-heap-limit's captures go when "
+                               "their folder cannot take them; without either serve writes no profile");
   }
   if (!args.fallback_dir.empty() && !fs::is_directory(args.fallback_dir, ec)) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
@@ -181,6 +182,7 @@ int Serve(const ServeArgs& args) {
     }
     bool write = !push || args.output_dir_given;
     outputs = std::make_unique<WindowOutputs>("serve", std::move(push), write ? args.output_dir : "");
+    outputs->SetFallback(FallbackDirs(args.fallback_dir));
     options.continuous_every = std::chrono::nanoseconds(args.continuous_every_ns);
     options.continuous_sink = [&outputs](const std::string& replica, Result<Profile> window) {
       outputs->Window(replica, std::move(window));
@@ -384,8 +386,9 @@ void RegisterServe(Commands& commands) {
       ->capture_default_str();
   AddPushOptions(serve, args->push);
   serve->add_option("--fallback-dir", args->fallback_dir,
-                    "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
-                    "system's temporary folder; the path is printed and the exit code is 1");
+                    "When --output-dir cannot take a --continuous window, or --on-heap-limit a capture (a full disk), "
+                    "write it here instead, then to the system's temporary folder; the path is printed and the exit "
+                    "code is 1");
   AddConfigOptions(serve, args->config);
   AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")

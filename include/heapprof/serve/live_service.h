@@ -59,8 +59,10 @@ struct LiveServiceOptions {
   std::chrono::nanoseconds continuous_every{0};
   std::function<void(const std::string& replica, Result<Profile> window)> continuous_sink;
   // Where a last continuous window goes when continuous_dir cannot take it
-  // (a full disk, a folder removed): this folder ("" for none), then the
-  // system's temporary folder; the summary says where.
+  // (a full disk, a folder removed), and a near-heap-limit capture when
+  // pool.capture_dir cannot (unless pool.capture_fallback_dir is set): this
+  // folder ("" for none), then the system's temporary folder; the summary
+  // says where, among its errors.
   std::string fallback_dir;
   // How long Shutdown lets the requests already received run on; those still
   // running or queued then are ended (WorkerPool::Abort) and answered 503, so
