@@ -68,6 +68,18 @@ for i in 1 2 3; do
   code="$(curl -s --cacert cert.pem "${auth[@]}" -o /dev/null -w '%{http_code}' "$debug/debug/pprof/")"
   [ "$code" = 200 ] || fail "after plain HTTP and bad handshakes the https index is $code (try $i)"
 done
+# TLS clients that go away (curl -m1: close_notify, then FIN) end their windows: the
+# token holds at most 2, so a third window is 429 while the two abandoned ones last.
+for t in 0 1; do
+  curl -s -m1 --cacert cert.pem "${auth[@]}" -o /dev/null "$debug/debug/pprof/heap?seconds=3600&target=$t" || true
+done
+freed=""
+for _ in $(seq 1 25); do
+  code="$(curl -s --cacert cert.pem "${auth[@]}" -o /dev/null -w '%{http_code}' "$debug/debug/pprof/heap?seconds=100ms&target=0")"
+  [ "$code" = 200 ] && { freed=1; break; }
+  sleep 0.2
+done
+[ -n "$freed" ] || fail "windows of TLS clients that left still held (last status $code)"
 # A TLS client that half-closes its TCP side after its request still gets its window.
 python3 - "${debug#https://}" "$work/cert.pem" >halfclose.txt <<'PY' || fail "the half-closing TLS client: $(cat halfclose.txt)"
 import socket, ssl, sys
