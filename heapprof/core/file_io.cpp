@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <utility>
 
@@ -190,6 +192,55 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
     ::close(dir_fd);
   }
   return Status::Ok();
+}
+
+std::string Delivery::Where() const {
+  if (at_named_path()) return "";
+  return written.empty() ? "; no fallback folder took it either" : "; written to " + written + " instead";
+}
+
+std::vector<std::string> FallbackDirs(const std::string& fallback_dir) {
+  std::vector<std::string> dirs;
+  if (!fallback_dir.empty()) dirs.push_back(fallback_dir);
+  std::error_code ec;
+  std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+  if (!ec && !temp.empty() && std::find(dirs.begin(), dirs.end(), temp.string()) == dirs.end()) {
+    dirs.push_back(temp.string());
+  }
+  return dirs;
+}
+
+Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
+                         const std::function<Status(const std::string&)>& write) {
+  Delivery d;
+  Status first = write(path);
+  if (first.ok()) {
+    d.written = path;
+    return d;
+  }
+  d.failures.push_back(first.message());
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..") name = "heapprof-output";
+  for (const std::string& dir : fallback_dirs) {
+    // A new name in the folder: never replace a file someone else left there.
+    std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    std::error_code ec;
+    for (int i = 1; std::filesystem::exists(candidate, ec) && i < 1000; ++i) {
+      std::filesystem::path stem = std::filesystem::path(name).stem(), ext = std::filesystem::path(name).extension();
+      if (ext == ".gz" && stem.has_extension()) {  // x.pb.gz -> x-1.pb.gz
+        ext = stem.extension().string() + ext.string();
+        stem = stem.stem();
+      }
+      candidate = std::filesystem::path(dir) / fmt::format("{}-{}{}", stem.string(), i, ext.string());
+    }
+    Status s = write(candidate.string());
+    if (s.ok()) {
+      d.written = candidate.string();
+      return d;
+    }
+    d.failures.push_back(s.message());
+  }
+  return d;
 }
 
 }  // namespace heapprof

@@ -4,13 +4,13 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <filesystem>
 #include <list>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "heapprof/core/file_io.h"
 #include "heapprof/core/text.h"
 #include "heapprof/http/http_server.h"
 #include "heapprof/core/pprof.h"
@@ -177,32 +177,12 @@ class LiveService::Impl {
       }
       std::string path =
           fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, internal::FileSafeName(name), profile->time_nanos);
-      if (Status w = WritePprofFile(path, profile.value()); !w.ok()) {
-        written_errors_.push_back(name + ": " + w.message() + Fallback(path, profile.value()));
-      } else {
-        written_.push_back(path);
-      }
+      // The same file name in the fallback folders, never over a file.
+      Delivery d = WriteOrFallBack(path, FallbackDirs(options_.fallback_dir),
+                                   [&](const std::string& to) { return WritePprofFile(to, profile.value()); });
+      if (!d.written.empty()) written_.push_back(d.written);
+      if (!d.at_named_path()) written_errors_.push_back(name + ": " + d.failures.front() + d.Where());
     }
-  }
-
-  // After `path` failed: the same file name in the fallback folders, never
-  // over a file; "; written to X instead" (and X in written_), or "".
-  std::string Fallback(const std::string& path, const Profile& profile) {
-    std::vector<std::filesystem::path> dirs;
-    if (!options_.fallback_dir.empty()) dirs.emplace_back(options_.fallback_dir);
-    std::error_code ec;
-    std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
-    if (!ec) dirs.push_back(temp);
-    std::string name = std::filesystem::path(path).filename().string();
-    for (const std::filesystem::path& dir : dirs) {
-      std::filesystem::path alt = dir / name;
-      if (std::filesystem::exists(alt, ec)) continue;
-      if (WritePprofFile(alt.string(), profile).ok()) {
-        written_.push_back(alt.string());
-        return "; written to " + alt.string() + " instead";
-      }
-    }
-    return "; no fallback folder took it either";
   }
 
   LiveServiceOptions options_;
@@ -241,6 +221,7 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
   Impl* raw = impl.get();
   WorkerPoolOptions pool_options = options.pool;
   pool_options.controller = &raw->controller_;
+  if (pool_options.capture_fallback_dir.empty()) pool_options.capture_fallback_dir = options.fallback_dir;
   if (pool_options.capture_options.interval_bytes == SessionOptions{}.interval_bytes) {
     pool_options.capture_options = options.session;
   }
@@ -280,6 +261,8 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
     HttpServerOptions debug = options.limits;
     debug.listen = options.debug_listen;
     debug.threads = 1;
+    debug.tls_certificate_file = options.debug_tls_certificate;
+    debug.tls_key_file = options.debug_tls_key;
     HEAPPROF_ASSIGN_OR_RETURN(raw->debug_server_, HttpServer::Start(debug, [raw](HttpRequest r, HttpResponder respond) {
                                 raw->HandleDebug(std::move(r), std::move(respond));
                               }));
@@ -295,6 +278,11 @@ std::string LiveService::debug_address() const {
   return impl_->debug_server_ ? impl_->debug_server_->address() : "";
 }
 
+std::string LiveService::debug_url() const {
+  if (!impl_->debug_server_) return "";
+  return fmt::format("{}://{}", impl_->debug_server_->tls() ? "https" : "http", impl_->debug_server_->address());
+}
+
 void LiveService::Shutdown() { impl_->Shutdown(); }
 
 LiveServiceSummary LiveService::Summary() const {
@@ -303,6 +291,9 @@ LiveServiceSummary LiveService::Summary() const {
   s.refused = impl_->refused_.load();
   s.written = impl_->written_;
   s.errors = impl_->written_errors_;
+  if (impl_->pool_) {
+    for (std::string& e : impl_->pool_->CaptureErrors()) s.errors.push_back(std::move(e));
+  }
   s.aborted = impl_->aborted_;
   s.leaks = impl_->final_leaks_;
   return s;

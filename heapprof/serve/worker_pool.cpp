@@ -78,12 +78,17 @@ class WorkerPool::Impl {
               return;
             }
             std::string path = fmt::format("{}-{}.pb.gz", stem, p->profile.time_nanos);
-            if (Status w = WriteFileAtomic(path, p->pprof_gzip); !w.ok()) {
-              fmt::print(stderr, "heapprof: {}: {}\n", r.name, w.message());
-              return;
-            }
+            // A full disk does not lose the capture: a fallback folder takes it, said as it happens.
+            Delivery d = WriteOrFallBack(path, FallbackDirs(options_.capture_fallback_dir),
+                                         [&](const std::string& to) { return WriteFileAtomic(to, p->pprof_gzip); });
             std::lock_guard<std::mutex> lock(captures_mu_);
-            captures_.push_back({r.name, path});
+            if (!d.at_named_path()) {
+              std::string error = fmt::format("{}: near-heap-limit capture: {}{}", r.name, d.failures.front(), d.Where());
+              fmt::print(stderr, "heapprof: {}\n", error);
+              std::fflush(stderr);
+              capture_errors_.push_back(std::move(error));
+            }
+            if (!d.written.empty()) captures_.push_back({r.name, d.written});
           },
           options_.capture_options));
     }
@@ -200,6 +205,7 @@ class WorkerPool::Impl {
   std::atomic<bool> shut_down_{false};
   mutable std::mutex captures_mu_;
   std::vector<CaptureFile> captures_;
+  std::vector<std::string> capture_errors_;
 };
 
 Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(const WorkerPoolOptions& options) {
@@ -300,6 +306,11 @@ std::vector<TargetStatus> WorkerPool::Stats() const {
 std::vector<CaptureFile> WorkerPool::Captures() const {
   std::lock_guard<std::mutex> lock(impl_->captures_mu_);
   return impl_->captures_;
+}
+
+std::vector<std::string> WorkerPool::CaptureErrors() const {
+  std::lock_guard<std::mutex> lock(impl_->captures_mu_);
+  return impl_->capture_errors_;
 }
 
 void WorkerPool::Shutdown() {

@@ -59,6 +59,28 @@ expect_exit 0 near-unused -- "$heapprof" run "$leak" --requests 500 --on-heap-li
 [ -s normal.pb.gz ] || fail "near-unused: no profile"
 [ ! -e near.pb.gz ] || fail "near-unused: a near-limit profile was written without reaching the limit"
 
+# --continuous and --on-heap-limit: the capture near the limit sees every live
+# sample, not only those since the last window closed (issue #36: 311 KiB of a
+# 128 MiB heap). A worker keeping ~40 KiB a request reaches --heap-limit 32 after
+# several 200 ms windows; the capture must hold at least half the limit in use.
+cat >keeper.js <<'JS'
+const kept = [];
+export default {
+  fetch() {
+    for (let i = 0; i < 200; i++) kept.push({ pad: new Array(16).fill(kept.length) });
+    return new Response('ok');
+  },
+};
+JS
+mkdir near-cont
+expect_exit 1 near-cont -- "$heapprof" run keeper.js --continuous 200ms --heap-limit 32 --duration 60s \
+  --on-heap-limit near-cont/near.pb.gz -o near-cont/w.pb.gz
+expect_in near-cont.err "exceeded its heap limit of 32 MiB"
+[ "$(ls near-cont/keeper-*.pb.gz 2>/dev/null | wc -l)" -ge 2 ] || fail "near-cont: fewer than 2 windows closed before the limit"
+"$heapprof" top near-cont/near.pb.gz >near-cont.top 2>&1 || fail "near-cont: the capture does not parse: $(cat near-cont.top)"
+inuse_mib="$(awk '/^inuse_space: total/ { v = $3; u = $4; if (u == "KiB") v /= 1024; if (u == "B") v = 0; if (u == "GiB") v *= 1024; print int(v); exit }' near-cont.top)"
+[ "${inuse_mib:-0}" -ge 16 ] || fail "near-cont: the capture holds ${inuse_mib:-?} MiB in use of a 32 MiB limit: $(head -1 near-cont.top)"
+
 # Refused up front: flags that cannot mean anything in the mode chosen.
 expect_exit 2 cont-flame -- "$heapprof" run "$leak" --continuous 1s --flamegraph f.html
 expect_in cont-flame.err "--flamegraph writes the page of one window"

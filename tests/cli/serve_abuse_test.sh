@@ -60,6 +60,42 @@ expect_in held.h "X-Heapprof-Window: cancelled"
 "$heapprof" top held.pb.gz >held.top 2>&1 || fail "the cancelled window's profile does not parse: $(cat held.top)"
 [ "$(status_of -X DELETE "$debug/debug/heapprof/windows/$id")" = 404 ] || fail "an ended window can be deleted again"
 
+# A client that half-closes after its request (shutdown(SHUT_WR), as nc -N does) keeps
+# its window and gets the profile; one that half-closes and then really goes
+# away frees its target within a second or so.
+python3 - "${debug#http://}" >halfclose.txt <<'PY' || fail "the half-closing client: $(cat halfclose.txt)"
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b"GET /debug/pprof/heap?seconds=2&target=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+s.shutdown(socket.SHUT_WR)
+s.settimeout(30)
+data = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk: break
+    data += chunk
+interim = 0
+while data.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"):
+    data, interim = data[25:], interim + 1
+head, _, body = data.partition(b"\r\n\r\n")
+print(head.split(b"\r\n")[0].decode(), f"after {interim} interim answers")
+sys.exit(0 if head.startswith(b"HTTP/1.1 200") and body[:2] == b"\x1f\x8b" and b"cancelled" not in head else 1)
+PY
+expect_in halfclose.txt "HTTP/1.1 200 OK"
+python3 - "${debug#http://}" <<'PY'
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b"GET /debug/pprof/heap?seconds=3600&target=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+s.shutdown(socket.SHUT_WR)
+s.settimeout(10)
+s.recv(25)  # the first interim answer: the server saw the half-close and kept the window
+s.close()
+PY
+got="$(wait_status 200 25 "$debug/debug/pprof/heap?seconds=100ms&target=0")" ||
+  fail "target 0 still held after its half-closed client went away (status $got)"
+
 # --- 6. durations and messages agree; input is escaped
 for bad in 1ns 0.0001 %2B1 1.5 50ms 3601; do
   code="$(curl -s -o bad.txt -w '%{http_code}' "$debug/debug/pprof/heap?seconds=$bad&target=0")"

@@ -68,7 +68,12 @@ done
 [ "$ok" -eq 2 ] && [ "$refused" -eq 2 ] || fail "behind a stuck request with --queue 2: $ok answered, $refused refused (expected 2 and 2)"
 [ "$(status_of "$base/@0/fresh")" = 200 ] || fail "replica 0 did not serve after its isolate was recreated"
 
-# --- a heap-limit crash of replica 1; replica 0 serves meanwhile.
+# --- a heap-limit crash of replica 1; replica 0 serves meanwhile. A window open on
+# replica 1 across its restart is answered with what it saw, and says the window
+# ended early (it was 404 "no such target" or 409 by turns, issue #36).
+curl -s -D spanning.h -o spanning.pb.gz "$debug/debug/pprof/heap?seconds=60&target=1" &
+spanning=$!
+for _ in $(seq 1 50); do curl -s "$debug/debug/pprof/" | grep -q '<td>faulty-1</td><td>127.0.0.1</td>' && break; sleep 0.1; done
 code="$(curl -s -o hoard.body -w '%{http_code}' "$base/@1/hoard")"
 [ "$code" = 503 ] || fail "the request that exhausted the heap got $code, not 503"
 expect_in hoard.body "heap limit"
@@ -81,6 +86,13 @@ expect_in index.html "$capture"
 curl -s -o fetched.pb.gz "$debug/debug/heapprof/captures/$capture"
 "$heapprof" top fetched.pb.gz -n 3 >capture.top || fail "the listed capture is not a readable profile"
 expect_in capture.top "hoardEverything"
+# The capture reports the configured limit (32 MiB), not the near-limit raise (it said 65536000).
+go tool pprof -raw fetched.pb.gz 2>/dev/null | grep -i "heap_limit" >capture.limit || true
+expect_in capture.limit "heap_limit_bytes: 33554432"
+wait "$spanning" || fail "the window spanning the restart failed"
+expect_in spanning.h "HTTP/1.1 200"
+expect_in spanning.h "X-Heapprof-Window-End:"
+"$heapprof" top spanning.pb.gz >spanning.top 2>&1 || fail "the window spanning the restart does not parse: $(cat spanning.top)"
 # The index counts each replica's failure and restart.
 grep 'faulty-0' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 0's time-out"
 grep 'faulty-1' index.html | grep -q '<td>1</td><td>1</td><td><a' || fail "the index does not count replica 1's crash"

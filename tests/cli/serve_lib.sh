@@ -1,6 +1,6 @@
 # Sourced by the serve tests: start `heapprof serve` on free loopback ports and
 # stop it. After start_serve: $serve_pid, $base (http://host:port of the
-# worker), $debug (http://host:port of the debug listener).
+# worker), $debug (http://host:port of the debug listener, https:// with TLS).
 # shellcheck shell=bash
 
 # start_serve <name> <heapprof serve arguments...>: waits until both listeners
@@ -22,7 +22,7 @@ start_serve() {
     sleep 0.1
   done
   base="$(sed -n 's|^heapprof serve: .* on \(http://[0-9.:]*\)/ (.*|\1|p' "$name.out")"
-  debug="$(sed -n 's|^heapprof serve: profiles on \(http://[0-9.:]*\)/debug/pprof/.*|\1|p' "$name.out")"
+  debug="$(sed -n 's|^heapprof serve: profiles on \(https\{0,1\}://[0-9.:]*\)/debug/pprof/.*|\1|p' "$name.out")"
   if [ -z "$base" ] || [ -z "$debug" ]; then
     cat "$name.out" "$name.err" >&2
     echo "FAIL: heapprof serve did not print its addresses" >&2

@@ -1,7 +1,7 @@
 // HttpServer's limits over real loopback sockets: header and request-line
 // sizes (431/414), connections (503), bodies buffered over all connections
 // (503 with Retry-After, budget returned), header timeout, and the client's
-// close seen while its request is handled.
+// close seen while its request is handled (a half-close is not one).
 #include <catch2/catch.hpp>
 
 #include <netinet/in.h>
@@ -232,4 +232,130 @@ TEST_CASE("http server: a pipelined request while one is handled does not count 
   size_t first = got.find("HTTP/1.1 200");
   CHECK(first != std::string::npos);
   CHECK(got.find("HTTP/1.1 200", first + 1) != std::string::npos);
+}
+
+namespace {
+
+// A handler that holds each request until the test answers it, and tells the
+// test of it; `gone` is the request's client_gone.
+struct HeldRequests {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::shared_ptr<CancelSignal> gone;
+  HttpResponder respond;
+  std::atomic<bool> cancelled{false};
+
+  HttpHandler Handler() {
+    return [this](HttpRequest r, HttpResponder responder) {
+      std::lock_guard<std::mutex> lock(mu);
+      gone = r.client_gone;
+      respond = std::move(responder);
+      gone->OnCancel([this] {
+        cancelled = true;
+        cv.notify_all();
+      });
+      cv.notify_all();
+    };
+  }
+  void WaitHeld() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return respond != nullptr; });
+  }
+  // Whether client_gone was raised within `limit`.
+  bool WaitCancelled(std::chrono::milliseconds limit) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, limit, [&] { return cancelled.load(); });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("http server: a client that half-closes after its request still gets the answer, and is not gone", "[http]") {
+  HeldRequests held;
+  auto server = HttpServer::Start({}, held.Handler());
+  REQUIRE(server.ok());
+  int fd = Connect(server.value()->port());
+  Send(fd, "GET /debug/pprof/heap?seconds=3600 HTTP/1.1\r\nHost: x\r\n\r\n");
+  held.WaitHeld();
+  Done(fd);  // shutdown(SHUT_WR): the client still reads
+  // Long enough for the FIN to be seen and probed more than once (every second).
+  CHECK_FALSE(held.WaitCancelled(std::chrono::milliseconds(2500)));
+  held.respond(TextResponse(200, "the window's profile"));
+  std::string got = ReadUntilClosed(fd);
+  ::close(fd);
+  // Interim 100 answers first (the probes), then the answer; the connection closes after it.
+  CHECK_THAT(got, Catch::Contains("HTTP/1.1 100 Continue\r\n\r\n"));
+  size_t final_answer = got.find("HTTP/1.1 200 OK");
+  REQUIRE(final_answer != std::string::npos);
+  CHECK(got.find("HTTP/1.1 100", final_answer) == std::string::npos);
+  CHECK_THAT(got, Catch::EndsWith("the window's profile\n"));
+  CHECK(got.find("<timed out>") == std::string::npos);
+  held.respond = nullptr;
+}
+
+TEST_CASE("http server: a client that half-closes and then closes is gone", "[http]") {
+  HeldRequests held;
+  auto server = HttpServer::Start({}, held.Handler());
+  REQUIRE(server.ok());
+  int fd = Connect(server.value()->port());
+  Send(fd, "GET /debug/pprof/heap?seconds=3600 HTTP/1.1\r\nHost: x\r\n\r\n");
+  held.WaitHeld();
+  Done(fd);
+  // It reads the first probe, so its close leaves nothing unread (no reset at once).
+  std::string probe(32, '\0');
+  pollfd p{fd, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 10'000) == 1);
+  probe.resize(static_cast<size_t>(std::max<ssize_t>(0, ::recv(fd, probe.data(), probe.size(), 0))));
+  CHECK(probe == "HTTP/1.1 100 Continue\r\n\r\n");
+  CHECK_FALSE(held.cancelled.load());
+  ::close(fd);  // now it has really gone: the next probe (within a second) meets a reset
+  CHECK(held.WaitCancelled(std::chrono::seconds(10)));
+  held.respond(TextResponse(200, "too late"));
+  held.respond = nullptr;
+}
+
+TEST_CASE("http server: an HTTP/1.0 client's FIN is its leaving (no interim answers for 1.0)", "[http]") {
+  HeldRequests held;
+  auto server = HttpServer::Start({}, held.Handler());
+  REQUIRE(server.ok());
+  int fd = Connect(server.value()->port());
+  Send(fd, "GET /debug/pprof/heap?seconds=3600 HTTP/1.0\r\n\r\n");
+  held.WaitHeld();
+  Done(fd);
+  CHECK(held.WaitCancelled(std::chrono::seconds(10)));
+  held.respond(TextResponse(200, "too late"));
+  held.respond = nullptr;
+  std::string got = ReadUntilClosed(fd);
+  CHECK(got.find("100 Continue") == std::string::npos);
+  ::close(fd);
+}
+
+TEST_CASE("http server: a pipelined request then a close is still seen as the client leaving", "[http]") {
+  HeldRequests held;
+  auto server = HttpServer::Start({}, held.Handler());
+  REQUIRE(server.ok());
+  int fd = Connect(server.value()->port());
+  // The second request waits in the socket, unread, while the first is handled.
+  Send(fd, "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+  held.WaitHeld();
+  ::close(fd);
+  CHECK(held.WaitCancelled(std::chrono::seconds(10)));
+  held.respond(TextResponse(200, "too late"));
+  held.respond = nullptr;
+}
+
+TEST_CASE("http server: TLS files that cannot be used are named in the error", "[http]") {
+  HttpServerOptions options;
+  options.tls_certificate_file = "/nonexistent/cert.pem";
+  options.tls_key_file = "/nonexistent/key.pem";
+  auto missing = HttpServer::Start(options, Hello());
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("/nonexistent/cert.pem is not a file"));
+  options.tls_key_file = "";
+  auto half = HttpServer::Start(options, Hello());
+  REQUIRE_FALSE(half.ok());
+  CHECK_THAT(half.status().message(), Catch::Contains("both a certificate file and a private key file"));
+  Status garbage = CheckTlsFiles("/proc/self/status", "/proc/self/status");
+  REQUIRE_FALSE(garbage.ok());
+  CHECK_THAT(garbage.message(), Catch::Contains("the TLS certificate /proc/self/status cannot be used"));
 }

@@ -2,18 +2,21 @@
 # heapprof's performance table: builds the benchmark programs and runs them.
 # Every number is a ratio against a baseline measured in the same run (these
 # machines are noisy), or a time with the baseline printed beside it.
-#   tools/bench/run.sh [--quick] [--json FILE]
+#   tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N]
 # --quick: fewer pairs and smaller workloads (a few minutes); default: full.
+# --soak-minutes N: the serve soak's length (default 30, 1 with --quick).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${HEAPPROF_BUILD_DIR:-$root/build}"
 quick=""
+soak_minutes=""
 json="$build/bench-results.json"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick="--quick" ;;
     --json) json="$2"; shift ;;
-    *) echo "usage: tools/bench/run.sh [--quick] [--json FILE]" >&2; exit 2 ;;
+    --soak-minutes) soak_minutes="$2"; shift ;;
+    *) echo "usage: tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -70,8 +73,10 @@ section "heapprof serve under wrk: a window open vs none, and against workerd on
   "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/serve.json" ||
   { echo "(serve benchmark failed)"; echo "null" >"$tmp/serve.json"; }
 
-section "heapprof serve soaked: load, windows, restarts and hostile clients ($( [ -n "$quick" ] && echo 1 || echo 30 ) min)"
-"$root/tools/bench/serve_soak.sh" "$build/heapprof" $quick --json "$tmp/serve_soak.json" ||
+soak=($quick)
+[ -n "$soak_minutes" ] && soak+=(--minutes "$soak_minutes")
+section "heapprof serve soaked: load, windows, restarts and hostile clients (${soak_minutes:-$( [ -n "$quick" ] && echo 1 || echo 30 )} min)"
+"$root/tools/bench/serve_soak.sh" "$build/heapprof" "${soak[@]}" --json "$tmp/serve_soak.json" ||
   { echo "(serve soak failed)"; echo "null" >"$tmp/serve_soak.json"; }
 
 section "heapprof attach's cost to its target: requests/s before, during and after an exact attach (node, workerd)"

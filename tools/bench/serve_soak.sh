@@ -10,7 +10,13 @@
 #     idle connections held open, windows in a loop past the per-client rate;
 # and samples the service's RSS and open descriptors every 5 s. Flat means
 # the last fifth of the samples is within 10 % (RSS) and 8 descriptors of the
-# second fifth (the first is the warm-up). Prints a summary and writes JSON.
+# second fifth (the first is the warm-up). Prints RSS and descriptors at the
+# start, the middle and the end, the profiles lost (windows answered 200 that
+# do not parse, or never answered) and the errors nobody caused on purpose:
+# wrk's socket errors and answers other than 200 (503 while replica 1
+# restarts excepted), the scraper's answers other than 200 (the same 503
+# excepted), a hostile request answered otherwise than its limit says, and
+# serve's exit code after SIGTERM. Exits 1 when either count is not 0.
 #   serve_soak.sh <heapprof> [--quick] [--minutes N] [--json FILE]
 set -euo pipefail
 heapprof="$1"
@@ -60,19 +66,45 @@ end=$((SECONDS + seconds))
 scraper=(-H 'Authorization: Bearer scraper-0123456789abcdef')
 hostile=(-H 'Authorization: Bearer hostile-0123456789abcdef')
 
-wrk -t2 -c16 -d"${seconds}s" "$base/api" >"$tmp/wrk.txt" 2>&1 &
+# wrk counting its answers by status (which replica answered 503, too); its
+# timeout (10 s) above what a request waits behind one that replica 1 runs
+# past --request-timeout 2s, so a timeout is an error, not the fault.
+cat >"$tmp/codes.lua" <<'LUA'
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) codes = {} end
+function response(status, headers, body)
+  local key = tostring(status)
+  if status ~= 200 then key = key .. "@" .. tostring(headers["X-Heapprof-Replica"]) end
+  codes[key] = (codes[key] or 0) + 1
+end
+function done(summary, latency, requests)
+  local all = {}
+  for _, t in ipairs(threads) do
+    for k, v in pairs(t:get("codes")) do all[k] = (all[k] or 0) + v end
+  end
+  local parts = {}
+  for k, v in pairs(all) do table.insert(parts, k .. "=" .. v) end
+  io.write("codes: " .. table.concat(parts, " ") .. "\n")
+end
+LUA
+wrk -t2 -c16 -d"${seconds}s" --timeout 10s -s "$tmp/codes.lua" "$base/api" >"$tmp/wrk.txt" 2>&1 &
 pids+=("$!")
 
 # The scraper: every window must come back as a profile.
 (
   ok=0 lost=0 other=0 t=0
+  : >"$tmp/scraper_codes.txt"
   while [ $SECONDS -lt $end ]; do
     code="$(curl -s -o "$tmp/w.pb.gz" -w '%{http_code}' --max-time 30 "${scraper[@]}" \
       "$debug/debug/pprof/heap?seconds=1&target=$t" || true)"
     if [ "$code" = 200 ]; then
       if "$heapprof" top "$tmp/w.pb.gz" >/dev/null 2>&1; then ok=$((ok + 1)); else lost=$((lost + 1)); fi
+    elif [ "$code" = 000 ]; then
+      lost=$((lost + 1))  # no answer at all
     else
-      other=$((other + 1))  # e.g. the replica restarted during the window
+      other=$((other + 1))
+      echo "$code@$t $(head -c 200 "$tmp/w.pb.gz" | tr -c '[:print:]' ' ')" >>"$tmp/scraper_codes.txt"
     fi
     t=$((1 - t))
   done
@@ -107,7 +139,13 @@ def ask(url, raw, wait=2.0, half_close=True):
     try:
         s.sendall(raw)
         if half_close: s.shutdown(socket.SHUT_WR)
-        got = s.recv(64)
+        got = b""
+        while len(got) < 64:
+            chunk = s.recv(64)
+            if not chunk: break
+            got += chunk
+            while got.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"): got = got[25:]  # interim answers
+            if len(got) >= 12: break
         return got[9:12].decode() if got.startswith(b"HTTP/1.1 ") else "closed"
     except OSError:
         return "closed"
@@ -186,25 +224,58 @@ last = samples[-fifth:]
 mean = lambda xs: sum(xs) / len(xs)
 rss2, rssl = mean([s[1] for s in second]), mean([s[1] for s in last])
 fd2, fdl = mean([s[2] for s in second]), mean([s[2] for s in last])
+at = {"start": samples[0], "middle": samples[n // 2], "end": samples[-1]}
 wrk = open(f"{tmp}/wrk.txt").read()
 rps = re.search(r"Requests/sec:\s+([\d.]+)", wrk)
-non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", wrk)
+total = re.search(r"(\d+) requests in", wrk)
 errors = re.search(r"Socket errors: (.*)", wrk)
+codes = dict(kv.split("=") for kv in (re.search(r"codes: (.*)", wrk).group(1).split() if "codes: " in wrk else []))
+codes = {k: int(v) for k, v in codes.items()}
 hostile = ast.literal_eval(open(f"{tmp}/hostile.txt").read().strip() or "{}")
+scraper_codes = [l.split(" ", 1) for l in open(f"{tmp}/scraper_codes.txt").read().splitlines() if l]
+
+# What the faults cause on purpose: replica 1 (soak-1) answering 503 while it
+# restarts. Everything else is an error nobody caused.
+deliberate = lambda key: key == "503@soak-1"
+errors_list = []
+if errors: errors_list.append(f"wrk socket errors: {errors.group(1)}")
+for key, count in sorted(codes.items()):
+    if key != "200" and not deliberate(key): errors_list.append(f"wrk: {count} x {key}")
+for c, text in scraper_codes:
+    status, target = c.split("@")
+    if not (status == "503" and target == "1"): errors_list.append(f"scraper: {status} on target {target}: {text.strip()}")
+expected = {"no token": {"401"}, "other target": {"403"}, "big header": {"431"}, "long line": {"414"},
+            "windows in a loop": {"200", "429", "503"}}
+for kind, got in hostile.items():
+    for answer, count in got.items():
+        if kind in expected and answer not in expected[kind]:
+            errors_list.append(f"hostile {kind}: {count} x {answer} (expected {'/'.join(sorted(expected[kind]))})")
+if int(code) != 0: errors_list.append(f"serve exited {code} after SIGTERM")
 result = {
     "minutes": int(minutes), "requests_per_second": float(rps.group(1)) if rps else None,
-    "wrk_non_2xx": int(non2xx.group(1)) if non2xx else 0, "wrk_socket_errors": errors.group(1) if errors else "none",
+    "requests": int(total.group(1)) if total else None, "wrk_codes": codes,
+    "wrk_socket_errors": errors.group(1) if errors else "none",
     "windows_ok": int(ok), "windows_lost": int(lost), "windows_not_200": int(other), "restart_requests": int(restarts),
-    "rss_mb": {"max": max(s[1] for s in samples), "second_fifth": rss2, "last_fifth": rssl},
-    "fds": {"max": max(s[2] for s in samples), "second_fifth": fd2, "last_fifth": fdl},
+    "rss_mb": {"start": at["start"][1], "middle": at["middle"][1], "end": at["end"][1],
+               "max": max(s[1] for s in samples), "second_fifth": rss2, "last_fifth": rssl},
+    "fds": {"start": at["start"][2], "middle": at["middle"][2], "end": at["end"][2],
+            "max": max(s[2] for s in samples), "second_fifth": fd2, "last_fifth": fdl},
     "rss_flat": rssl <= rss2 * 1.10 + 1, "fds_flat": fdl <= fd2 + 8, "hostile": hostile, "serve_exit": int(code),
+    "lost_profiles": int(lost), "non_deliberate_errors": len(errors_list), "errors": errors_list,
 }
-print(f"soak {minutes} min: {result['requests_per_second']} req/s under wrk, {result['wrk_non_2xx']} non-2xx "
-      f"(restarts and refusals), socket errors {result['wrk_socket_errors']}")
+print(f"soak {minutes} min: {result['requests']} requests, {result['requests_per_second']} req/s under wrk; "
+      f"answers {codes}")
 print(f"  windows: {ok} profiles, {lost} lost, {other} not 200; {restarts} restarting requests")
-print(f"  RSS {rss2:.0f} -> {rssl:.0f} MB (max {result['rss_mb']['max']}): {'flat' if result['rss_flat'] else 'GROWING'}; "
-      f"descriptors {fd2:.0f} -> {fdl:.0f} (max {result['fds']['max']}): {'flat' if result['fds_flat'] else 'GROWING'}")
+for name, i in (("RSS (MB)", 1), ("descriptors", 2)):
+    print(f"  {name}: start {at['start'][i]} (at {at['start'][0]} s), middle {at['middle'][i]} (at {at['middle'][0]} s), "
+          f"end {at['end'][i]} (at {at['end'][0]} s)")
+print(f"  RSS {rss2:.0f} -> {rssl:.0f} MB (second fifth -> last, max {result['rss_mb']['max']}): "
+      f"{'flat' if result['rss_flat'] else 'GROWING'}; descriptors {fd2:.0f} -> {fdl:.0f} (max {result['fds']['max']}): "
+      f"{'flat' if result['fds_flat'] else 'GROWING'}")
 for kind, got in hostile.items(): print(f"  hostile: {kind}: {got}")
 print(f"  serve exit code after SIGTERM: {code}")
+print(f"  lost profiles: {lost}; non-deliberate errors: {len(errors_list)}")
+for e in errors_list[:20]: print(f"    {e}")
 if out: open(out, "w").write(json.dumps(result, indent=2) + "\n")
+sys.exit(0 if int(lost) == 0 and not errors_list else 1)
 PY

@@ -164,6 +164,19 @@ if (sv) {
   }
 }
 
+// heapprof serve soaked (#36): load, windows, restarts and hostile clients mixed.
+const sk = r.serve_soak;
+if (sk) {
+  const how = `${sk.minutes} min, ${sk.requests} requests, ${sk.windows_ok} windows`;
+  row('   serve soak: lost profiles, non-deliberate errors', `${sk.lost_profiles}, ${sk.non_deliberate_errors}`, how,
+      '0 and 0 (#36)', sk.lost_profiles === 0 && sk.non_deliberate_errors === 0);
+  row('   serve soak: RSS start / middle / end', `${sk.rss_mb.start} / ${sk.rss_mb.middle} / ${sk.rss_mb.end} MB`,
+      `second fifth ${f(sk.rss_mb.second_fifth, 0)} MB, last fifth ${f(sk.rss_mb.last_fifth, 0)} MB`,
+      'flat (last fifth within 10 %)', sk.rss_flat);
+  row('   serve soak: descriptors start / middle / end', `${sk.fds.start} / ${sk.fds.middle} / ${sk.fds.end}`,
+      `second fifth ${f(sk.fds.second_fifth, 0)}, last fifth ${f(sk.fds.last_fifth, 0)}`, 'flat (within 8)', sk.fds_flat);
+}
+
 // What an exact heapprof attach costs its target (#32): reported, no target.
 for (const t of r.attach?.targets ?? []) {
   const how = `wrk -c${r.attach.connections}, ${r.attach.seconds} s before/after, windows of ${r.attach.window_seconds} s`;

@@ -106,17 +106,6 @@ uint64_t EstimatedProfileBytes(uint64_t heap_limit_bytes, uint64_t interval_byte
   return (64u << 10) + std::min<uint64_t>(live_samples, uint64_t{1} << 24) * 64;
 }
 
-std::vector<std::string> FallbackDirs(const std::string& fallback_dir) {
-  std::vector<std::string> dirs;
-  if (!fallback_dir.empty()) dirs.push_back(fallback_dir);
-  std::error_code ec;
-  fs::path temp = fs::temp_directory_path(ec);
-  if (!ec && !temp.empty() && std::find(dirs.begin(), dirs.end(), temp.string()) == dirs.end()) {
-    dirs.push_back(temp.string());
-  }
-  return dirs;
-}
-
 Status CheckFallbackDir(const std::string& fallback_dir) {
   if (fallback_dir.empty()) return Status::Ok();
   std::error_code ec;
@@ -124,39 +113,6 @@ Status CheckFallbackDir(const std::string& fallback_dir) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("--fallback-dir needs an existing folder, not {}", fallback_dir));
   }
   return ProbeFolder("--fallback-dir " + fallback_dir, fallback_dir);
-}
-
-Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
-                         const std::function<Status(const std::string&)>& write) {
-  Delivery d;
-  Status first = write(path);
-  if (first.ok()) {
-    d.written = path;
-    return d;
-  }
-  d.failures.push_back(first.message());
-  std::string name = fs::path(path).filename().string();
-  if (name.empty() || name == "." || name == "..") name = "heapprof-output";
-  for (const std::string& dir : fallback_dirs) {
-    // A new name in the folder: never replace a file someone else left there.
-    fs::path candidate = fs::path(dir) / name;
-    std::error_code ec;
-    for (int i = 1; fs::exists(candidate, ec) && i < 1000; ++i) {
-      fs::path stem = fs::path(name).stem(), ext = fs::path(name).extension();
-      if (ext == ".gz" && stem.has_extension()) {  // x.pb.gz -> x-1.pb.gz
-        ext = stem.extension().string() + ext.string();
-        stem = stem.stem();
-      }
-      candidate = fs::path(dir) / fmt::format("{}-{}{}", stem.string(), i, ext.string());
-    }
-    Status s = write(candidate.string());
-    if (s.ok()) {
-      d.written = candidate.string();
-      return d;
-    }
-    d.failures.push_back(s.message());
-  }
-  return d;
 }
 
 bool DeliverReported(const std::string& command, const std::string& what, const std::string& path,

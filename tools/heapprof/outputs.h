@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/core/file_io.h"  // FallbackDirs, WriteOrFallBack
 #include "heapprof/core/status.h"
 
 namespace heapprof::cli {
@@ -26,26 +27,10 @@ Status CheckFreeSpace(const std::string& output, uint64_t needed_bytes);
 // the live samples (heap limit / interval) at a generous size each.
 uint64_t EstimatedProfileBytes(uint64_t heap_limit_bytes, uint64_t interval_bytes);
 
-// Where an output goes when it cannot be written where it was named: the
-// folder the user gave (--fallback-dir; "" for none), then the system's
-// temporary folder.
-std::vector<std::string> FallbackDirs(const std::string& fallback_dir);
 // kInvalidArgument when --fallback-dir is given and is not a folder that can take a new file.
 Status CheckFallbackDir(const std::string& fallback_dir);
 
-// What WriteOrFallBack did: the file written ("" when none could be), and
-// the failures on the way (the named path's first).
-struct Delivery {
-  std::string written;
-  std::vector<std::string> failures;
-  bool at_named_path() const { return failures.empty() && !written.empty(); }
-};
-// Writes `path` with `write`; when that fails (a full disk, EFBIG, EIO), the
-// same file name in each fallback folder in turn (never over an existing
-// file), so the output that was made is not lost.
-Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
-                         const std::function<Status(const std::string&)>& write);
-// The same, then says what happened on stderr as `command`: where the output
+// WriteOrFallBack, then says what happened on stderr as `command`: where the output
 // went instead, or that it could not be written anywhere. True when it is at `path`.
 bool DeliverReported(const std::string& command, const std::string& what, const std::string& path,
                      const std::vector<std::string>& fallback_dirs,

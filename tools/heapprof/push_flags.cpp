@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "heapprof/core/file_io.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/text.h"
 #include "heapprof/core/version.h"
@@ -124,14 +125,17 @@ void WindowOutputs::Window(const std::string& replica, Result<Profile> window) {
   if (push_) push_->Window(replica, window.value());
   if (dir_.empty()) return;
   std::string path = fmt::format("{}/{}-{}.pb.gz", dir_, internal::FileSafeName(replica), window->time_nanos);
-  if (Status s = WritePprofFile(path, window.value()); !s.ok()) {
-    ++failed_;
-    errors_.push_back(replica + ": " + s.message());
-    fmt::print(stderr, "heapprof {}: {}: {}\n", command_, replica, s.message());
-    std::fflush(stderr);
-  } else {
+  // A full disk does not lose the window: a fallback folder takes it, said as it happens.
+  Delivery d = WriteOrFallBack(path, fallback_dirs_, [&](const std::string& to) { return WritePprofFile(to, window.value()); });
+  if (d.at_named_path()) {
     ++written_;
+    return;
   }
+  ++failed_;
+  if (!d.written.empty()) ++fallen_back_;
+  errors_.push_back(replica + ": " + d.failures.front() + d.Where());
+  fmt::print(stderr, "heapprof {}: {}: {}{}\n", command_, replica, d.failures.front(), d.Where());
+  std::fflush(stderr);
 }
 
 void WindowOutputs::Stop(std::chrono::milliseconds drain) {
@@ -142,6 +146,7 @@ void WindowOutputs::PrintSummary() const {
   fmt::print("continuous: {} window{} closed", windows_, windows_ == 1 ? "" : "s");
   if (!dir_.empty()) fmt::print("; wrote {} to {}/", written_, dir_);
   if (failed_ > 0) fmt::print("; {} failed", failed_);
+  if (fallen_back_ > 0) fmt::print(" ({} of them written to a fallback folder instead)", fallen_back_);
   fmt::print("\n");
   if (push_) fmt::print("{}\n", push_->Summary());
   std::fflush(stdout);

@@ -49,6 +49,8 @@ class WindowOutputs {
   // `dir` "" writes no files; `push` null pushes nothing.
   WindowOutputs(std::string command, std::shared_ptr<remote::WindowPusher> push, std::string dir)
       : command_(std::move(command)), push_(std::move(push)), dir_(std::move(dir)) {}
+  // Where a window goes when `dir` cannot take it (FallbackDirs); none by default.
+  void SetFallback(std::vector<std::string> dirs) { fallback_dirs_ = std::move(dirs); }
   void Window(const std::string& replica, Result<Profile> window);
   // Pushes what is still queued for at most `drain`.
   void Stop(std::chrono::milliseconds drain);
@@ -63,7 +65,8 @@ class WindowOutputs {
   std::string command_;
   std::shared_ptr<remote::WindowPusher> push_;
   std::string dir_;
-  uint64_t windows_ = 0, written_ = 0, failed_ = 0;
+  std::vector<std::string> fallback_dirs_;
+  uint64_t windows_ = 0, written_ = 0, failed_ = 0, fallen_back_ = 0;
   std::vector<std::string> errors_;
 };
 

@@ -66,6 +66,7 @@ struct ServeArgs {
   std::vector<std::string> v8_flags;
   // The listeners' and the debug endpoints' limits: their defaults are the libraries'.
   std::string token_file;
+  std::string tls_cert, tls_key;
   bool debug_insecure = false;
   bool replica_prefix = false;
   size_t client_windows = PprofEndpointOptions{}.max_windows_per_client;
@@ -98,6 +99,17 @@ int Serve(const ServeArgs& args) {
     }
   }
 
+  if (args.tls_cert.empty() != args.tls_key.empty()) {
+    return UsageError("serve", "--debug-tls-cert and --debug-tls-key go together: the certificate and its private key");
+  }
+  if (!args.tls_cert.empty()) {
+    if (options.debug_listen.empty()) {
+      return UsageError("serve", "--debug-tls-cert with --debug-listen off: there is no debug listener to serve HTTPS");
+    }
+    if (Status s = CheckTlsFiles(args.tls_cert, args.tls_key); !s.ok()) return Fail("serve", s);
+    options.debug_tls_certificate = args.tls_cert;
+    options.debug_tls_key = args.tls_key;
+  }
   if (!args.token_file.empty()) {
     Result<std::vector<AccessToken>> tokens = ReadTokenFile(args.token_file);
     if (!tokens.ok()) return Fail("serve", tokens.status());
@@ -132,9 +144,9 @@ int Serve(const ServeArgs& args) {
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
-  if (!args.fallback_dir.empty() && !args.continuous) {
-    return UsageError("serve", "--fallback-dir is where --continuous's last windows go when --output-dir cannot "
-                               "take them; without --continuous serve writes no profile");
+  if (!args.fallback_dir.empty() && !args.continuous && args.on_heap_limit.empty()) {
+    return UsageError("serve", "--fallback-dir is where --continuous's windows and --on-heap-limit's captures go when "
+                               "their folder cannot take them; without either serve writes no profile");
   }
   if (!args.fallback_dir.empty() && !fs::is_directory(args.fallback_dir, ec)) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
@@ -194,6 +206,7 @@ int Serve(const ServeArgs& args) {
         return std::vector<IndexSection>{{"Push to " + pusher->url(), pusher->CounterRows()}};
       };
     }
+    outputs->SetFallback(FallbackDirs(args.fallback_dir));
     options.continuous_every = std::chrono::nanoseconds(args.continuous_every_ns);
     options.continuous_sink = [&outputs](const std::string& replica, Result<Profile> window) {
       outputs->Window(replica, std::move(window));
@@ -231,9 +244,9 @@ int Serve(const ServeArgs& args) {
                                                "~100 samples)",
                                                FormatValue(static_cast<int64_t>(args.heap_limit_bytes), "bytes")));
   if (!service.debug_address().empty()) {
-    fmt::print("heapprof serve: profiles on http://{}/debug/pprof/, e.g.\n"
-               "  go tool pprof -top 'http://{}/debug/pprof/heap{}'\n",
-               service.debug_address(), service.debug_address(),
+    fmt::print("heapprof serve: profiles on {}/debug/pprof/, e.g.\n"
+               "  go tool pprof -top '{}/debug/pprof/heap{}'\n",
+               service.debug_url(), service.debug_url(),
                fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
                            args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
   }
@@ -253,9 +266,9 @@ int Serve(const ServeArgs& args) {
       fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts and has no "
                          "tokens (--debug-insecure): anyone who reaches it can profile every replica\n",
                  service.debug_address());
-    } else {
+    } else if (options.debug_tls_certificate.empty()) {
       fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts; its tokens "
-                         "travel in clear text, so keep it on a network you trust\n",
+                         "travel in clear text (no --debug-tls-cert), so keep it on a network you trust\n",
                  service.debug_address());
     }
     std::fflush(stderr);
@@ -337,6 +350,13 @@ void RegisterServe(Commands& commands) {
                     "names the targets the token may profile: worker-1, worker-*, *); requests send "
                     "'Authorization: Bearer SECRET'")
       ->check(CLI::ExistingFile);
+  serve->add_option("--debug-tls-cert", args->tls_cert,
+                    "The debug listener speaks HTTPS only, with this certificate (PEM: the certificate, then its "
+                    "intermediates); needs --debug-tls-key")
+      ->type_name("FILE");
+  serve->add_option("--debug-tls-key", args->tls_key,
+                    "The private key of --debug-tls-cert (PEM, without a passphrase)")
+      ->type_name("FILE");
   serve->add_flag("--debug-insecure", args->debug_insecure,
                   "Let --debug-listen take an address other hosts can reach without --debug-token-file");
   serve->add_option("--debug-client-windows", args->client_windows,
@@ -420,8 +440,9 @@ void RegisterServe(Commands& commands) {
       ->capture_default_str();
   AddPushOptions(serve, args->push);
   serve->add_option("--fallback-dir", args->fallback_dir,
-                    "When --output-dir cannot take a last window (a full disk), write it here instead, then to the "
-                    "system's temporary folder; the path is printed and the exit code is 1");
+                    "When --output-dir cannot take a --continuous window, or --on-heap-limit a capture (a full disk), "
+                    "write it here instead, then to the system's temporary folder; the path is printed and the exit "
+                    "code is 1");
   serve->add_flag("--leaks", args->leaks,
                   "A leak session on every replica while it serves: a live snapshot (after a full GC) every --cadence "
                   "between requests; /debug/heapprof/leaks.html?target=T shows which allocation sites grow "

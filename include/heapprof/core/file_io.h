@@ -1,8 +1,10 @@
 // Whole-file reads and atomic writes: no reader ever sees a half-written file.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "heapprof/core/status.h"
 
@@ -28,5 +30,25 @@ Result<std::string> ReadFileBytes(const std::string& path, const ReadOptions& op
 // file (/dev/stdout, a FIFO, /dev/full) is written into directly instead;
 // a symbolic link is followed, so the link stays and its target is replaced.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes);
+
+// Where an output goes when it cannot be written where it was named: the
+// folder the user gave (--fallback-dir; "" for none), then the system's
+// temporary folder ($TMPDIR, else /tmp).
+std::vector<std::string> FallbackDirs(const std::string& fallback_dir);
+
+// What WriteOrFallBack did: the file written ("" when none could be), and
+// the failures on the way (the named path's first).
+struct Delivery {
+  std::string written;
+  std::vector<std::string> failures;
+  bool at_named_path() const { return failures.empty() && !written.empty(); }
+  // "" at the named path; else "; written to X instead" or "; no fallback folder took it either".
+  std::string Where() const;
+};
+// Writes `path` with `write`; when that fails (a full disk, EFBIG, EIO), the
+// same file name in each fallback folder in turn (never over an existing
+// file: x.pb.gz, then x-1.pb.gz...), so the output that was made is not lost.
+Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>& fallback_dirs,
+                         const std::function<Status(const std::string&)>& write);
 
 }  // namespace heapprof

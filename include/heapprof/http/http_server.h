@@ -47,9 +47,11 @@ struct HttpRequest {
   std::string body;
   std::string remote;  // peer "address:port"
   // Raised when the client closes its connection before the answer is
-  // written (seen as soon as its FIN or reset arrives), so a handler
-  // that takes long (a profiling window) can stop working for nobody. Set by
-  // HttpServer on every request; may be null for requests made elsewhere.
+  // written (within a second: at once for a reset or, over HTTP/1.0, a FIN),
+  // so a handler that takes long (a profiling window) can stop working for
+  // nobody. A client that only half-closed (shutdown(SHUT_WR) after its
+  // request) is still there and keeps it unraised. Set by HttpServer on
+  // every request; may be null for requests made elsewhere.
   std::shared_ptr<CancelSignal> client_gone;
 };
 
@@ -92,12 +94,23 @@ struct HttpServerOptions {
   // After accept() fails (EMFILE, ENFILE, ENOBUFS), the first wait before
   // trying again; doubled on each failure in a row up to 1 s.
   std::chrono::milliseconds accept_backoff{10};
+  // TLS: both set, the listener speaks HTTPS only (TLS 1.2 or later) with the
+  // certificate chain and private key in these PEM files; Start fails with a
+  // message naming the file when one is missing, unreadable, not PEM, has a
+  // passphrase, or the key is not the certificate's. A client speaking plain
+  // HTTP to it gets a clear-text 400 saying so.
+  std::string tls_certificate_file;
+  std::string tls_key_file;
 };
 
 // Splits "host:port" ("[::1]:80" for IPv6); the port must be 0..65535.
 Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view listen);
 // Whether a listen address is reachable from this host only (127.0.0.0/8, ::1).
 bool IsLoopbackListen(std::string_view listen);
+
+// Whether a certificate chain and key (PEM files) make a TLS server context:
+// the error Start would give for them, without listening.
+Status CheckTlsFiles(const std::string& certificate_file, const std::string& key_file);
 
 class HttpServer {
  public:
@@ -111,6 +124,8 @@ class HttpServer {
   uint16_t port() const;
   // "host:port" as bound.
   std::string address() const;
+  // Whether it speaks HTTPS (the options named a certificate and key).
+  bool tls() const;
   // Requests handed to the handler and not yet answered and written.
   size_t in_flight() const;
   // Open connections, and body bytes buffered now over all of them.

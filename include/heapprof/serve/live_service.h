@@ -37,6 +37,10 @@ struct LiveServiceOptions {
   // A debug listener off loopback with no tokens is refused unless this says
   // the operator means it.
   bool debug_insecure = false;
+  // Both set: the debug listener speaks HTTPS only with this PEM certificate
+  // chain and private key (HttpServerOptions::tls_*); a bad file fails Start.
+  std::string debug_tls_certificate;
+  std::string debug_tls_key;
   // Whether /@NAME/ and /@NUMBER/ path prefixes pick a replica; nullopt: only
   // with more than one replica (with one, /@alice/... is the worker's path).
   std::optional<bool> replica_prefix;
@@ -56,8 +60,10 @@ struct LiveServiceOptions {
   std::chrono::nanoseconds continuous_every{0};
   std::function<void(const std::string& replica, Result<Profile> window)> continuous_sink;
   // Where a last continuous window goes when continuous_dir cannot take it
-  // (a full disk, a folder removed): this folder ("" for none), then the
-  // system's temporary folder; the summary says where.
+  // (a full disk, a folder removed), and a near-heap-limit capture when
+  // pool.capture_dir cannot (unless pool.capture_fallback_dir is set): this
+  // folder ("" for none), then the system's temporary folder; the summary
+  // says where, among its errors.
   std::string fallback_dir;
   // How long Shutdown lets the requests already received run on; those still
   // running or queued then are ended (WorkerPool::Abort) and answered 503, so
@@ -90,6 +96,7 @@ class LiveService {
 
   std::string address() const;        // "host:port" of the worker's listener
   std::string debug_address() const;  // "" without a debug listener
+  std::string debug_url() const;      // "http://host:port" or "https://host:port"; "" without one
 
   // Graceful stop: no new connections, open windows end and are delivered,
   // requests already received are answered (those still pending after

@@ -28,6 +28,9 @@ struct WorkerPoolOptions {
   size_t queue_limit = 64;               // requests waiting per replica; more are refused
   Controller* controller = nullptr;      // registers every replica's isolate (optional)
   std::string capture_dir;               // near-heap-limit captures go here ("" = off; needs controller)
+  // Where a capture goes when capture_dir cannot take it (a full disk): this
+  // folder ("" for none), then the system's temporary folder.
+  std::string capture_fallback_dir;
   SessionOptions capture_options;
   // On the replica's thread between requests (after each answer, and on
   // every idle poll), its isolate idle: a leak session's snapshots
@@ -74,8 +77,10 @@ class WorkerPool {
 
   // Per replica: heap use, counters, restarts (for the debug index).
   std::vector<TargetStatus> Stats() const;
-  // Near-heap-limit captures written so far.
+  // Near-heap-limit captures written so far (those in a fallback folder too).
   std::vector<CaptureFile> Captures() const;
+  // Captures capture_dir could not take: the failure, and where each went instead if anywhere.
+  std::vector<std::string> CaptureErrors() const;
 
   // Refuses new requests, finishes the queued ones, unregisters the isolates
   // and joins the threads. Idempotent.
