@@ -39,6 +39,14 @@ table() {  # <flag> <value or -> <embedded> <workerd>
 # bindings_test, subrequests_test, leaks_run_test): "elsewhere".
 table --help - elsewhere elsewhere
 table --push http://127.0.0.1:9/ refused refused
+# The push's own flags: honoured with --continuous --push in the embedded
+# runtime (push tests), refused without --push URL in both, and in workerd
+# mode as --push is (attach --continuous --push is the way there).
+table --push-label a=b elsewhere refused
+table --push-token-file /etc/hostname elsewhere refused
+table --push-tenant t elsewhere refused
+table --push-ca-file /etc/hostname elsewhere refused
+table --push-queue 4 elsewhere refused
 table --requests 40 elsewhere checked
 table --duration 1s elsewhere checked
 table --warmup 4 elsewhere checked

@@ -440,7 +440,11 @@ TEST_CASE("windows on one target overlap, each answered with its own range", "[c
   INFO(inner.status().message() << " / " << outer.status().message());
   REQUIRE(inner.ok());
   REQUIRE(outer.ok());
-  CHECK(HasFunction(inner->profile, "workA"));
+  // The inner window saw the loop's allocations. (Not necessarily under
+  // workA's name: 300 ms into a 2 s hot loop TurboFan may have inlined workA
+  // into the loop, which on an idle machine it did in about half the runs.)
+  CHECK(inner->profile.Total(kAllocSpace) > 0);
+  CHECK_FALSE(inner->profile.samples.empty());
   CHECK(HasFunction(outer->profile, "workA"));
   // The inner window started later and is a part of the outer one.
   CHECK(inner->profile.time_nanos > outer->profile.time_nanos);
