@@ -20,12 +20,12 @@ verdict() {
     console.log(s ? s.verdict : "absent");' "$1" "$2"
 }
 
-expect_exit 0 leaks -- "$heapprof" run "$worker" --leaks --requests 6200 --cadence 100ms -o leaks.pb.gz \
+expect_exit 0 leaks -- "$heapprof" run "$worker" --leaks --requests 12400 --cadence 10ms -o leaks.pb.gz \
   --leaks-json leaks.json --top 5
 expect_in leaks.err "leak session on lru-and-leak.js"
 expect_in leaks.out "Leak session on lru-and-leak.js"
 expect_in leaks.out "Growth over"
-expect_in leaks.out "6200 requests"
+expect_in leaks.out "12400 requests"
 expect_in leaks.out "Memory in use at the leak session's last snapshot"
 leak="$(verdict leaks.json keepForever)"
 cache="$(verdict leaks.json cacheEntry)"
@@ -69,7 +69,7 @@ done
 # (the 95 % interval is printed too).
 limited="$src/tests/cli/data/leaks/leak-to-limit.js"
 # (2000 of the ~2600 requests: enough snapshots in the last part on a fast machine too.)
-expect_exit 0 project -- "$heapprof" run "$limited" --leaks --heap-limit 32 --requests 2000 --warmup 50 --cadence 10ms \
+expect_exit 0 project -- "$heapprof" run "$limited" --leaks --heap-limit 32 --requests 2000 --warmup 50 --cadence 2ms \
   -o project.pb.gz --leaks-json project.json --top 1
 expect_in project.out "more requests (95 %:"
 expect_exit 1 tolimit -- "$heapprof" run "$limited" --leaks --heap-limit 32 --duration 120s --cadence 200ms \
