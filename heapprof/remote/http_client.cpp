@@ -31,15 +31,7 @@ Result<HttpResponse> SendHttp(const HostPort& server, const HttpRequest& request
   auto endpoints = internal::Resolve(ioc, server);
   if (!endpoints.ok()) return endpoints.status();
 
-  http::request<http::string_body> req{verb, request.target, 11};
-  bool has_host = false;
-  for (const auto& [name, value] : request.headers) {
-    has_host = has_host || beast::iequals(name, "host");
-    req.insert(name, value);
-  }
-  if (!has_host) req.set(http::field::host, internal::Describe(server));
-  req.body() = request.body;
-  if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put) req.prepare_payload();
+  http::request<http::string_body> req = internal::BuildRequest(verb, request, server);
 
   beast::tcp_stream stream(ioc);
   beast::flat_buffer buffer;
@@ -77,5 +69,22 @@ Result<HttpResponse> SendHttp(const HostPort& server, const HttpRequest& request
   out.body = std::move(res.body());
   return out;
 }
+
+namespace internal {
+
+http::request<http::string_body> BuildRequest(http::verb verb, const HttpRequest& request, const HostPort& server) {
+  http::request<http::string_body> req{verb, request.target, 11};
+  bool has_host = false;
+  for (const auto& [name, value] : request.headers) {
+    has_host = has_host || beast::iequals(name, "host");
+    req.insert(name, value);
+  }
+  if (!has_host) req.set(http::field::host, internal::Describe(server));
+  req.body() = request.body;
+  if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put) req.prepare_payload();
+  return req;
+}
+
+}  // namespace internal
 
 }  // namespace heapprof::remote

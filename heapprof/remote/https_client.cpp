@@ -88,15 +88,7 @@ Result<HttpResponse> SendHttps(const HostPort& server, const HttpRequest& reques
     }
   }
 
-  http::request<http::string_body> req{verb, request.target, 11};
-  bool has_host = false;
-  for (const auto& [name, value] : request.headers) {
-    has_host = has_host || beast::iequals(name, "host");
-    req.insert(name, value);
-  }
-  if (!has_host) req.set(http::field::host, internal::Describe(server));
-  req.body() = request.body;
-  if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put) req.prepare_payload();
+  http::request<http::string_body> req = internal::BuildRequest(verb, request, server);
 
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;

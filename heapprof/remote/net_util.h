@@ -3,10 +3,12 @@
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/system/error_code.hpp>
 #include <string>
 
 #include "heapprof/remote/devtools_client.h"
+#include "heapprof/remote/http_client.h"
 #include "heapprof/core/status.h"
 
 namespace heapprof::remote::internal {
@@ -20,5 +22,11 @@ Status NetError(const std::string& step, const HostPort& where, const boost::sys
 
 // Resolves the host (numeric addresses and "localhost" without DNS).
 Result<boost::asio::ip::tcp::resolver::results_type> Resolve(boost::asio::io_context& ioc, const HostPort& where);
+
+// The request as both clients send it: the caller's headers, Host unless
+// given, the body, and a Content-Length where one belongs.
+boost::beast::http::request<boost::beast::http::string_body> BuildRequest(boost::beast::http::verb verb,
+                                                                          const HttpRequest& request,
+                                                                          const HostPort& server);
 
 }  // namespace heapprof::remote::internal
