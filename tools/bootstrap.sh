@@ -15,6 +15,8 @@ apt_packages=(
   build-essential cmake pkg-config
   # ccache: tests/build/no_v8_test.sh reuses the main tree's objects through it (495 s -> ~20 s at -j2)
   ccache
+  # clang-format: tests/build/format_test.sh keeps the C++ sources in .clang-format's style
+  clang-format
   libprotobuf-dev protobuf-compiler zlib1g-dev libdeflate-dev libfmt-dev catch2
   libcli11-dev nlohmann-json3-dev libbenchmark-dev golang-go
   # Boost: Math (quantiles for the sampling-error intervals) and Beast (heapprof serve's HTTP/1.1)

@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
 
   // 4. Write pprof (gzipped, atomically) and say what is still held.
   if (auto s = heapprof::WritePprofFile(out, profile.value()); !s.ok()) return Fail("write profile", s);
-  auto retained = heapprof::RetainedBy(profile.value(), heapprof::FrameFilter{"^buildIndex$", "", heapprof::PatternSyntax::kRegex});
+  auto retained =
+      heapprof::RetainedBy(profile.value(), heapprof::FrameFilter{"^buildIndex$", "", heapprof::PatternSyntax::kRegex});
   if (!retained.ok()) return Fail("query", retained.status());
   std::printf("wrote %s: %zu samples; buildIndex retains %lld bytes\n", out.c_str(), profile->samples.size(),
               static_cast<long long>(retained.value()));

@@ -57,8 +57,7 @@ uint32_t CallTreeBuilder::Child(uint32_t parent, uint32_t function) {
   return it->second;
 }
 
-Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series,
-                                   const std::vector<int>& sample_indexes) {
+Status CallTreeBuilder::AddProfile(const Profile& profile, size_t series, const std::vector<int>& sample_indexes) {
   if (series >= series_ || sample_indexes.size() != tree_.values_per_series) {
     return Error(ErrorCode::kInternal, "call tree: bad series or value count");
   }

@@ -4,8 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -177,9 +177,10 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
 
   const std::string by = diff.sort_by_cum ? "cumulative" : "flat";
   const std::string qualifier =
-      diff.sampled ? fmt::format(" beyond sampling noise (by {} change; {:.0f} % confidence for all {} functions together)",
-                                 by, 100 * diff.confidence, diff.tested)
-                   : fmt::format(" (by {} change)", by);
+      diff.sampled
+          ? fmt::format(" beyond sampling noise (by {} change; {:.0f} % confidence for all {} functions together)", by,
+                        100 * diff.confidence, diff.tested)
+          : fmt::format(" (by {} change)", by);
   auto section = [&](const char* title, const std::vector<const FunctionDelta*>& list) {
     out += fmt::format("\n{}{}:\n", title, qualifier);
     if (list.empty()) {
@@ -215,11 +216,11 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows) {
   if (!diff.sampled) {
     out += "\n(the profiles do not say how they were sampled, so every change is listed, noise or not)\n";
   } else if (within_noise > 0) {
-    out += fmt::format("\nWithin sampling noise: {} function{} changed no more than sampling explains; the largest: "
-                       "{} {} ±{}\n",
-                       within_noise, within_noise == 1 ? "" : "s",
-                       TerminalSafe(Named(*largest_noise)),
-                       Signed(key(*largest_noise), unit), FormatValue(std::llround(largest_noise->noise), unit));
+    out += fmt::format(
+        "\nWithin sampling noise: {} function{} changed no more than sampling explains; the largest: "
+        "{} {} ±{}\n",
+        within_noise, within_noise == 1 ? "" : "s", TerminalSafe(Named(*largest_noise)),
+        Signed(key(*largest_noise), unit), FormatValue(std::llround(largest_noise->noise), unit));
   }
   return out;
 }
@@ -228,8 +229,10 @@ Result<std::string> RenderDiffFlamegraphHtml(const Profile& base, const Profile&
                                              const std::string& title) {
   HEAPPROF_ASSIGN_OR_RETURN(Resolved r, ResolveBoth(base, next, options.sample_type));
   internal::CallTreeBuilder builder(2, 1);
-  if (Status s = builder.AddProfile(base, 0, {r.base_index}); !s.ok()) return Error(s.code(), "base profile: " + s.message());
-  if (Status s = builder.AddProfile(next, 1, {r.new_index}); !s.ok()) return Error(s.code(), "new profile: " + s.message());
+  if (Status s = builder.AddProfile(base, 0, {r.base_index}); !s.ok())
+    return Error(s.code(), "base profile: " + s.message());
+  if (Status s = builder.AddProfile(next, 1, {r.new_index}); !s.ok())
+    return Error(s.code(), "new profile: " + s.message());
 
   internal::PageInfo info;
   info.title = title.empty() ? fmt::format("heapprof diff: {}", r.type) : title;

@@ -23,7 +23,6 @@ using internal::NoThrow;
 
 double Tail(double confidence) { return (1.0 - confidence) / 2.0; }
 
-
 // A sum of samples as a Poisson count of equal weights with the same mean and
 // variance: `count` effective samples of `weight` each.
 struct Effective {

@@ -4,12 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <utility>
 
 #include "heapprof/core/text.h"
@@ -103,7 +103,7 @@ Result<std::string> ReadFileBytes(const std::string& path, const ReadOptions& op
   if (S_ISDIR(st.st_mode)) return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is a directory", path));
   const bool pipe = S_ISFIFO(st.st_mode);
   if (!S_ISREG(st.st_mode) && !(pipe && !options.regular_only)) {
-    const char* kind = pipe                                           ? "a FIFO"
+    const char* kind = pipe                                         ? "a FIFO"
                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                        : S_ISSOCK(st.st_mode)                       ? "a socket"
                                                                     : "not a regular file";
@@ -168,7 +168,8 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return Error(CodeFor(err), fmt::format("cannot create a file in '{}' to write '{}': {}", dir, path, ErrnoText(err)));
+    return Error(CodeFor(err),
+                 fmt::format("cannot create a file in '{}' to write '{}': {}", dir, path, ErrnoText(err)));
   }
   FdCloser closer(fd);
   auto fail = [&](const char* what) {

@@ -13,9 +13,9 @@
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/flamegraph_assets.h"
 #include "heapprof/core/flamegraph_page.h"
-#include "heapprof/core/text.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
+#include "heapprof/core/text.h"
 
 namespace heapprof {
 namespace internal {
@@ -105,10 +105,11 @@ nlohmann::json TreeJson(const CallTree& tree) {
     for (double v : tree.variance[c]) column.push_back(std::llround(v));
     variance.push_back(std::move(column));
   }
-  return {{"files", std::move(files)}, {"fileLabels", std::move(file_labels)},
-          {"names", std::move(names)}, {"fileOf", std::move(file_of)},
-          {"lines", std::move(lines)}, {"up", std::move(up)},         {"fn", std::move(node_fn)},
-          {"self", std::move(self)},   {"variance", std::move(variance)}};
+  return {{"files", std::move(files)},      {"fileLabels", std::move(file_labels)},
+          {"names", std::move(names)},      {"fileOf", std::move(file_of)},
+          {"lines", std::move(lines)},      {"up", std::move(up)},
+          {"fn", std::move(node_fn)},       {"self", std::move(self)},
+          {"variance", std::move(variance)}};
 }
 
 }  // namespace
@@ -130,10 +131,8 @@ Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& i
     data["warnings"] = info.warnings;
     std::string json = ScriptSafeJson(data);
     std::string title = EscapeMarkup(info.title);
-    return Fill(kFlamegraphPageHtml, {{"title", title},
-                                      {"style", kFlamegraphPageCss},
-                                      {"script", kFlamegraphPageJs},
-                                      {"data", json}});
+    return Fill(kFlamegraphPageHtml,
+                {{"title", title}, {"style", kFlamegraphPageCss}, {"script", kFlamegraphPageJs}, {"data", json}});
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInternal, fmt::format("flamegraph page: {}", e.what()));
   }
@@ -177,11 +176,12 @@ Result<std::string> RenderFlamegraphHtml(const Profile& profile, const Flamegrap
   info.details = internal::ProfileDetails(profile);
   for (int index : indexes) {
     std::string few = TooFewSamples(profile, index);
-    info.warnings.push_back(few.empty() ? few
-                                        : few + fmt::format("; profile a longer window or sample more often "
-                                                            "(interval {}, try --interval {})",
-                                                            FormatInterval(profile.period),
-                                                            FormatInterval(CheckSampling(profile, index).suggested_interval)));
+    info.warnings.push_back(few.empty()
+                                ? few
+                                : few + fmt::format("; profile a longer window or sample more often "
+                                                    "(interval {}, try --interval {})",
+                                                    FormatInterval(profile.period),
+                                                    FormatInterval(CheckSampling(profile, index).suggested_interval)));
   }
 
   internal::CallTreeBuilder builder(1, indexes.size());

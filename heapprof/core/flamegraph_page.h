@@ -35,5 +35,4 @@ std::vector<std::string> ProfileDetails(const Profile& profile);
 // The whole self-contained HTML document.
 Result<std::string> RenderFlamegraphPage(const CallTree& tree, const PageInfo& info);
 
-
 }  // namespace heapprof::internal

@@ -10,16 +10,16 @@
 
 #include "heapprof/core/call_tree.h"
 #include "heapprof/core/file_labels.h"
-#include "heapprof/core/text.h"
 #include "heapprof/core/flamegraph.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
+#include "heapprof/core/text.h"
 
 namespace heapprof {
 namespace {
 
 constexpr int kRow = 16;
-constexpr int kTop = 44;          // title and subtitle
+constexpr int kTop = 44;  // title and subtitle
 constexpr int kPad = 10;
 constexpr double kCharWidth = 6.6;  // 11 px monospace
 
@@ -140,8 +140,8 @@ Result<std::string> RenderFlamegraphSvg(const Profile& profile, const Flamegraph
       " \xC2\xB7 frames narrower than 1 px omitted</text>\n",
       options.width, height, XmlText(title), kPad, XmlText(type), XmlText(FormatValue(all, unit)));
   if (all <= 0) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#5d6677\">No {} in this profile.</text>\n", kPad,
-                       kTop + 12, XmlText(type));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#5d6677\">No {} in this profile.</text>\n", kPad, kTop + 12,
+                       XmlText(type));
   }
   for (const Rect& r : rects) {
     const bool root = r.node == 0;
@@ -156,9 +156,10 @@ Result<std::string> RenderFlamegraphSvg(const Profile& profile, const Flamegraph
     std::string tip = fmt::format("{}{}\ntotal {} ({})\nself {} ({})", name, where.empty() ? "" : " (" + where + ")",
                                   FormatValue(total[r.node], unit), Percent(total[r.node], all),
                                   FormatValue(self[r.node], unit), Percent(self[r.node], all));
-    out += fmt::format("<g><title>{}</title><rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" rx=\"2\" fill=\"{}\"/>",
-                       XmlText(tip), kPad + r.x, y, std::max(r.w - (r.w > 3 ? 1.0 : 0.0), 0.5), kRow - 1,
-                       root ? std::string("#8a93a6") : Colour(*fn));
+    out += fmt::format(
+        "<g><title>{}</title><rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" rx=\"2\" fill=\"{}\"/>",
+        XmlText(tip), kPad + r.x, y, std::max(r.w - (r.w > 3 ? 1.0 : 0.0), 0.5), kRow - 1,
+        root ? std::string("#8a93a6") : Colour(*fn));
     size_t max_chars = static_cast<size_t>((r.w - 6) / kCharWidth);
     if (max_chars >= 3) {
       out += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#1b1f27\">{}</text>", kPad + r.x + 3, y + 11,

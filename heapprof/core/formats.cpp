@@ -28,9 +28,12 @@ bool LooksLikeJson(std::string_view bytes) {
 
 std::string_view FormatName(ProfileFormat format) {
   switch (format) {
-    case ProfileFormat::kPprof: return "pprof";
-    case ProfileFormat::kHeapProfile: return "heapprofile";
-    case ProfileFormat::kFolded: return "folded";
+    case ProfileFormat::kPprof:
+      return "pprof";
+    case ProfileFormat::kHeapProfile:
+      return "heapprofile";
+    case ProfileFormat::kFolded:
+      return "folded";
   }
   return "unknown";
 }
@@ -73,9 +76,12 @@ Result<Profile> ReadProfileFile(const std::string& path) {
 
 Result<std::string> EncodeProfile(const Profile& profile, ProfileFormat format, const EncodeOptions& options) {
   switch (format) {
-    case ProfileFormat::kPprof: return EncodePprofGzip(profile);
-    case ProfileFormat::kHeapProfile: return EncodeHeapProfile(profile, {options.sample_type});
-    case ProfileFormat::kFolded: return EncodeFolded(profile, {options.sample_type, options.with_filenames});
+    case ProfileFormat::kPprof:
+      return EncodePprofGzip(profile);
+    case ProfileFormat::kHeapProfile:
+      return EncodeHeapProfile(profile, {options.sample_type});
+    case ProfileFormat::kFolded:
+      return EncodeFolded(profile, {options.sample_type, options.with_filenames});
   }
   return Error(ErrorCode::kInvalidArgument, "unknown profile format");
 }

@@ -3,8 +3,8 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 #include <memory>
 

@@ -7,9 +7,9 @@
 #include "heapprof/core/profile_tables.h"
 #include "heapprof/core/stack_table.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -127,7 +127,8 @@ class TreeReader {
       if (!ok) return Invalid(fmt::format("node #{} (id {}): \"id\" and \"selfSize\" must be numbers", ordinal, id));
       if (self < 0) return Invalid(fmt::format("node id {} has a negative selfSize ({})", id, self));
       if (self > kMaxImportedSize) {
-        return Invalid(fmt::format("node id {} has a selfSize of {}, beyond 2^36 (64 GiB, more than any heap)", id, self));
+        return Invalid(
+            fmt::format("node id {} has a selfSize of {}, beyond 2^36 (64 GiB, more than any heap)", id, self));
       }
       auto [it, inserted] = node_index_.emplace(id, ordinal);
       if (!inserted) return Invalid(fmt::format("node id {} is used twice", id));
@@ -171,8 +172,10 @@ class TreeReader {
     }
     std::string script;
     if (auto s = cf->find("scriptId"); s != cf->end()) {
-      if (s->is_string()) script = s->get<std::string>();
-      else if (s->is_number_integer()) script = std::to_string(s->get<int64_t>());
+      if (s->is_string())
+        script = s->get<std::string>();
+      else if (s->is_number_integer())
+        script = std::to_string(s->get<int64_t>());
     }
     frame.line = line0 >= 0 ? static_cast<int>(line0 + 1) : 0;  // the model is 1-based, 0 = unknown
     frame.column = column0 >= 0 ? static_cast<int>(column0 + 1) : 0;
@@ -258,8 +261,8 @@ class ProfileEmitter {
     bytes_ = Intern("bytes");
     EmitSamples();
     p_.comments.push_back(Intern("source: .heapprofile"));
-    p_.comments.push_back(Intern(
-        "note: alloc_* and inuse_* both hold the file's samples (a .heapprofile has no alloc/in-use split)"));
+    p_.comments.push_back(
+        Intern("note: alloc_* and inuse_* both hold the file's samples (a .heapprofile has no alloc/in-use split)"));
     if (tree_.orphans() > 0) {
       p_.comments.push_back(Intern(fmt::format("heapprofile_orphan_samples: {}", tree_.orphans())));
     }
@@ -306,8 +309,8 @@ class ProfileEmitter {
                                            static_cast<double>(sampled));
         assigned += space;
         int64_t objects = total == sampled ? count
-                          : size > 0      ? std::llround(static_cast<double>(space) / static_cast<double>(size))
-                                          : count;
+                          : size > 0       ? std::llround(static_cast<double>(space) / static_cast<double>(size))
+                                           : count;
         add(objects, space, size, true);
       }
     }
@@ -377,12 +380,16 @@ Result<std::string> EncodeHeapProfile(const Profile& profile, const HeapProfileE
     const TreeNode& n = nodes[i];
     Json frame;
     if (i == 0) {
-      frame = Json{{"functionName", "(root)"}, {"scriptId", "0"}, {"url", ""}, {"lineNumber", -1}, {"columnNumber", -1}};
+      frame =
+          Json{{"functionName", "(root)"}, {"scriptId", "0"}, {"url", ""}, {"lineNumber", -1}, {"columnNumber", -1}};
     } else {
       const Location& loc = profile.location(LocationId{static_cast<uint32_t>(n.key >> 16)});
       if (loc.lines.empty()) {
-        frame = Json{{"functionName", fmt::format("(location 0x{:x})", loc.address)}, {"scriptId", "0"}, {"url", ""},
-                     {"lineNumber", -1}, {"columnNumber", -1}};
+        frame = Json{{"functionName", fmt::format("(location 0x{:x})", loc.address)},
+                     {"scriptId", "0"},
+                     {"url", ""},
+                     {"lineNumber", -1},
+                     {"columnNumber", -1}};
       } else {
         frame = CallFrame(profile, loc.lines[n.key & 0xffff], script_ids);
       }

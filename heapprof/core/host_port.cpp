@@ -22,7 +22,8 @@ Result<HostPort> ParseHostPort(std::string_view text, PortZero port_zero) {
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() || port < min_port ||
       port > 65535) {
-    return bad(min_port == 0 ? "the port must be a number from 0 to 65535" : "the port must be a number from 1 to 65535");
+    return bad(min_port == 0 ? "the port must be a number from 0 to 65535"
+                             : "the port must be a number from 1 to 65535");
   }
   return HostPort{std::string(host), static_cast<uint16_t>(port)};
 }

@@ -44,8 +44,8 @@ uint64_t InspectorObjectSize(uint64_t inspector_size, uint64_t interval) {
   }
   if (best != 0) return best;
   if (inspector_size <= interval) return 1;  // below what one sample can read
-  uint64_t real = static_cast<uint64_t>(std::llround(RealSolution(static_cast<double>(inspector_size),
-                                                                   static_cast<double>(interval))));
+  uint64_t real = static_cast<uint64_t>(
+      std::llround(RealSolution(static_cast<double>(inspector_size), static_cast<double>(interval))));
   return real == 0 ? 1 : real;
 }
 

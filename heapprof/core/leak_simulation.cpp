@@ -92,7 +92,8 @@ SimSession SimulateLeakSession(const std::vector<SimSite>& sites, const SimSessi
     snap.stacks = stack_nodes;
     snap.info.interval_bytes = options.interval_bytes;
     snap.info.strategy = "simulation";
-    snap.info.start_unix_nanos = options.start_unix_nanos + static_cast<int64_t>(std::llround(k * options.cadence * 1e9));
+    snap.info.start_unix_nanos =
+        options.start_unix_nanos + static_cast<int64_t>(std::llround(k * options.cadence * 1e9));
     snap.info.heap_limit_bytes = options.heap_limit_bytes;
     std::vector<double> truth(sites.size(), 0.0);
     double used = static_cast<double>(options.base_heap_bytes);

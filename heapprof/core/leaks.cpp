@@ -6,8 +6,8 @@
 #include "heapprof/core/math_policy.h"
 #include "heapprof/core/profile_ages.h"
 
-#include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
+#include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -136,10 +136,14 @@ std::string RequestsText(double requests) {
 
 const char* LeakVerdictName(LeakVerdict verdict) {
   switch (verdict) {
-    case LeakVerdict::kGrowing: return "growing";
-    case LeakVerdict::kBounded: return "bounded";
-    case LeakVerdict::kSteady: return "steady";
-    case LeakVerdict::kUnclear: return "unclear";
+    case LeakVerdict::kGrowing:
+      return "growing";
+    case LeakVerdict::kBounded:
+      return "bounded";
+    case LeakVerdict::kSteady:
+      return "steady";
+    case LeakVerdict::kUnclear:
+      return "unclear";
   }
   return "unclear";
 }
@@ -194,7 +198,8 @@ Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> req
 
 Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> requests, uint64_t heap_used_bytes) {
   const WindowInfo& info = snapshot.info;
-  if (info.interval_bytes == 0) return Error(ErrorCode::kInvalidArgument, "a leak snapshot needs its sampling interval");
+  if (info.interval_bytes == 0)
+    return Error(ErrorCode::kInvalidArgument, "a leak snapshot needs its sampling interval");
   if (interval_ == 0) interval_ = info.interval_bytes;
   if (info.interval_bytes != interval_) {
     return Error(ErrorCode::kInvalidArgument,
@@ -213,8 +218,8 @@ Status LeakTracker::Add(const RawSnapshot& snapshot, std::optional<uint64_t> req
   for (const RawSample& sample : snapshot.samples) {
     const uint32_t stack = static_cast<uint32_t>(sample.stack);
     if (stack >= snapshot.stacks.size() && !(stack == 0 && snapshot.stacks.empty())) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("sample {} names stack {} of {}", sample.sample_id, stack,
-                                                            snapshot.stacks.size()));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("sample {} names stack {} of {}", sample.sample_id, stack, snapshot.stacks.size()));
     }
     uint32_t site = 0;
     if (stack < site_of_stack.size() && site_of_stack[stack] >= 0) {
@@ -271,7 +276,8 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
   const SnapshotRecord& sb = snapshots_[b];
   // The last part: from the latest snapshot at or before b - late_fraction * (b - a).
   const double fraction = std::clamp(options_.late_fraction, 0.0, 1.0);
-  const double split = static_cast<double>(sb.unix_nanos) - fraction * static_cast<double>(sb.unix_nanos - sa.unix_nanos);
+  const double split =
+      static_cast<double>(sb.unix_nanos) - fraction * static_cast<double>(sb.unix_nanos - sa.unix_nanos);
   size_t m = a;
   for (size_t k = a; k < b; ++k) {
     if (static_cast<double>(snapshots_[k].unix_nanos) <= split) m = k;
@@ -391,11 +397,11 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
     const double samples = site.whole.born.samples + site.whole.died.samples + site.live_end.samples;
     if (grew_late) {
       site.verdict = LeakVerdict::kGrowing;
-      site.reason = fmt::format("the last {:.0f} s grew {} (born {} in {} samples, died {} in {}; p = {:.2g}, "
-                                "needed <= {:.2g})",
-                                site.late.seconds, SignedBytes(site.late.bytes), LeakBytesText(site.late.born.value),
-                                site.late.born.samples, LeakBytesText(site.late.died.value), site.late.died.samples,
-                                site.late.p_value, level);
+      site.reason = fmt::format(
+          "the last {:.0f} s grew {} (born {} in {} samples, died {} in {}; p = {:.2g}, "
+          "needed <= {:.2g})",
+          site.late.seconds, SignedBytes(site.late.bytes), LeakBytesText(site.late.born.value), site.late.born.samples,
+          LeakBytesText(site.late.died.value), site.late.died.samples, site.late.p_value, level);
     } else if (grew && site.early.seconds > 0 && late_rate.high < early_rate) {
       site.verdict = LeakVerdict::kBounded;
       site.reason = fmt::format("grew {} in the first {:.0f} s, then at most {}/min (95 %) in the last {:.0f} s",
@@ -403,10 +409,11 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
                                 site.late.seconds);
     } else if (grew) {
       site.verdict = LeakVerdict::kUnclear;
-      site.reason = fmt::format("grew {} (p = {:.2g}), but the last {:.0f} s ({} to {}/min) cannot tell whether it "
-                                "stopped: a longer run would settle it",
-                                SignedBytes(site.whole.bytes), site.whole.p_value, site.late.seconds,
-                                SignedBytes(late_rate.low), SignedBytes(late_rate.high));
+      site.reason = fmt::format(
+          "grew {} (p = {:.2g}), but the last {:.0f} s ({} to {}/min) cannot tell whether it "
+          "stopped: a longer run would settle it",
+          SignedBytes(site.whole.bytes), site.whole.p_value, site.late.seconds, SignedBytes(late_rate.low),
+          SignedBytes(late_rate.high));
     } else {
       const double live = std::max(site.live_start.value, site.live_end.value);
       // Equivalence on the side that matters: growth of more than `tolerance`
@@ -422,22 +429,25 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
         // About 20 samples of its live bytes put its growth within ~+-50 %.
         const int64_t smaller = IntervalForSamples(live, 20, 1024, static_cast<int64_t>(interval_ / 2));
         const bool can_shrink = live > 0 && interval_ >= 2048 && static_cast<double>(smaller) * 20 <= live;
-        site.reason = fmt::format("{:.0f} samples: its growth ({} to {}) may be more than {:.0f} % of its "
-                                  "live bytes; {}",
-                                  samples, SignedBytes(site.whole.interval.low), SignedBytes(site.whole.interval.high),
-                                  tolerance * 100,
-                                  can_shrink ? fmt::format("--interval {} would settle it", LeakBytesText(
-                                                                                                static_cast<double>(smaller)))
-                                             : "a smaller interval or a longer run would settle it");
+        site.reason = fmt::format(
+            "{:.0f} samples: its growth ({} to {}) may be more than {:.0f} % of its "
+            "live bytes; {}",
+            samples, SignedBytes(site.whole.interval.low), SignedBytes(site.whole.interval.high), tolerance * 100,
+            can_shrink ? fmt::format("--interval {} would settle it", LeakBytesText(static_cast<double>(smaller)))
+                       : "a smaller interval or a longer run would settle it");
       }
     }
   }
   auto rank = [](LeakVerdict v) {
     switch (v) {
-      case LeakVerdict::kGrowing: return 0;
-      case LeakVerdict::kBounded: return 1;
-      case LeakVerdict::kUnclear: return 2;
-      case LeakVerdict::kSteady: return 2;
+      case LeakVerdict::kGrowing:
+        return 0;
+      case LeakVerdict::kBounded:
+        return 1;
+      case LeakVerdict::kUnclear:
+        return 2;
+      case LeakVerdict::kSteady:
+        return 2;
     }
     return 3;
   };
@@ -475,9 +485,10 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
   }
   std::optional<std::pair<double, Interval>> per_request;
   if (used_known && requests_known) per_request = Slope(thousands, used_series, confidence);
-  const double left = p.heap_limit_bytes > 0 ? std::max(0.0, static_cast<double>(p.heap_limit_bytes) -
-                                                                 static_cast<double>(p.heap_used_bytes))
-                                             : 0.0;
+  const double left =
+      p.heap_limit_bytes > 0
+          ? std::max(0.0, static_cast<double>(p.heap_limit_bytes) - static_cast<double>(p.heap_used_bytes))
+          : 0.0;
   if (per_request) {
     p.per_1000_requests = per_request->first;
     p.per_1000_requests_interval = per_request->second;
@@ -489,8 +500,8 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
   }
   // The heap figure was given apart (pages): the objects' own series bounds
   // the other side of where the limit bites (the pages fill first).
-  const double objects_left = std::max(0.0, static_cast<double>(p.heap_limit_bytes) -
-                                                static_cast<double>(sb.heap_objects));
+  const double objects_left =
+      std::max(0.0, static_cast<double>(p.heap_limit_bytes) - static_cast<double>(sb.heap_objects));
   auto widen = [&](const std::vector<double>& x, Interval& into, double scale) {
     if (!apart || sb.heap_objects == 0 || p.heap_limit_bytes == 0) return;
     std::optional<std::pair<double, Interval>> other = Slope(x, objects_series, confidence);
@@ -629,28 +640,30 @@ std::string FormatLeakReport(const LeakReport& report, size_t top) {
     }
     ++shown;
     const double rate = site.whole.PerMinute();
-    std::string per = per_request ? fmt::format(" {:>22}", fmt::format("{} ±{}", SignedBytes(*site.whole.Per1000Requests()),
-                                                                       LeakBytesText(site.whole.Per1000RequestsInterval()->HalfWidth(
-                                                                           *site.whole.Per1000Requests()))))
-                                  : std::string();
-    out += fmt::format("  {:<8} {:>11} {:>24}{}  {}\n", LeakVerdictName(site.verdict),
-                       LeakBytesText(site.live_end.value),
-                       fmt::format("{} ±{}", SignedBytes(rate), LeakBytesText(site.whole.PerMinuteInterval().HalfWidth(rate))),
-                       per, SiteText(site, 4));
+    std::string per =
+        per_request ? fmt::format(" {:>22}", fmt::format("{} ±{}", SignedBytes(*site.whole.Per1000Requests()),
+                                                         LeakBytesText(site.whole.Per1000RequestsInterval()->HalfWidth(
+                                                             *site.whole.Per1000Requests()))))
+                    : std::string();
+    out += fmt::format(
+        "  {:<8} {:>11} {:>24}{}  {}\n", LeakVerdictName(site.verdict), LeakBytesText(site.live_end.value),
+        fmt::format("{} ±{}", SignedBytes(rate), LeakBytesText(site.whole.PerMinuteInterval().HalfWidth(rate))), per,
+        SiteText(site, 4));
     if (site.verdict != LeakVerdict::kSteady) out += "           " + site.reason + "\n";
     if (site.minutes_to_limit) {
-      out += fmt::format("           alone it fills the limit in ~{} (95 %: {}-{}){}\n", MinutesText(*site.minutes_to_limit),
-                         MinutesText(site.minutes_interval.low), MinutesText(site.minutes_interval.high),
-                         site.requests_to_limit
-                             ? fmt::format(", after ~{} more requests", RequestsText(*site.requests_to_limit))
-                             : std::string());
+      out += fmt::format(
+          "           alone it fills the limit in ~{} (95 %: {}-{}){}\n", MinutesText(*site.minutes_to_limit),
+          MinutesText(site.minutes_interval.low), MinutesText(site.minutes_interval.high),
+          site.requests_to_limit ? fmt::format(", after ~{} more requests", RequestsText(*site.requests_to_limit))
+                                 : std::string());
     }
   }
   if (hidden > 0) out += fmt::format("  ... {} more sites (steady or unclear)\n", hidden);
-  out += fmt::format("\n  Verdicts at a family-wise {} for look {} ({} tests after Tarone's correction: {} each); "
-                     "rates are over the whole interval, the verdict's test over its last part ({:.0f} s).\n",
-                     Percent(report.alpha), report.look, report.tests, fmt::format("{:.2g}", report.alpha_per_test),
-                     report.sites.empty() ? 0.0 : report.sites.front().late.seconds);
+  out += fmt::format(
+      "\n  Verdicts at a family-wise {} for look {} ({} tests after Tarone's correction: {} each); "
+      "rates are over the whole interval, the verdict's test over its last part ({:.0f} s).\n",
+      Percent(report.alpha), report.look, report.tests, fmt::format("{:.2g}", report.alpha_per_test),
+      report.sites.empty() ? 0.0 : report.sites.front().late.seconds);
   return out;
 }
 
@@ -732,7 +745,8 @@ std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker,
     const LeakSite& site = report.sites[i];
     Json frames = Json::array();
     for (const Frame& f : site.frames) {
-      frames.push_back({{"function", f.function_name}, {"script", f.script_name}, {"line", f.line}, {"column", f.column}});
+      frames.push_back(
+          {{"function", f.function_name}, {"script", f.script_name}, {"line", f.line}, {"column", f.column}});
     }
     Json s{{"verdict", LeakVerdictName(site.verdict)},
            {"reason", site.reason},

@@ -6,9 +6,10 @@
 
 namespace heapprof::internal {
 
-using NoThrow = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
-                                              boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
+using NoThrow =
+    boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
 
 }  // namespace heapprof::internal

@@ -3,14 +3,14 @@
 // Ids of foreign profiles may be sparse; they are renumbered densely here.
 #include <google/protobuf/arena.h>
 
-#include <climits>
 #include <fmt/format.h>
+#include <climits>
 #include <unordered_map>
 
-#include "heapprof/core/pprof_wire_check.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/gzip.h"
 #include "heapprof/core/pprof.h"
+#include "heapprof/core/pprof_wire_check.h"
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof {
@@ -41,8 +41,8 @@ class IdMap {
       if (id == 0) return Corrupt(fmt::format("{}[{}] has id 0 (ids must be >= 1)", kind, i));
       auto [it, inserted] = sparse_.emplace(id, static_cast<uint32_t>(i + 1));
       if (!inserted) {
-        return Corrupt(fmt::format("{} id {} is used twice ({}[{}] and {}[{}])", kind, id, kind, it->second - 1,
-                                   kind, i));
+        return Corrupt(
+            fmt::format("{} id {} is used twice ({}[{}] and {}[{}])", kind, id, kind, it->second - 1, kind, i));
       }
     }
     return Status::Ok();
@@ -68,8 +68,8 @@ class Converter {
     const int nstrings = msg_.string_table_size();
     if (nstrings == 0) return Corrupt("string_table is empty (string_table[0] must be the empty string)");
     if (!msg_.string_table(0).empty()) {
-      return Corrupt(fmt::format("string_table[0] must be the empty string, found \"{}\"",
-                                 Shorten(msg_.string_table(0))));
+      return Corrupt(
+          fmt::format("string_table[0] must be the empty string, found \"{}\"", Shorten(msg_.string_table(0))));
     }
     if (msg_.sample_type_size() == 0 && msg_.sample_size() > 0) {
       return Corrupt(fmt::format("profile has {} samples but no sample_type", msg_.sample_size()));
@@ -115,8 +115,8 @@ class Converter {
         return [&f, i, field] { return fmt::format("function[{}] (id {}).{}", i, f.id(), field); };
       };
       p.functions.push_back(Function{FunctionId{static_cast<uint32_t>(i + 1)}, Str(f.name(), where("name")),
-                                     Str(f.system_name(), where("system_name")),
-                                     Str(f.filename(), where("filename")), f.start_line()});
+                                     Str(f.system_name(), where("system_name")), Str(f.filename(), where("filename")),
+                                     f.start_line()});
       if (!status_.ok()) return status_;
     }
 
@@ -128,8 +128,8 @@ class Converter {
     for (int i = 0; i < msg_.location_size(); ++i) {
       const pb::Location& l = msg_.location(i);
       if (l.mapping_id() != 0 && mappings_.Find(l.mapping_id()) == 0) {
-        return Corrupt(fmt::format("location[{}] (id {}) names mapping id {}, which does not exist", i, l.id(),
-                                   l.mapping_id()));
+        return Corrupt(
+            fmt::format("location[{}] (id {}) names mapping id {}, which does not exist", i, l.id(), l.mapping_id()));
       }
       Location loc{LocationId{static_cast<uint32_t>(i + 1)}, l.address(), {}};
       loc.lines.reserve(l.line_size());
@@ -153,8 +153,8 @@ class Converter {
     for (int i = 0; i < msg_.sample_size(); ++i) {
       const pb::Sample& s = msg_.sample(i);
       if (static_cast<size_t>(s.value_size()) != ntypes) {
-        return Corrupt(fmt::format("sample[{}] has {} values but the profile has {} sample types", i, s.value_size(),
-                                   ntypes));
+        return Corrupt(
+            fmt::format("sample[{}] has {} values but the profile has {} sample types", i, s.value_size(), ntypes));
       }
       Sample out;
       out.values.assign(s.value().begin(), s.value().end());
@@ -171,8 +171,8 @@ class Converter {
         auto where = [i, j](const char* field) {
           return [i, j, field] { return fmt::format("sample[{}] label[{}].{}", i, j, field); };
         };
-        out.labels.push_back(
-            Label{Str(l.key(), where("key")), Str(l.str(), where("str")), l.num(), Str(l.num_unit(), where("num_unit"))});
+        out.labels.push_back(Label{Str(l.key(), where("key")), Str(l.str(), where("str")), l.num(),
+                                   Str(l.num_unit(), where("num_unit"))});
       }
       if (!status_.ok()) return status_;
       p.samples.push_back(std::move(out));
@@ -232,13 +232,14 @@ Result<Profile> DecodePprof(std::string_view bytes) {
   const internal::SampleCounts counts = internal::CountSamples(bytes);
   auto refuse = [](std::string what) { return Error(ErrorCode::kResourceExhausted, std::move(what)); };
   if (counts.samples > kMaxPprofSamples) {
-    return refuse(fmt::format("profile holds {} samples, more than the {} heapprof reads (aggregate identical "
-                              "stacks first: real heap profiles hold thousands)",
-                              counts.samples, kMaxPprofSamples));
+    return refuse(
+        fmt::format("profile holds {} samples, more than the {} heapprof reads (aggregate identical "
+                    "stacks first: real heap profiles hold thousands)",
+                    counts.samples, kMaxPprofSamples));
   }
   if (counts.deepest > kMaxPprofStackDepth) {
-    return refuse(fmt::format("a sample's stack is {} frames deep, more than the {} heapprof reads",
-                              counts.deepest, kMaxPprofStackDepth));
+    return refuse(fmt::format("a sample's stack is {} frames deep, more than the {} heapprof reads", counts.deepest,
+                              kMaxPprofStackDepth));
   }
   if (counts.frames > kMaxPprofFrames) {
     return refuse(fmt::format("the samples' stacks hold {} frames in all, more than the {} heapprof reads",

@@ -1,12 +1,12 @@
 // ValidateProfile: pprof's invariants checked on the model before it is
 // written, so heapprof never emits a file that pprof would reject. The
 // writer runs the same checks sample by sample as it writes.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <vector>
 
-#include "heapprof/core/pprof_validate.h"
 #include "heapprof/core/pprof.h"
+#include "heapprof/core/pprof_validate.h"
 
 namespace heapprof {
 namespace internal {
@@ -41,9 +41,8 @@ Status ProfileChecker::CheckTables() {
   for (size_t i = 0; i < p_.functions.size() && status_.ok(); ++i) {
     const Function& f = p_.functions[i];
     if (static_cast<size_t>(f.id) != i + 1) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("functions[{}] has id {}; ids must be dense (index + 1)", i,
-                               static_cast<uint32_t>(f.id)));
+      return Error(ErrorCode::kInvalidArgument, fmt::format("functions[{}] has id {}; ids must be dense (index + 1)", i,
+                                                            static_cast<uint32_t>(f.id)));
     }
     Check(f.name, "function {}: name", i + 1);
     Check(f.system_name, "function {}: system_name", i + 1);
@@ -54,9 +53,8 @@ Status ProfileChecker::CheckTables() {
   for (size_t i = 0; i < p_.locations.size(); ++i) {
     const Location& loc = p_.locations[i];
     if (static_cast<size_t>(loc.id) != i + 1) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("locations[{}] has id {}; ids must be dense (index + 1)", i,
-                               static_cast<uint32_t>(loc.id)));
+      return Error(ErrorCode::kInvalidArgument, fmt::format("locations[{}] has id {}; ids must be dense (index + 1)", i,
+                                                            static_cast<uint32_t>(loc.id)));
     }
     for (size_t j = 0; j < loc.lines.size(); ++j) {
       uint32_t fid = static_cast<uint32_t>(loc.lines[j].function);
@@ -93,9 +91,8 @@ Status ProfileChecker::CheckSample(size_t i) {
 Status ProfileChecker::CheckSampleExceptIds(size_t i) {
   const Sample& s = p_.samples[i];
   if (s.values.size() != p_.sample_types.size()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("sample {} has {} values but the profile has {} sample types", i, s.values.size(),
-                             p_.sample_types.size()));
+    return Error(ErrorCode::kInvalidArgument, fmt::format("sample {} has {} values but the profile has {} sample types",
+                                                          i, s.values.size(), p_.sample_types.size()));
   }
   for (size_t j = 0; j < s.labels.size(); ++j) {
     Check(s.labels[j].key, "sample {} label {}: key", i, j);
@@ -128,11 +125,12 @@ Status CheckValueTotals(const Profile& profile) {
       int64_t v = sample.values[t];
       total += v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
       if (total > kMaxValueTotal) {
-        return Error(ErrorCode::kDataLoss,
-                     fmt::format("the values of sample type {} add up to more than 2^61 in magnitude, beyond any "
-                                 "real measurement (sums of them would overflow)",
-                                 t < profile.sample_types.size() ? std::string(profile.str(profile.sample_types[t].type))
-                                                                 : std::to_string(t)));
+        return Error(
+            ErrorCode::kDataLoss,
+            fmt::format("the values of sample type {} add up to more than 2^61 in magnitude, beyond any "
+                        "real measurement (sums of them would overflow)",
+                        t < profile.sample_types.size() ? std::string(profile.str(profile.sample_types[t].type))
+                                                        : std::to_string(t)));
       }
     }
   }

@@ -3,9 +3,9 @@
 // of two. ValidateProfile (pprof.h) runs both parts over a whole profile.
 #pragma once
 
+#include <fmt/format.h>
 #include <cstddef>
 #include <cstdint>
-#include <fmt/format.h>
 #include <string>
 
 #include "heapprof/core/profile.h"
@@ -32,7 +32,8 @@ class ProfileChecker {
   template <typename... Args>
   void Check(StringId id, fmt::format_string<Args...> where, Args&&... args) {
     uint32_t index = static_cast<uint32_t>(id);
-    if (index < p_.strings.size()) [[likely]] return;
+    if (index < p_.strings.size()) [[likely]]
+      return;
     if (status_.ok()) OutOfRange(index, fmt::format(where, std::forward<Args>(args)...));
   }
   [[gnu::noinline]] void OutOfRange(uint32_t index, const std::string& where);

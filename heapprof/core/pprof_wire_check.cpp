@@ -17,19 +17,27 @@ namespace heapprof::internal {
 namespace {
 
 namespace pb = perftools::profiles;
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 const char* FieldName(uint32_t field) {
   switch (field) {
-    case 1: return "sample_type";
-    case 2: return "sample";
-    case 3: return "mapping";
-    case 4: return "location";
-    case 5: return "function";
-    case 6: return "string_table";
-    case 11: return "period_type";
-    default: return "field";
+    case 1:
+      return "sample_type";
+    case 2:
+      return "sample";
+    case 3:
+      return "mapping";
+    case 4:
+      return "location";
+    case 5:
+      return "function";
+    case 6:
+      return "string_table";
+    case 11:
+      return "period_type";
+    default:
+      return "field";
   }
 }
 
@@ -39,12 +47,18 @@ bool NestedParses(uint32_t field, std::string_view bytes) {
   int size = static_cast<int>(bytes.size());
   switch (field) {
     case 1:
-    case 11: return pb::ValueType().ParseFromArray(data, size);
-    case 2: return pb::Sample().ParseFromArray(data, size);
-    case 3: return pb::Mapping().ParseFromArray(data, size);
-    case 4: return pb::Location().ParseFromArray(data, size);
-    case 5: return pb::Function().ParseFromArray(data, size);
-    default: return true;
+    case 11:
+      return pb::ValueType().ParseFromArray(data, size);
+    case 2:
+      return pb::Sample().ParseFromArray(data, size);
+    case 3:
+      return pb::Mapping().ParseFromArray(data, size);
+    case 4:
+      return pb::Location().ParseFromArray(data, size);
+    case 5:
+      return pb::Function().ParseFromArray(data, size);
+    default:
+      return true;
   }
 }
 
@@ -72,9 +86,10 @@ std::string ExplainProfileParseFailure(std::string_view bytes) {
     }
     // Unknown fields are legal, but in a message that failed to parse they mark garbage.
     if (field > 15) {
-      return fmt::format("not a pprof profile: byte {} starts field {}, which profile.proto does not have "
-                         "(another format?)",
-                         offset, field);
+      return fmt::format(
+          "not a pprof profile: byte {} starts field {}, which profile.proto does not have "
+          "(another format?)",
+          offset, field);
     }
     if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       uint32_t length = 0;
@@ -83,16 +98,15 @@ std::string ExplainProfileParseFailure(std::string_view bytes) {
       }
       const int start = in.CurrentPosition();
       if (length > static_cast<uint32_t>(size - start)) {
-        return fmt::format("profile is truncated: field {} ({}) at byte {} needs {} bytes but only {} remain",
-                           field, FieldName(field), offset, length, size - start);
+        return fmt::format("profile is truncated: field {} ({}) at byte {} needs {} bytes but only {} remain", field,
+                           FieldName(field), offset, length, size - start);
       }
       std::string_view payload(bytes.data() + start, length);
       in.Skip(static_cast<int>(length));
       int ordinal = field < 16 ? counts[field]++ : 0;
       if (field == 6) {
         if (!internal::IsValidUtf8(payload)) {
-          return fmt::format("string_table[{}] is not valid UTF-8 (profile.proto strings must be UTF-8)",
-                             string_index);
+          return fmt::format("string_table[{}] is not valid UTF-8 (profile.proto strings must be UTF-8)", string_index);
         }
         ++string_index;
       } else if (!NestedParses(field, payload)) {

@@ -22,18 +22,18 @@
 // once, and the message is then written without checks.
 #include <google/protobuf/wire_format_lite.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
-#include <fmt/format.h>
 
-#include "heapprof/core/pprof_validate.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/gzip.h"
 #include "heapprof/core/pprof.h"
+#include "heapprof/core/pprof_validate.h"
 #include "heapprof/proto/profile.pb.h"
 
 namespace heapprof {
@@ -102,7 +102,8 @@ class WireBuffer {
       : capacity_(std::max<size_t>(size_hint, 64)), buf_(new char[capacity_]), cur_(buf_.get()) {}
 
   void Room(size_t n) {
-    if (static_cast<size_t>(buf_.get() + capacity_ - cur_) < n) [[unlikely]] Grow(n);
+    if (static_cast<size_t>(buf_.get() + capacity_ - cur_) < n) [[unlikely]]
+      Grow(n);
   }
   void PutVarint(uint64_t v) { cur_ = EncodeVarint(cur_, v); }
   // A packed repeated field's payload. The cursor stays in a local: a store
@@ -298,18 +299,16 @@ size_t SizeHint(const Profile& p) {
   return strings + 64 * p.samples.size() + 16 * (p.locations.size() + p.functions.size()) + 256;
 }
 
-
 // The wire bytes of a valid profile, in a buffer the caller copies or gzips.
 Status Encode(const Profile& profile, WireBuffer& buffer) {
-  auto invalid = [](const Status& s) {
-    return Error(s.code(), "cannot encode an invalid profile: " + s.message());
-  };
+  auto invalid = [](const Status& s) { return Error(s.code(), "cannot encode an invalid profile: " + s.message()); };
   internal::ProfileChecker checker(profile);
   if (Status tables = checker.CheckTables(); !tables.ok()) return invalid(tables);
   if (Status written = Writer(&buffer).WriteProfile(profile, checker); !written.ok()) return invalid(written);
   if (buffer.bytes().size() > static_cast<size_t>(INT_MAX)) {
-    return Error(ErrorCode::kResourceExhausted, fmt::format("profile encodes to {} bytes, over protobuf's 2 GiB message limit",
-                                                            buffer.bytes().size()));
+    return Error(
+        ErrorCode::kResourceExhausted,
+        fmt::format("profile encodes to {} bytes, over protobuf's 2 GiB message limit", buffer.bytes().size()));
   }
   return Status::Ok();
 }

@@ -40,8 +40,7 @@ std::vector<std::string> Profile::CommentTexts() const {
 std::string Profile::CommentValue(std::string_view key) const {
   for (StringId c : comments) {
     std::string_view text = str(c);
-    if (text.size() > key.size() + 1 && text.substr(0, key.size()) == key &&
-        text.substr(key.size(), 2) == ": ") {
+    if (text.size() > key.size() + 1 && text.substr(0, key.size()) == key && text.substr(key.size(), 2) == ": ") {
       return std::string(text.substr(key.size() + 2));
     }
   }

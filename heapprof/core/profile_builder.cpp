@@ -1,21 +1,18 @@
 #include "heapprof/core/profile_builder.h"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <map>
-#include <tuple>
 #include <tuple>
 #include <unordered_map>
 
 #include "heapprof/core/profile_ages.h"
-#include "heapprof/core/text.h"
 #include "heapprof/core/profile_tables.h"
+#include "heapprof/core/text.h"
 #include "heapprof/core/version.h"
 
 namespace heapprof {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 double SampleScale(uint64_t size, uint64_t interval) {
   if (interval == 0 || size == 0) return 1.0;
@@ -86,9 +83,7 @@ Profile internal::BuildProfileWithAges(const RawSnapshot& snap, const std::vecto
     }
     double scale = SampleScale(size, info.interval_bytes);
     auto objects = [&](uint64_t n) { return static_cast<int64_t>(std::llround(n * scale)); };
-    auto space = [&](uint64_t n) {
-      return static_cast<int64_t>(std::llround(n * scale * static_cast<double>(size)));
-    };
+    auto space = [&](uint64_t n) { return static_cast<int64_t>(std::llround(n * scale * static_cast<double>(size))); };
     Sample sample;
     sample.locations = sit->second;
     sample.values = {objects(counts.all), space(counts.all), objects(counts.live), space(counts.live)};
@@ -112,9 +107,7 @@ Profile internal::BuildProfileWithAges(const RawSnapshot& snap, const std::vecto
   comment("interval_bytes", std::to_string(info.interval_bytes));
   comment("max_stack_depth", std::to_string(info.max_stack_depth));
   comment("gc_before_inuse", info.gc_before_snapshot ? "yes" : "no");
-  comment("inlining", info.inlining_allowed == 1   ? "allowed"
-                      : info.inlining_allowed == 0 ? "disabled"
-                                                   : "unknown");
+  comment("inlining", info.inlining_allowed == 1 ? "allowed" : info.inlining_allowed == 0 ? "disabled" : "unknown");
   comment("heap_used_bytes", std::to_string(info.heap_used_bytes));
   comment("heap_limit_bytes", std::to_string(info.heap_limit_bytes));
   comment("samples", std::to_string(snap.samples.size()));

@@ -81,15 +81,14 @@ class PartBuilder {
 };
 
 // Samples [begin, end) of `from` as one part, encoded; halves itself while too large.
-Status Build(const Profile& from, size_t begin, size_t end, const SplitLimits& limits,
-             std::vector<ProfilePart>& out) {
+Status Build(const Profile& from, size_t begin, size_t end, const SplitLimits& limits, std::vector<ProfilePart>& out) {
   PartBuilder b(from);
   for (size_t i = begin; i < end; ++i) b.Add(from.samples[i]);
   Profile part = std::move(b).Take();
   HEAPPROF_ASSIGN_OR_RETURN(std::string bytes, EncodePprof(part));
   // Room for the "split:" comment added later (a few hundred bytes).
-  const uint64_t budget = limits.max_bytes > 4 * kSplitCommentRoom ? limits.max_bytes - kSplitCommentRoom
-                                                                     : limits.max_bytes;
+  const uint64_t budget =
+      limits.max_bytes > 4 * kSplitCommentRoom ? limits.max_bytes - kSplitCommentRoom : limits.max_bytes;
   if (bytes.size() > budget) {
     if (end - begin <= 1) {
       return Error(ErrorCode::kResourceExhausted,

@@ -1,8 +1,8 @@
 // Profile queries for assertions: pattern-selected totals, heaviest stacks,
 // retained bytes. Each sample is counted once however many frames match.
+#include "heapprof/core/query.h"
 #include "heapprof/core/file_labels.h"
 #include "heapprof/core/text.h"
-#include "heapprof/core/query.h"
 
 #include <fmt/format.h>
 #include <fnmatch.h>

@@ -1,9 +1,9 @@
 // Per-function totals and the `top` table: what `pprof -top` shows, computed
 // from the Profile model so no pprof is needed to read a profile.
-#include "heapprof/core/file_labels.h"
-#include "heapprof/core/text.h"
 #include "heapprof/core/report.h"
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/terminal_text.h"
+#include "heapprof/core/text.h"
 
 #include <fmt/format.h>
 
@@ -43,12 +43,12 @@ std::string SamplingNote(std::string_view sample_type, const SampledValue& total
     return fmt::format("  (± is the 95 % sampling error of a share, in points)\n");
   }
   // About 400 samples put a 50 % share within ±5 points.
-  int64_t suggested = IntervalForSamples(static_cast<double>(period) * total.samples, 400, 1024,
-                                         std::max<int64_t>(1024, period / 2));
-  return fmt::format("  {}: {} sample{}; shares are ±{:.0f} points, too few to rank functions; rerun with "
-                     "--interval {} or more requests\n",
-                     sample_type, total.samples, total.samples == 1 ? "" : "s", widest_points,
-                     FormatInterval(suggested));
+  int64_t suggested =
+      IntervalForSamples(static_cast<double>(period) * total.samples, 400, 1024, std::max<int64_t>(1024, period / 2));
+  return fmt::format(
+      "  {}: {} sample{}; shares are ±{:.0f} points, too few to rank functions; rerun with "
+      "--interval {} or more requests\n",
+      sample_type, total.samples, total.samples == 1 ? "" : "s", widest_points, FormatInterval(suggested));
 }
 
 }  // namespace
@@ -211,10 +211,10 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options) {
                           FormatValue(static_cast<int64_t>(std::llround(range.HalfWidth(all.value))), unit),
                           all.samples, all.samples == 1 ? "" : "s");
   }
-  std::string out = fmt::format("{}: total {}{}, {} function{}; top {} by {}{}\n", type, FormatValue(total, unit),
-                                sampled, totals.size(), totals.size() == 1 ? "" : "s", rows,
-                                options.sort_by_cum ? "cumulative" : "flat",
-                                options.view == FrameView::kUserCode ? " (your code)" : "");
+  std::string out =
+      fmt::format("{}: total {}{}, {} function{}; top {} by {}{}\n", type, FormatValue(total, unit), sampled,
+                  totals.size(), totals.size() == 1 ? "" : "s", rows, options.sort_by_cum ? "cumulative" : "flat",
+                  options.view == FrameView::kUserCode ? " (your code)" : "");
   if (options.view == FrameView::kUserCode) {
     out += "  (--user-code: built-ins and heapprof:runtime frames are charged to their nearest user-code caller)\n";
   }
@@ -280,11 +280,10 @@ SamplingCheck CheckSampling(const Profile& profile, int index, size_t rows) {
   check.samples = model->total().samples;
   std::vector<FunctionTotal> totals = FunctionTotals(profile, index);
   for (size_t i = 0; i < std::min(rows, totals.size()); ++i) {
-    for (auto [value, sampling] : {std::pair{totals[i].flat, totals[i].flat_sampling},
-                                   std::pair{totals[i].cum, totals[i].cum_sampling}}) {
+    for (auto [value, sampling] :
+         {std::pair{totals[i].flat, totals[i].flat_sampling}, std::pair{totals[i].cum, totals[i].cum_sampling}}) {
       double r = static_cast<double>(value) / static_cast<double>(total);
-      check.widest_points =
-          std::max(check.widest_points, 100 * ShareInterval(sampling, model->total()).HalfWidth(r));
+      check.widest_points = std::max(check.widest_points, 100 * ShareInterval(sampling, model->total()).HalfWidth(r));
     }
   }
   check.enough = check.widest_points <= kRankablePoints;
@@ -346,8 +345,8 @@ std::string FormatSummaryLine(const Profile& profile, int index, const SummaryOp
                           Percent(top.flat - own, top.flat));
     }
   } else {
-    line = fmt::format("{} itself {} the most, outside any user-code frame: {} {} of {} ({})", options.runtime,
-                       verb, named(top), share(top), FormatValue(total, unit), type);
+    line = fmt::format("{} itself {} the most, outside any user-code frame: {} {} of {} ({})", options.runtime, verb,
+                       named(top), share(top), FormatValue(total, unit), type);
     if (options.requests > 0) {
       line += fmt::format(", about {}{} per request", FormatValue(top.flat / options.requests, unit),
                           unit == "bytes" ? "" : " objects");

@@ -1,9 +1,9 @@
 #include "heapprof/core/source_map.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <fmt/format.h>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -22,9 +22,9 @@ constexpr int kMaxSectionDepth = 8;
 constexpr std::array<int8_t, 256> MakeBase64Table() {
   std::array<int8_t, 256> table{};
   for (auto& v : table) v = -1;
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (size_t i = 0; i < kAlphabet.size(); ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+  constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < kAlphabet.size(); ++i)
+    table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
   return table;
 }
 constexpr std::array<int8_t, 256> kBase64 = MakeBase64Table();
@@ -148,8 +148,8 @@ class SourceMapParser {
       if (section_line > std::numeric_limits<int32_t>::max() || section_column > std::numeric_limits<int32_t>::max()) {
         return where("offset out of range");
       }
-      if (Status st = ParseAny(*sub, static_cast<uint32_t>(section_line), static_cast<uint32_t>(section_column),
-                               depth + 1);
+      if (Status st =
+              ParseAny(*sub, static_cast<uint32_t>(section_line), static_cast<uint32_t>(section_column), depth + 1);
           !st.ok()) {
         return where(st.message());
       }
@@ -195,9 +195,8 @@ class SourceMapParser {
       for (const json& name : *n) map_.names_.push_back(name.is_string() ? name.get<std::string>() : "");
     }
     map_.segments_.reserve(map_.segments_.size() + mappings.size() / 6);
-    return DecodeMappings(mappings, line_offset, column_offset,
-                          map_.sources_.size() - source_base, source_base, map_.names_.size() - name_base,
-                          name_base);
+    return DecodeMappings(mappings, line_offset, column_offset, map_.sources_.size() - source_base, source_base,
+                          map_.names_.size() - name_base, name_base);
   }
 
   Status DecodeMappings(std::string_view text, uint32_t line_offset, uint32_t column_offset, size_t n_sources,
@@ -356,8 +355,8 @@ std::optional<std::string> SourceMap::source_content(size_t i) const {
 
 std::optional<OriginalPosition> SourceMap::ToPosition(const Segment& s) const {
   if (s.source < 0) return std::nullopt;
-  return OriginalPosition{static_cast<uint32_t>(s.source), int64_t{s.original_line} + 1,
-                          int64_t{s.original_column} + 1, s.name, int64_t{s.generated_column} + 1};
+  return OriginalPosition{static_cast<uint32_t>(s.source), int64_t{s.original_line} + 1, int64_t{s.original_column} + 1,
+                          s.name, int64_t{s.generated_column} + 1};
 }
 
 namespace {
@@ -378,8 +377,8 @@ std::optional<OriginalPosition> SourceMap::Lookup(int64_t line, int64_t column) 
   size_t b, e;
   if (!LineRange(line, b, e)) return std::nullopt;
   // Search the dense column array: a long minified line stays in cache.
-  size_t after = std::upper_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) -
-                 columns_.begin();
+  size_t after =
+      std::upper_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) - columns_.begin();
   for (size_t p = after; p > b; --p) {
     if (segments_[p - 1].source >= 0) return ToPosition(segments_[p - 1]);
   }
@@ -392,8 +391,7 @@ std::optional<OriginalPosition> SourceMap::Lookup(int64_t line, int64_t column) 
 std::optional<OriginalPosition> SourceMap::MappingBefore(int64_t line, int64_t column) const {
   size_t b, e;
   if (!LineRange(line, b, e)) return std::nullopt;
-  size_t at = std::lower_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) -
-              columns_.begin();
+  size_t at = std::lower_bound(columns_.begin() + b, columns_.begin() + e, ZeroBasedColumn(column)) - columns_.begin();
   if (at == b) return std::nullopt;
   return ToPosition(segments_[at - 1]);
 }

@@ -14,11 +14,11 @@ namespace heapprof::internal {
 // "mappings" (pure base64) and "sourcesContent" (needed only on demand) are
 // cut out and the small rest goes to nlohmann.
 struct BigValues {
-  std::string reduced;                  // the map with both values replaced by null
-  std::string_view mappings;            // the mappings string's text between the quotes
-  bool mappings_escaped = false;        // it holds a backslash: let nlohmann unescape it
-  std::string_view mappings_json;       // the whole string token, quotes included
-  std::string_view contents_json;       // the sourcesContent array's text, or empty
+  std::string reduced;             // the map with both values replaced by null
+  std::string_view mappings;       // the mappings string's text between the quotes
+  bool mappings_escaped = false;   // it holds a backslash: let nlohmann unescape it
+  std::string_view mappings_json;  // the whole string token, quotes included
+  std::string_view contents_json;  // the sourcesContent array's text, or empty
 };
 
 // Splits a regular map's top-level object; nullopt for index maps and for

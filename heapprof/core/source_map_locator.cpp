@@ -1,14 +1,14 @@
 #include "heapprof/core/source_map_locator.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cctype>
-#include <filesystem>
 #include <fmt/format.h>
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
 #include <system_error>
 
-#include "heapprof/core/text.h"
 #include "heapprof/core/file_io.h"
+#include "heapprof/core/text.h"
 
 namespace heapprof {
 namespace {
@@ -79,8 +79,8 @@ Result<std::string> ReadSourceFile(const std::string& path) {
 Result<LocatedMap> ReadMapFile(const std::string& path, std::string_view script_name) {
   Result<std::string> bytes = ReadSourceFile(path);
   if (!bytes.ok()) {
-    return Error(bytes.status().code(), fmt::format("source map {} of {} cannot be read: {}", path, script_name,
-                                                    bytes.status().message()));
+    return Error(bytes.status().code(),
+                 fmt::format("source map {} of {} cannot be read: {}", path, script_name, bytes.status().message()));
   }
   return LocatedMap{std::move(bytes).value(), path, path};
 }
@@ -164,7 +164,8 @@ Result<std::optional<LocatedMap>> LocateSourceMap(std::string_view script_name, 
   if (url && url->substr(0, 5) == "data:") {
     Result<std::string> json = DecodeDataUrl(*url);
     if (!json.ok()) {
-      return Error(ErrorCode::kDataLoss, fmt::format("inline source map of {}: {}", script_name, json.status().message()));
+      return Error(ErrorCode::kDataLoss,
+                   fmt::format("inline source map of {}: {}", script_name, json.status().message()));
     }
     return Found(LocatedMap{std::move(json).value(), script, fmt::format("inline map in {}", script)});
   }

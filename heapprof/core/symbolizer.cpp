@@ -28,7 +28,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 struct ScriptState {
   std::string name;
   const SourceMap* map = nullptr;
-  size_t outside = 0;  // frames the map should have covered but has nothing for
+  size_t outside = 0;               // frames the map should have covered but has nothing for
   std::set<std::string> generated;  // names of the frames in code the map never described
   std::vector<uint32_t> source_ids;
   std::vector<uint32_t> name_ids;
@@ -182,8 +182,7 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
   profile.functions = std::move(functions);
 
   result.scripts = scripts.size();
-  std::sort(scripts.begin(), scripts.end(),
-            [](const ScriptState& a, const ScriptState& b) { return a.name < b.name; });
+  std::sort(scripts.begin(), scripts.end(), [](const ScriptState& a, const ScriptState& b) { return a.name < b.name; });
   std::set<std::string> helpers;
   for (ScriptState& st : scripts) {
     if (st.map) ++result.scripts_with_map;
@@ -196,8 +195,8 @@ SymbolizeResult Symbolize(Profile& profile, SourceMapProvider& provider) {
           st.name, *older, st.outside));
     } else {
       result.warnings.push_back(fmt::format(
-          "{}: {} frame(s) fall past the last line its source map covers (is the map stale?); left unmapped",
-          st.name, st.outside));
+          "{}: {} frame(s) fall past the last line its source map covers (is the map stale?); left unmapped", st.name,
+          st.outside));
     }
   }
 

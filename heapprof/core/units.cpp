@@ -137,9 +137,8 @@ Result<int64_t> ParseDuration(std::string_view input) {
     } else if (unit == "h") {
       scale = 3600e9;
     } else {
-      return Error(ErrorCode::kInvalidArgument,
-                   "unknown duration unit \"" + std::string(unit) + "\" in " + Quoted(input) +
-                       " (use ns, us, ms, s, m or h)");
+      return Error(ErrorCode::kInvalidArgument, "unknown duration unit \"" + std::string(unit) + "\" in " +
+                                                    Quoted(input) + " (use ns, us, ms, s, m or h)");
     }
     total += number * scale;
     first = false;

@@ -103,17 +103,19 @@ class StreamConnection final : public Connection, public std::enable_shared_from
       // A client that speaks plain HTTP to this port gets an answer it can
       // read (in clear text) instead of a handshake failure.
       lowest().expires_after(options().header_timeout);
-      beast::async_detect_ssl(lowest(), buffer_, [self = this->shared_from_this(), refusal = std::move(refusal)](
-                                                     beast::error_code ec, bool tls) mutable {
-        if (ec) return self->Close();
-        if (!tls) return self->PlainOnTlsPort();
-        self->stream_.async_handshake(net::ssl::stream_base::server, self->buffer_.data(),
-                                      [self, refusal = std::move(refusal)](beast::error_code hec, size_t used) mutable {
-                                        if (hec) return self->Close();
-                                        self->buffer_.consume(used);
-                                        refusal ? self->Refuse(std::move(*refusal)) : self->Read();
-                                      });
-      });
+      beast::async_detect_ssl(
+          lowest(), buffer_,
+          [self = this->shared_from_this(), refusal = std::move(refusal)](beast::error_code ec, bool tls) mutable {
+            if (ec) return self->Close();
+            if (!tls) return self->PlainOnTlsPort();
+            self->stream_.async_handshake(
+                net::ssl::stream_base::server, self->buffer_.data(),
+                [self, refusal = std::move(refusal)](beast::error_code hec, size_t used) mutable {
+                  if (hec) return self->Close();
+                  self->buffer_.consume(used);
+                  refusal ? self->Refuse(std::move(*refusal)) : self->Read();
+                });
+          });
     }
   }
 
@@ -160,7 +162,8 @@ class StreamConnection final : public Connection, public std::enable_shared_from
   void OnHeader(beast::error_code ec) {
     if (ec == http::error::header_limit) {
       if (RequestLineTooLong()) {
-        return Refuse(TextResponse(414, fmt::format("request line longer than {} bytes", options().max_request_line_bytes)));
+        return Refuse(
+            TextResponse(414, fmt::format("request line longer than {} bytes", options().max_request_line_bytes)));
       }
       return Refuse(TextResponse(431, fmt::format("request header larger than {} bytes", options().max_header_bytes)));
     }
@@ -173,7 +176,8 @@ class StreamConnection final : public Connection, public std::enable_shared_from
       return Refuse(TextResponse(400, fmt::format("bad request: {}", ec.message())));
     }
     if (RequestLineTooLong()) {
-      return Refuse(TextResponse(414, fmt::format("request line longer than {} bytes", options().max_request_line_bytes)));
+      return Refuse(
+          TextResponse(414, fmt::format("request line longer than {} bytes", options().max_request_line_bytes)));
     }
     if (boost::optional<uint64_t> length = parser_->content_length()) {
       if (*length > options().max_body_bytes) return TooLarge();
@@ -368,15 +372,16 @@ class StreamConnection final : public Connection, public std::enable_shared_from
   void PlainOnTlsPort() {
     refused_ = true;
     constexpr std::string_view kBody = "this listener speaks HTTPS only: use an https:// URL\n";
-    auto text = std::make_shared<std::string>(fmt::format(
-        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-        "Content-Length: {}\r\n\r\n{}",
-        kBody.size(), kBody));
+    auto text = std::make_shared<std::string>(
+        fmt::format("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+                    "Content-Length: {}\r\n\r\n{}",
+                    kBody.size(), kBody));
     lowest().expires_after(options().header_timeout);
-    net::async_write(lowest(), net::buffer(*text), [self = this->shared_from_this(), text](beast::error_code ec, size_t) {
-      if (ec) return self->Close();
-      self->Linger(0);
-    });
+    net::async_write(lowest(), net::buffer(*text),
+                     [self = this->shared_from_this(), text](beast::error_code ec, size_t) {
+                       if (ec) return self->Close();
+                       self->Linger(0);
+                     });
   }
 
   // After a refusal: no more sending; discard what arrives (at most 1 MiB, for
@@ -390,10 +395,11 @@ class StreamConnection final : public Connection, public std::enable_shared_from
       lowest().expires_after(std::chrono::seconds(2));
     }
     if (discarded > (size_t{1} << 20)) return Close();
-    lowest().async_read_some(net::buffer(drain_), [self = this->shared_from_this(), discarded](beast::error_code ec, size_t n) {
-      if (ec) return self->Close();
-      self->Linger(discarded + n + 1);
-    });
+    lowest().async_read_some(net::buffer(drain_),
+                             [self = this->shared_from_this(), discarded](beast::error_code ec, size_t n) {
+                               if (ec) return self->Close();
+                               self->Linger(discarded + n + 1);
+                             });
   }
 
   // The end of a connection after its last answer: TLS says close_notify first

@@ -185,9 +185,8 @@ Result<std::unique_ptr<net::ssl::context>> TlsContext(const std::string& certifi
     }
   }
   auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
-  ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
-                   net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1 |
-                   net::ssl::context::single_dh_use);
+  ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 | net::ssl::context::no_sslv3 |
+                   net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
   // A key with a passphrase fails to load instead of prompting on the terminal.
   ctx->set_password_callback([](size_t, net::ssl::context::password_purpose) { return std::string(); });
   auto bad = [](std::string_view what, const std::string& file, std::string_view why) {
@@ -261,9 +260,8 @@ class HttpServer::Impl {
 };
 
 void HttpServer::Impl::Accept() {
-  acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
-    OnAccept(ec, std::move(socket));
-  });
+  acceptor_.async_accept(net::make_strand(io_),
+                         [this](beast::error_code ec, tcp::socket socket) { OnAccept(ec, std::move(socket)); });
 }
 
 void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
@@ -292,8 +290,8 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   }
   std::optional<HttpResponse> refusal;
   if (over) {
-    refusal = TextResponse(503, fmt::format("{} connections are open, the most this server takes; try again",
-                                            options.max_connections));
+    refusal = TextResponse(
+        503, fmt::format("{} connections are open, the most this server takes; try again", options.max_connections));
     refusal->headers.emplace_back("Retry-After", "1");
   }
   net::post(connection->executor(),

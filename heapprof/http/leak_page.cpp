@@ -120,8 +120,7 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
       "td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left}} td.num{{text-align:right}} "
       ".verdict{{font-weight:bold}} .swatch{{display:inline-block;width:.9em;height:.9em;margin-right:.3em}}</style>\n"
       "</head><body>\n<h1>Leak verdicts: {t}</h1>\n<p id=\"projection\">{p}</p>\n",
-      fmt::arg("t", EscapeMarkup(target)),
-      fmt::arg("p", EscapeMarkup(Field(report, "projection").value("text", ""))));
+      fmt::arg("t", EscapeMarkup(target)), fmt::arg("p", EscapeMarkup(Field(report, "projection").value("text", ""))));
   html += fmt::format(
       "<p id=\"session\">{} live snapshots over {:.0f} s, one every {:g} s{}{}; they paused the worker {:.1f} ms in "
       "all ({:.2f} % of the session), the slowest {:.1f} ms. Look {} of this session: verdicts at a family-wise "
@@ -153,12 +152,14 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
     ++shown;
     const Json& whole = Field(site, "whole");
     const double rate = whole.value("per_minute", 0.0);
-    const double half = std::max(rate - whole.value("per_minute_low", rate), whole.value("per_minute_high", rate) - rate);
+    const double half =
+        std::max(rate - whole.value("per_minute_low", rate), whole.value("per_minute_high", rate) - rate);
     std::string per;
     if (per_request) {
-      per = whole.contains("per_1000_requests")
-                ? fmt::format("<td class=\"num\">{}</td>", EscapeMarkup(Signed(whole["per_1000_requests"].get<double>())))
-                : "<td></td>";
+      per =
+          whole.contains("per_1000_requests")
+              ? fmt::format("<td class=\"num\">{}</td>", EscapeMarkup(Signed(whole["per_1000_requests"].get<double>())))
+              : "<td></td>";
     }
     html += fmt::format(
         "<tr class=\"site\" data-site=\"{}\" data-function=\"{}\" data-verdict=\"{}\">"
@@ -173,9 +174,10 @@ Result<std::string> RenderLeakPage(std::string_view report_json, std::string_vie
   }
   html += "</table>\n";
   if (hidden > 0) html += fmt::format("<p>{} more sites (steady or unclear) are in the JSON.</p>\n", hidden);
-  html += fmt::format("<p>The numbers as JSON: <a href=\"leaks?target={}\">leaks?target={}</a> (each read is a look "
-                      "too).</p>\n</body></html>\n",
-                      QueryText(target), EscapeMarkup(target));
+  html += fmt::format(
+      "<p>The numbers as JSON: <a href=\"leaks?target={}\">leaks?target={}</a> (each read is a look "
+      "too).</p>\n</body></html>\n",
+      QueryText(target), EscapeMarkup(target));
   return html;
 }
 

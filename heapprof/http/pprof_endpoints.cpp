@@ -1,7 +1,7 @@
 // The net/http/pprof-style debug endpoints: parse, route to the profile
 // source, encode off the isolate's thread, answer.
-#include "heapprof/core/text.h"
 #include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -52,11 +52,16 @@ constexpr std::string_view kLeaksPage = "/debug/heapprof/leaks.html";
 
 int HttpStatusFor(const Status& s) {
   switch (s.code()) {
-    case ErrorCode::kInvalidArgument: return 400;
-    case ErrorCode::kNotFound: return 404;
-    case ErrorCode::kFailedPrecondition: return 409;
-    case ErrorCode::kUnavailable: return 503;
-    default: return 500;
+    case ErrorCode::kInvalidArgument:
+      return 400;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kFailedPrecondition:
+      return 409;
+    case ErrorCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
   }
 }
 
@@ -213,7 +218,8 @@ Result<ParsedTarget> ParseRequestTarget(std::string_view target) {
 
 Status SetDefaultSampleType(heapprof::Profile& profile, std::string_view sample_type) {
   int index = profile.FindSampleType(sample_type);
-  if (index < 0) return Error(ErrorCode::kInvalidArgument, fmt::format("the profile has no sample type {}", sample_type));
+  if (index < 0)
+    return Error(ErrorCode::kInvalidArgument, fmt::format("the profile has no sample type {}", sample_type));
   profile.default_sample_type = profile.sample_types[static_cast<size_t>(index)].type;
   return Status::Ok();
 }
@@ -267,16 +273,16 @@ Result<std::vector<AccessToken>> ParseTokenFile(std::string_view text, std::stri
     token.secret = words[1];
     token.targets.assign(words.begin() + 2, words.end());
     if (token.secret.size() < kMinTokenSecretBytes) {
-      return bad(fmt::format("the secret of {} is shorter than {} characters", Shown(token.name),
-                             kMinTokenSecretBytes));
+      return bad(
+          fmt::format("the secret of {} is shorter than {} characters", Shown(token.name), kMinTokenSecretBytes));
     }
     for (unsigned char c : token.name + token.secret) {
       if (c < 0x21 || c > 0x7e) return bad("names and secrets are printable ASCII");
     }
     for (const AccessToken& other : tokens) {
       if (other.name == token.name) return bad(fmt::format("the name {} is used twice", Shown(token.name)));
-      if (other.secret == token.secret) return bad(fmt::format("{} has the secret of {}", Shown(token.name),
-                                                               Shown(other.name)));
+      if (other.secret == token.secret)
+        return bad(fmt::format("{} has the secret of {}", Shown(token.name), Shown(other.name)));
     }
     tokens.push_back(std::move(token));
   }
@@ -336,8 +342,7 @@ std::vector<OpenWindow> PprofEndpoints::OpenWindows() const {
 bool PprofEndpoints::Handles(std::string_view target) {
   std::string_view path = target.substr(0, target.find('?'));
   return path == kHeap || path == kAllocs || path == kIndex || path == "/debug/pprof" || path == kFlamegraph ||
-         path == kLeaks || path == kLeaksPage ||
-         (path.starts_with(kCaptures) && path.size() > kCaptures.size()) ||
+         path == kLeaks || path == kLeaksPage || (path.starts_with(kCaptures) && path.size() > kCaptures.size()) ||
          (path.starts_with(kWindows) && path.size() > kWindows.size());
 }
 
@@ -385,15 +390,15 @@ HttpResponse PprofEndpoints::CancelWindow(const Caller& caller, std::string_view
     auto it = ec == std::errc() && end == id_text.data() + id_text.size() ? windows_.find(id) : windows_.end();
     // Another client's window is as unknown as none: no hint of what others do.
     if (it == windows_.end() || it->second.info.client != caller.client) {
-      return TextResponse(404, fmt::format("no window {} of yours is open (the index at {} lists them)",
-                                           Shown(id_text), kIndex));
+      return TextResponse(
+          404, fmt::format("no window {} of yours is open (the index at {} lists them)", Shown(id_text), kIndex));
     }
     cancel = it->second.cancel;
     target = it->second.info.target;
   }
   cancel->Cancel();
-  return TextResponse(200, fmt::format("window {} on {} ended; its request gets the profile of what it saw", id,
-                                       target));
+  return TextResponse(200,
+                      fmt::format("window {} on {} ended; its request gets the profile of what it saw", id, target));
 }
 
 uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller, const std::string& target,
@@ -421,9 +426,9 @@ uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller,
   std::deque<steady_clock::time_point>& recent = opened_[caller.client];
   while (!recent.empty() && now - recent.front() >= minutes(1)) recent.pop_front();
   if (recent.size() >= options_.windows_per_minute) {
-    *refusal = TooMany(fmt::format("{} opened {} windows in the last minute, the most one client may", caller.client,
-                                   recent.size()),
-                       duration_cast<seconds>(recent.front() + minutes(1) - now).count() + 1);
+    *refusal = TooMany(
+        fmt::format("{} opened {} windows in the last minute, the most one client may", caller.client, recent.size()),
+        duration_cast<seconds>(recent.front() + minutes(1) - now).count() + 1);
     return 0;
   }
   recent.push_back(now);
@@ -437,8 +442,9 @@ uint64_t PprofEndpoints::Admit(const HttpRequest& request, const Caller& caller,
   held.info.id = id;
   held.info.target = target;
   held.info.client = caller.client;
-  held.info.request = caller.token ? fmt::format("{} {} by {}", request.method, Shown(request.target), caller.client)
-                                   : fmt::format("{} {} from {}", request.method, Shown(request.target), request.remote);
+  held.info.request = caller.token
+                          ? fmt::format("{} {} by {}", request.method, Shown(request.target), caller.client)
+                          : fmt::format("{} {} from {}", request.method, Shown(request.target), request.remote);
   held.info.started = system_clock::now();
   held.info.ends = held.info.started + duration_cast<system_clock::duration>(duration);
   held.cancel = std::move(cancel);
@@ -486,8 +492,7 @@ std::optional<std::string> PprofEndpoints::ResolveTarget(const Caller& caller, c
   return target;
 }
 
-HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const Caller& caller,
-                                             std::string_view kind) {
+HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const Caller& caller, std::string_view kind) {
   ParsedTarget parsed = ParseRequestTarget(request.target).value();
   auto param = [&](const char* key) -> std::string {
     auto it = parsed.query.find(key);
@@ -504,8 +509,9 @@ HttpResponse PprofEndpoints::ProfileResponse(const HttpRequest& request, const C
   bool ended_early = false;
   if (seconds_text.empty()) {
     if (!options_.continuous) {
-      return TextResponse(400, "add ?seconds=N for a window of N seconds (without seconds, heapprof serve "
-                               "--continuous returns what the sampler has seen since the window opened)");
+      return TextResponse(400,
+                          "add ?seconds=N for a window of N seconds (without seconds, heapprof serve "
+                          "--continuous returns what the sampler has seen since the window opened)");
     }
     profile = source_.SinceContinuousStart(target);
   } else {
@@ -601,7 +607,9 @@ HttpResponse PprofEndpoints::Index(const Caller& caller) {
         "<a href=\"../heapprof/flamegraph?{q}\">flamegraph</a>{leaks}</td></tr>\n",
         EscapeMarkup(t.name), MiB(t.heap_used_bytes), MiB(t.heap_limit_bytes), t.requests, t.failures, t.restarts,
         fmt::arg("q", q),
-        fmt::arg("leaks", leaks ? fmt::format(" <a href=\"../heapprof/leaks.html?target={}\">leaks</a>", QueryEscape(t.name)) : std::string()));
+        fmt::arg("leaks",
+                 leaks ? fmt::format(" <a href=\"../heapprof/leaks.html?target={}\">leaks</a>", QueryEscape(t.name))
+                       : std::string()));
   }
   html += "</table>\n";
   if (options_.index_sections) {
@@ -621,14 +629,15 @@ HttpResponse PprofEndpoints::Index(const Caller& caller) {
   if (open.empty()) {
     html += "<p>none</p>\n";
   } else {
-    html += "<table border=\"1\" cellpadding=\"4\">\n<tr><th>id</th><th>target</th><th>held by</th><th>request</th>"
-            "<th>ends</th></tr>\n";
+    html +=
+        "<table border=\"1\" cellpadding=\"4\">\n<tr><th>id</th><th>target</th><th>held by</th><th>request</th>"
+        "<th>ends</th></tr>\n";
     auto now = std::chrono::system_clock::now();
     for (const OpenWindow& w : open) {
       int64_t left = std::chrono::duration_cast<std::chrono::seconds>(w.ends - now).count();
       html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} (in {} s)</td></tr>\n", w.id,
-                          EscapeMarkup(w.target), EscapeMarkup(w.client), EscapeMarkup(w.request),
-                          UtcTime(w.ends), std::max<int64_t>(0, left));
+                          EscapeMarkup(w.target), EscapeMarkup(w.client), EscapeMarkup(w.request), UtcTime(w.ends),
+                          std::max<int64_t>(0, left));
     }
     html += fmt::format("</table>\n<p>Its holder ends a window with <code>DELETE {}ID</code>.</p>\n", kWindows);
   }

@@ -9,8 +9,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "heapprof/node/addon_state.h"
 #include "heapprof/core/pprof.h"
+#include "heapprof/node/addon_state.h"
 #include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {
@@ -90,9 +90,7 @@ void Start(const v8::FunctionCallbackInfo<v8::Value>& info) {
   Result<Session> session = Session::Start(isolate, options);
   if (!session.ok()) {
     const Status& s = session.status();
-    Throw(isolate, s.code() == ErrorCode::kUnavailable
-                       ? "the sampler is busy: " + s.message()
-                       : s.message());
+    Throw(isolate, s.code() == ErrorCode::kUnavailable ? "the sampler is busy: " + s.message() : s.message());
     return;
   }
   state.session.emplace(std::move(session).value());
@@ -146,8 +144,7 @@ void OnHeapLimit(const v8::FunctionCallbackInfo<v8::Value>& info) {
 }
 
 void StrategyName(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  info.GetReturnValue().Set(
-      v8::String::NewFromUtf8(info.GetIsolate(), CompiledStrategy()).ToLocalChecked());
+  info.GetReturnValue().Set(v8::String::NewFromUtf8(info.GetIsolate(), CompiledStrategy()).ToLocalChecked());
 }
 
 void Cleanup(void* data) {

@@ -11,8 +11,8 @@
 
 #include <cstdio>
 
-#include "heapprof/node/addon_state.h"
 #include "heapprof/core/pprof.h"
+#include "heapprof/node/addon_state.h"
 #include "heapprof/v8/gc.h"
 
 namespace heapprof::node_addon {
@@ -37,8 +37,8 @@ void Capture(AddonState& state) {
   if (written.ok()) {
     std::fprintf(stderr, "heapprof: heap near its limit, wrote %s\n", state.near_limit_path.c_str());
   } else {
-    std::fprintf(stderr, "heapprof: heap near its limit, no profile written to %s: %s\n",
-                 state.near_limit_path.c_str(), written.message().c_str());
+    std::fprintf(stderr, "heapprof: heap near its limit, no profile written to %s: %s\n", state.near_limit_path.c_str(),
+                 written.message().c_str());
   }
 }
 

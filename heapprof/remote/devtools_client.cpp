@@ -6,13 +6,13 @@
 // handler outlives the state it refers to.
 #include "heapprof/remote/devtools_client.h"
 
+#include <fmt/format.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <charconv>
 #include <deque>
-#include <fmt/format.h>
 #include <optional>
 
 #include "heapprof/remote/http_client.h"
@@ -43,9 +43,10 @@ Result<Json> GetJson(const HostPort& inspector, const std::string& path, Millis 
   Result<HttpResponse> response = SendHttp(inspector, request, timeout);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
-    return BadReply(fmt::format("{}{} answered HTTP {}: is it a DevTools inspector (e.g. node --inspect, "
-                                "workerd --inspector-addr)?",
-                                Describe(inspector), path, response->status));
+    return BadReply(
+        fmt::format("{}{} answered HTTP {}: is it a DevTools inspector (e.g. node --inspect, "
+                    "workerd --inspector-addr)?",
+                    Describe(inspector), path, response->status));
   }
   try {
     return Json::parse(response->body);
@@ -64,8 +65,9 @@ std::string StringField(const Json& object, const char* key) {
 Result<HostPort> ParseHostPort(std::string_view text) {
   Result<HostPort> parsed = heapprof::ParseHostPort(text, PortZero::kInvalid);
   if (!parsed.ok()) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("\"{}\" is not HOST:PORT (e.g. 127.0.0.1:9229) or a ws:// URL: {}",
-                                                          text, parsed.status().message()));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("\"{}\" is not HOST:PORT (e.g. 127.0.0.1:9229) or a ws:// URL: {}", text,
+                             parsed.status().message()));
   }
   return parsed;
 }
@@ -173,7 +175,8 @@ DevToolsSession::~DevToolsSession() {
   Impl& s = *impl_;
   bool closed = false;
   s.ws.async_close(websocket::close_code::normal, [&closed](beast::error_code) { closed = true; });
-  (void)s.Pump(Clock::now() + Millis(500), [&] { return closed || static_cast<bool>(s.read_error); }, "the close");
+  (void)s.Pump(
+      Clock::now() + Millis(500), [&] { return closed || static_cast<bool>(s.read_error); }, "the close");
   s.Abandon(Error(ErrorCode::kFailedPrecondition, "the session is closed"));
 }
 
@@ -182,7 +185,8 @@ Result<DevToolsSession> DevToolsSession::Connect(const std::string& websocket_ur
     return Error(ErrorCode::kInvalidArgument, fmt::format("bad WebSocket URL \"{}\": {}", websocket_url, why));
   };
   constexpr std::string_view kScheme = "ws://";
-  if (websocket_url.rfind("wss://", 0) == 0) return bad("wss:// is not supported (inspectors listen on loopback ws://)");
+  if (websocket_url.rfind("wss://", 0) == 0)
+    return bad("wss:// is not supported (inspectors listen on loopback ws://)");
   if (websocket_url.rfind(kScheme, 0) != 0) return bad("it must start with ws://");
   std::string rest = websocket_url.substr(kScheme.size());
   size_t slash = rest.find('/');
@@ -239,7 +243,10 @@ Result<Json> DevToolsSession::Call(std::string_view method, Json params, Millis 
     written = true;
     write_error = ec;
   });
-  if (Status st = s.Pump(deadline, [&] { return written; }, std::string(method)); !st.ok()) return st;
+  if (Status st = s.Pump(
+          deadline, [&] { return written; }, std::string(method));
+      !st.ok())
+    return st;
   if (write_error) {
     s.Abandon(NetError("sending " + std::string(method), s.where, write_error));
     return s.broken;
@@ -270,9 +277,8 @@ Result<Json> DevToolsSession::Call(std::string_view method, Json params, Millis 
     int64_t code = err->is_object() && err->contains("code") && (*err)["code"].is_number_integer()
                        ? (*err)["code"].get<int64_t>()
                        : 0;
-    return Error(ErrorCode::kFailedPrecondition,
-                 fmt::format("protocol error: {} failed: {} (code {})", method, message.empty() ? "no message" : message,
-                             code));
+    return Error(ErrorCode::kFailedPrecondition, fmt::format("protocol error: {} failed: {} (code {})", method,
+                                                             message.empty() ? "no message" : message, code));
   }
   auto result = reply->find("result");
   if (result == reply->end()) return Json::object();
@@ -283,7 +289,8 @@ Status DevToolsSession::Wait(std::chrono::nanoseconds duration, const std::funct
   Impl& s = *impl_;
   const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(duration);
   // The window's end is not an error: pump to the end, then report Ok.
-  Status st = s.Pump(Clock::time_point::max(), [&] { return stop() || Clock::now() >= end; }, "");
+  Status st = s.Pump(
+      Clock::time_point::max(), [&] { return stop() || Clock::now() >= end; }, "");
   s.inbox.clear();  // events during the window are of no interest
   return st;
 }

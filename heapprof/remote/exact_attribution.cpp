@@ -85,9 +85,8 @@ std::string RestoreScript(const std::vector<std::string>& names) {
 // Runtime.evaluate with the value returned as JSON; a thrown exception is an
 // error (kFailedPrecondition), as a refused command is.
 Result<Json> Evaluate(DevToolsSession& session, const std::string& expression, Millis timeout) {
-  Result<Json> reply = session.Call("Runtime.evaluate",
-                                    Json{{"expression", expression}, {"returnByValue", true}, {"silent", true}},
-                                    timeout);
+  Result<Json> reply = session.Call(
+      "Runtime.evaluate", Json{{"expression", expression}, {"returnByValue", true}, {"silent", true}}, timeout);
   if (!reply.ok()) return reply.status();
   if (auto ex = reply->find("exceptionDetails"); ex != reply->end()) {
     std::string text = ex->value("text", std::string("an exception"));
@@ -158,13 +157,17 @@ std::string HowToStartExact(RuntimeKind kind, const std::vector<std::string>& fl
   std::string quoted;
   for (const std::string& f : flags) quoted += (quoted.empty() ? "" : ", ") + Json(f).dump();
   switch (kind) {
-    case RuntimeKind::kNode: return fmt::format("start node with {} (or use Node >= 20.16, which heapprof can switch)", plain);
+    case RuntimeKind::kNode:
+      return fmt::format("start node with {} (or use Node >= 20.16, which heapprof can switch)", plain);
     case RuntimeKind::kWorkerd:
-      return fmt::format("start workerd with v8Flags = [{}] in the worker's config, or profile "
-                         "with `heapprof run WORKER --runtime workerd`, which sets them",
-                         quoted);
-    case RuntimeKind::kChrome: return fmt::format("start Chrome with --js-flags=\"{}\"", plain);
-    case RuntimeKind::kOther: break;
+      return fmt::format(
+          "start workerd with v8Flags = [{}] in the worker's config, or profile "
+          "with `heapprof run WORKER --runtime workerd`, which sets them",
+          quoted);
+    case RuntimeKind::kChrome:
+      return fmt::format("start Chrome with --js-flags=\"{}\"", plain);
+    case RuntimeKind::kOther:
+      break;
   }
   return fmt::format("start the target's V8 with {}", plain);
 }
@@ -218,12 +221,13 @@ Status DeoptimizeAll(DevToolsSession& session, Millis timeout) {
     return running.status();
   }
   // callCount: V8's precise-count mode, which deoptimizes every function on start.
-  if (Result<Json> r = session.Call("Profiler.startPreciseCoverage", Json{{"callCount", true}, {"detailed", false}},
-                                    timeout);
+  if (Result<Json> r =
+          session.Call("Profiler.startPreciseCoverage", Json{{"callCount", true}, {"detailed", false}}, timeout);
       !r.ok()) {
     return r.status();
   }
-  if (Result<Json> r = session.Call("Profiler.stopPreciseCoverage", Json::object(), timeout); !r.ok()) return r.status();
+  if (Result<Json> r = session.Call("Profiler.stopPreciseCoverage", Json::object(), timeout); !r.ok())
+    return r.status();
   if (Result<Json> r = session.Call("Profiler.disable", Json::object(), timeout); !r.ok()) return r.status();
   return Status::Ok();
 }

@@ -2,11 +2,11 @@
 // connect, write and read together.
 #include "heapprof/remote/http_client.h"
 
+#include <fmt/format.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 
 #include "heapprof/remote/net_util.h"
 

@@ -3,6 +3,9 @@
 // certificate chain is verified against the system's CAs (or one CA file),
 // and its name against the host asked for, by OpenSSL itself
 // (X509_VERIFY_PARAM host or IP check), so a wrong name fails the handshake.
+#include <fmt/format.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -10,9 +13,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <fmt/format.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "heapprof/remote/http_client.h"
 #include "heapprof/remote/net_util.h"

@@ -1,10 +1,10 @@
 #include "heapprof/remote/net_util.h"
 
+#include <fmt/format.h>
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/websocket/error.hpp>
-#include <fmt/format.h>
 
 namespace heapprof::remote::internal {
 

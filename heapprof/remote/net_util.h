@@ -7,9 +7,9 @@
 #include <boost/system/error_code.hpp>
 #include <string>
 
+#include "heapprof/core/status.h"
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/remote/http_client.h"
-#include "heapprof/core/status.h"
 
 namespace heapprof::remote::internal {
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -19,8 +19,8 @@
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/text.h"
 #include "heapprof/core/version.h"
-#include "heapprof/remote/http_client.h"
 #include "heapprof/proto/push.pb.h"
+#include "heapprof/remote/http_client.h"
 
 namespace heapprof::remote {
 namespace {
@@ -125,9 +125,9 @@ Status CheckPushLabels(const std::vector<PushLabel>& labels) {
                                EscapeForMessage(l.name), kMaxLabelName));
     }
     if (l.value.empty() || l.value.size() > kMaxLabelValue || !internal::IsValidUtf8(l.value)) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("push label {}'s value must be non-empty UTF-8 of at most {} bytes", l.name,
-                               kMaxLabelValue));
+      return Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("push label {}'s value must be non-empty UTF-8 of at most {} bytes", l.name, kMaxLabelValue));
     }
     for (size_t j = 0; j < i; ++j) {
       if (labels[j].name == l.name) {
@@ -196,8 +196,7 @@ class Pusher::Impl {
       }
       queued_bytes_ += window.bytes();
       queue_.push_back(std::move(window));
-      while (queue_.size() > 1 &&
-             (queue_.size() > options_.max_queued || queued_bytes_ > options_.max_queued_bytes)) {
+      while (queue_.size() > 1 && (queue_.size() > options_.max_queued || queued_bytes_ > options_.max_queued_bytes)) {
         note = DropOldestLocked();
       }
     }
@@ -214,9 +213,10 @@ class Pusher::Impl {
     ++stats_.dropped;
     if (dropping_) return std::nullopt;
     dropping_ = true;
-    return fmt::format("push queue full ({} windows, {} bytes at most): dropping the oldest ({}); the store at {} "
-                       "is not taking them ({})",
-                       options_.max_queued, options_.max_queued_bytes, what, Describe(), stats_.last_error);
+    return fmt::format(
+        "push queue full ({} windows, {} bytes at most): dropping the oldest ({}); the store at {} "
+        "is not taking them ({})",
+        options_.max_queued, options_.max_queued_bytes, what, Describe(), stats_.last_error);
   }
 
   void Run() {
@@ -270,7 +270,8 @@ class Pusher::Impl {
           note = DropOldestLocked();
         }
         if (note) pending_log_ = pending_log_.empty() ? *note : pending_log_ + "; " + *note;
-        std::chrono::milliseconds wait = retry_after.count() > 0 ? std::min(retry_after, options_.max_backoff) : backoff;
+        std::chrono::milliseconds wait =
+            retry_after.count() > 0 ? std::min(retry_after, options_.max_backoff) : backoff;
         backoff = std::min(backoff * 2, options_.max_backoff);
         const Clock::time_point until = Clock::now() + wait;
         std::string line = std::move(pending_log_);
@@ -345,11 +346,10 @@ class Pusher::Impl {
   }
 
   std::string Describe() const {
-    return fmt::format("{}://{}:{}{}", url_.tls ? "https" : "http",
-                       url_.server.host.find(':') != std::string::npos
-                                             ? "[" + url_.server.host + "]"
-                                             : url_.server.host,
-                       url_.server.port, url_.prefix);
+    return fmt::format(
+        "{}://{}:{}{}", url_.tls ? "https" : "http",
+        url_.server.host.find(':') != std::string::npos ? "[" + url_.server.host + "]" : url_.server.host,
+        url_.server.port, url_.prefix);
   }
 
   void Stop(std::chrono::milliseconds drain) {
@@ -385,7 +385,8 @@ Result<std::unique_ptr<Pusher>> Pusher::Start(PushOptions options) {
   }
   if (!options.ca_file.empty()) {  // read now: a bad file is an error up front, not a retried push
     std::FILE* f = std::fopen(options.ca_file.c_str(), "rb");
-    if (f == nullptr) return Error(ErrorCode::kInvalidArgument, "the push's CA file " + options.ca_file + " cannot be read");
+    if (f == nullptr)
+      return Error(ErrorCode::kInvalidArgument, "the push's CA file " + options.ca_file + " cannot be read");
     std::fclose(f);
   }
   if (options.max_queued == 0) return Error(ErrorCode::kInvalidArgument, "the push queue needs room for a window");

@@ -55,9 +55,7 @@ HeapLimits HeapLimit(DevToolsSession& session, Millis timeout) {
 
 }  // namespace
 
-std::chrono::nanoseconds AutoCadence(std::chrono::nanoseconds snapshot_cost) {
-  return LeakAutoCadence(snapshot_cost);
-}
+std::chrono::nanoseconds AutoCadence(std::chrono::nanoseconds snapshot_cost) { return LeakAutoCadence(snapshot_cost); }
 
 Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const RemoteLeakOptions& options,
                                            LeakTracker& tracker) {
@@ -142,8 +140,8 @@ Result<RemoteLeakSession> TrackRemoteLeaks(DevToolsSession& session, const Remot
     if (Status s = tracker.Add(*snap); !s.ok()) return s;
     out.last = std::move(snap.value());
     if (out.cadence == std::chrono::nanoseconds(0)) {
-      out.cadence = options.cadence > std::chrono::nanoseconds(0) ? options.cadence
-                                                                   : AutoCadence(std::chrono::nanoseconds(cost));
+      out.cadence =
+          options.cadence > std::chrono::nanoseconds(0) ? options.cadence : AutoCadence(std::chrono::nanoseconds(cost));
     }
     if (options.on_snapshot) options.on_snapshot(tracker.snapshots(), out.cadence);
     return Status::Ok();

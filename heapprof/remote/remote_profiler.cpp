@@ -1,7 +1,7 @@
 // One or two DevTools sampling windows -> one RawSnapshot -> BuildProfile, so
 // a remote profile is scaled, merged and laid out exactly like an embedded one.
-#include "heapprof/core/stack_table.h"
 #include "heapprof/remote/remote_profiler.h"
+#include "heapprof/core/stack_table.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,9 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string SecondsText(std::chrono::nanoseconds ns) { return fmt::format("{:.2f} s", static_cast<double>(ns.count()) / 1e9); }
+std::string SecondsText(std::chrono::nanoseconds ns) {
+  return fmt::format("{:.2f} s", static_cast<double>(ns.count()) / 1e9);
+}
 
 // One sampling window on the target, from start to the profile it held.
 class Window {
@@ -65,9 +67,12 @@ class Window {
 
 std::string_view SampleTypesName(RemoteSampleTypes types) {
   switch (types) {
-    case RemoteSampleTypes::kBoth: return "both";
-    case RemoteSampleTypes::kAlloc: return "alloc";
-    case RemoteSampleTypes::kInuse: return "inuse";
+    case RemoteSampleTypes::kBoth:
+      return "both";
+    case RemoteSampleTypes::kAlloc:
+      return "alloc";
+    case RemoteSampleTypes::kInuse:
+      return "inuse";
   }
   return "both";
 }
@@ -76,8 +81,7 @@ Result<RemoteSampleTypes> ParseSampleTypes(std::string_view name) {
   for (RemoteSampleTypes t : {RemoteSampleTypes::kBoth, RemoteSampleTypes::kAlloc, RemoteSampleTypes::kInuse}) {
     if (name == SampleTypesName(t)) return t;
   }
-  return Error(ErrorCode::kInvalidArgument,
-               fmt::format("unknown sample types \"{}\"; use inuse, alloc or both", name));
+  return Error(ErrorCode::kInvalidArgument, fmt::format("unknown sample types \"{}\"; use inuse, alloc or both", name));
 }
 
 Status CheckSamplerFree(DevToolsSession& session, Millis timeout) {
@@ -113,8 +117,8 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
   std::chrono::nanoseconds alloc_length{0}, inuse_length{0};
   uint64_t alloc_samples = 0, inuse_samples = 0;
 
-  auto run_window = [&](bool alloc, std::chrono::nanoseconds length,
-                        std::chrono::nanoseconds* measured, uint64_t* samples) -> Status {
+  auto run_window = [&](bool alloc, std::chrono::nanoseconds length, std::chrono::nanoseconds* measured,
+                        uint64_t* samples) -> Status {
     Window window(session, options);
     if (Status s = window.Start(alloc); !s.ok()) return s;
     if (options.on_window) options.on_window(alloc ? "alloc" : "inuse");
@@ -174,15 +178,17 @@ Result<RemoteProfile> ProfileRemote(DevToolsSession& session, const RemoteWindow
         "({}, no include flags{}: what it allocated that was still alive at its end)",
         SecondsText(alloc_length), SecondsText(inuse_length), options.gc_before_inuse ? ", full GC first" : ""));
   } else if (want_alloc) {
-    notes.push_back(fmt::format("windows: one DevTools sampling window ({}, includeObjectsCollectedByMajorGC/MinorGC): "
-                                "alloc_* only; inuse_* {}",
-                                SecondsText(alloc_length),
-                                out.inuse_window_skipped ? "not measured (interrupted before the in-use window)"
-                                                         : "not measured (--sample-types alloc)"));
+    notes.push_back(
+        fmt::format("windows: one DevTools sampling window ({}, includeObjectsCollectedByMajorGC/MinorGC): "
+                    "alloc_* only; inuse_* {}",
+                    SecondsText(alloc_length),
+                    out.inuse_window_skipped ? "not measured (interrupted before the in-use window)"
+                                             : "not measured (--sample-types alloc)"));
   } else {
-    notes.push_back(fmt::format("windows: one DevTools sampling window ({}, no include flags{}): inuse_* only; "
-                                "alloc_* not measured (--sample-types inuse)",
-                                SecondsText(inuse_length), options.gc_before_inuse ? ", full GC first" : ""));
+    notes.push_back(
+        fmt::format("windows: one DevTools sampling window ({}, no include flags{}): inuse_* only; "
+                    "alloc_* not measured (--sample-types inuse)",
+                    SecondsText(inuse_length), options.gc_before_inuse ? ", full GC first" : ""));
   }
   notes.push_back(fmt::format("window_samples: alloc {} inuse {}", alloc_samples, inuse_samples));
   if (out.interrupted) notes.push_back("interrupted: yes (the last window was cut short)");

@@ -9,12 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -167,7 +167,7 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
   pid_t pid = fork();
   if (pid < 0) return Error(ErrorCode::kInternal, fmt::format("cannot start workerd: {}", std::strerror(errno)));
   if (pid == 0) {
-    setpgid(0, 0);                    // Ctrl-C at the terminal is heapprof's to handle
+    setpgid(0, 0);                     // Ctrl-C at the terminal is heapprof's to handle
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive heapprof
     if (getppid() != parent) _exit(127);
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -186,8 +186,7 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
   const Clock::time_point deadline = Clock::now() + timeout;
   while (true) {
     if (!p.Running()) {
-      return Error(ErrorCode::kScriptError,
-                   fmt::format("workerd exited before serving the worker:\n{}", p.Output()));
+      return Error(ErrorCode::kScriptError, fmt::format("workerd exited before serving the worker:\n{}", p.Output()));
     }
     Result<std::string> version = InspectorVersion(p.inspector(), Millis(500));
     if (version.ok()) {
@@ -197,8 +196,8 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
       if (served.ok()) break;
     }
     if (Clock::now() >= deadline) {
-      return Error(ErrorCode::kUnavailable, fmt::format("workerd did not start serving within {} ms:\n{}",
-                                                        timeout.count(), p.Output()));
+      return Error(ErrorCode::kUnavailable,
+                   fmt::format("workerd did not start serving within {} ms:\n{}", timeout.count(), p.Output()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -36,8 +36,9 @@ std::string CapnpQuote(std::string_view s) {
 RuntimeSupport WorkerdRuntimeSupport() {
   RuntimeSupport support;
   support.runtime = "heapprof's workerd mode";
-  support.keys = {"name",          "main",           "compatibility_date", "compatibility_flags", "vars",
-                  "kv_namespaces", "durable_objects", "migrations",         "services"};
+  support.keys = {"name",    "main",          "compatibility_date", "compatibility_flags",
+                  "vars",    "kv_namespaces", "durable_objects",    "migrations",
+                  "services"};
   support.all_compatibility_flags = true;  // workerd's own; it refuses one it does not know
   return support;
 }
@@ -73,8 +74,7 @@ WorkerdWorker WorkerdWorkerFor(const WorkerConfig& config, std::string service, 
 bool LooksLikeEsModule(std::string_view script) {
   // An export statement (minified bundles end in `export{x as default}`), or
   // no fetch listener of a service-worker script.
-  static const std::regex kExport(
-      R"((^|[\n;}])\s*export(\s*[{*]|\s+(default|const|let|var|function|class|async)\b))");
+  static const std::regex kExport(R"((^|[\n;}])\s*export(\s*[{*]|\s+(default|const|let|var|function|class|async)\b))");
   static const std::regex kListener(R"(addEventListener\s*\(\s*["'`]fetch["'`])");
   if (std::regex_search(script.begin(), script.end(), kExport)) return true;
   return !std::regex_search(script.begin(), script.end(), kListener);
@@ -114,17 +114,19 @@ std::string Binding(const WorkerdWorker& w, const WorkerdBinding& b) {
 }
 
 std::string Code(const WorkerdModule& m) {
-  return m.es_module ? fmt::format("modules = [ (name = {}, esModule = embed {}) ],", CapnpQuote(m.name), CapnpQuote(m.embed))
-                     : fmt::format("serviceWorkerScript = embed {},", CapnpQuote(m.embed));
+  return m.es_module
+             ? fmt::format("modules = [ (name = {}, esModule = embed {}) ],", CapnpQuote(m.name), CapnpQuote(m.embed))
+             : fmt::format("serviceWorkerScript = embed {},", CapnpQuote(m.embed));
 }
 
 std::string Worker(const WorkerdWorker& w, const WorkerdModule& m, bool outbound) {
   std::vector<std::string> flags, bindings;
   for (const std::string& f : w.compatibility_flags) flags.push_back(CapnpQuote(f));
   for (const WorkerdBinding& b : w.bindings) bindings.push_back(Binding(w, b));
-  std::string text = fmt::format("(\n    {}\n    compatibilityDate = {},\n    compatibilityFlags = [ {} ],\n"
-                                 "    bindings = [\n      {}\n    ],\n",
-                                 Code(m), CapnpQuote(w.compatibility_date), List(flags), List(bindings, ",\n      "));
+  std::string text = fmt::format(
+      "(\n    {}\n    compatibilityDate = {},\n    compatibilityFlags = [ {} ],\n"
+      "    bindings = [\n      {}\n    ],\n",
+      Code(m), CapnpQuote(w.compatibility_date), List(flags), List(bindings, ",\n      "));
   if (!w.durable_objects.empty()) {
     std::vector<std::string> namespaces;
     for (const DurableObjectClass& c : w.durable_objects) {
@@ -149,8 +151,7 @@ WorkerdConfigText WorkerdConfig(const WorkerdSpec& spec, const std::vector<Worke
   std::vector<std::string> services, v8_flags;
   for (size_t i = 0; i < workers.size() && i < modules.size(); ++i) {
     const WorkerdWorker& w = *workers[i];
-    services.push_back(fmt::format("(name = {}, worker = {})", CapnpQuote(w.service),
-                                   Worker(w, modules[i], outbound)));
+    services.push_back(fmt::format("(name = {}, worker = {})", CapnpQuote(w.service), Worker(w, modules[i], outbound)));
     for (size_t k = 0; k < w.kv.size(); ++k) {
       const KvNamespace& ns = w.kv[k];
       nlohmann::json entries = nlohmann::json::object();

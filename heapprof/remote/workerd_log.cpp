@@ -51,7 +51,8 @@ std::string WithModulePath(std::string_view description, std::string_view module
     if (end == std::string_view::npos) end = description.size();
     std::string line(description.substr(start, end - start));
     if (line.starts_with("    at ")) {
-      for (const std::string& before : {std::string("(") + std::string(module) + ":", std::string("at ") + std::string(module) + ":"}) {
+      for (const std::string& before :
+           {std::string("(") + std::string(module) + ":", std::string("at ") + std::string(module) + ":"}) {
         size_t at = line.find(before);
         if (at != std::string::npos) {
           line.replace(at + before.size() - module.size() - 1, module.size(), path);

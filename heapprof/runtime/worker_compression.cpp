@@ -12,9 +12,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "heapprof/v8/v8_util.h"
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_state.h"
+#include "heapprof/v8/v8_util.h"
 
 namespace heapprof::internal {
 namespace {
@@ -132,9 +132,9 @@ void ZlibOpen(const v8::FunctionCallbackInfo<v8::Value>& info) {
 
   auto stream = std::make_unique<ZlibStream>();
   stream->inflating = mode == "inflate";
-  int status = stream->inflating ? inflateInit2(&stream->z, window_bits)
-                                 : deflateInit2(&stream->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8,
-                                                Z_DEFAULT_STRATEGY);
+  int status = stream->inflating
+                   ? inflateInit2(&stream->z, window_bits)
+                   : deflateInit2(&stream->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
   if (status != Z_OK) {
     ThrowTypeError(isolate, "zlib could not start a stream (out of memory)");
     return;

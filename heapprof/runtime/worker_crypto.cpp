@@ -26,8 +26,8 @@
 #include <tuple>
 #include <vector>
 
-#include "heapprof/v8/v8_util.h"
 #include "heapprof/runtime/worker_natives.h"
+#include "heapprof/v8/v8_util.h"
 
 namespace heapprof::internal {
 namespace {
@@ -114,8 +114,8 @@ void CryptoHmac(const v8::FunctionCallbackInfo<v8::Value>& info) {
   // OpenSSL wants a non-null key pointer even for an empty key.
   static const unsigned char kEmpty = 0;
   const void* key_data = key.empty() ? static_cast<const void*>(&kEmpty) : static_cast<const void*>(key.data());
-  if (HMAC(md, key_data, static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-           data.size(), out, &length) == nullptr) {
+  if (HMAC(md, key_data, static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
+           out, &length) == nullptr) {
     Throw(info.GetIsolate(), "OperationError", "OpenSSL's HMAC failed");
     return;
   }
@@ -130,13 +130,14 @@ void CryptoTimingSafeEqual(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetReturnValue().Set(equal);
 }
 
-
 namespace {
 
 template <auto Free>
 struct Deleter {
   template <typename T>
-  void operator()(T* p) const { Free(p); }
+  void operator()(T* p) const {
+    Free(p);
+  }
 };
 using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
 using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX_free>>;
@@ -195,7 +196,8 @@ PkeyPtr ParseKey(std::string_view der, bool is_private) {
     key.reset(d2i_PUBKEY(nullptr, &p, static_cast<long>(der.size())));
     if (p != end) key.reset();
   }
-  if (key != nullptr && EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_RSA && EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_EC) {
+  if (key != nullptr && EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_RSA &&
+      EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_EC) {
     key.reset();
   }
   return key;
@@ -205,7 +207,8 @@ void SetBytes(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* na
               size_t size) {
   v8::Local<v8::ArrayBuffer> buffer = NewBuffer(isolate, data, size);
   // A Set on a fresh object fails only when execution is being terminated, which ends the call anyway.
-  std::ignore = object->Set(isolate->GetCurrentContext(), NewString(isolate, name), v8::Uint8Array::New(buffer, 0, size));
+  std::ignore =
+      object->Set(isolate->GetCurrentContext(), NewString(isolate, name), v8::Uint8Array::New(buffer, 0, size));
 }
 void SetValue(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* name, v8::Local<v8::Value> value) {
   std::ignore = object->Set(isolate->GetCurrentContext(), NewString(isolate, name), value);
@@ -213,8 +216,10 @@ void SetValue(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* na
 
 std::vector<unsigned char> BignumBytes(const BIGNUM* bn, int pad) {
   std::vector<unsigned char> out(pad > 0 ? pad : BN_num_bytes(bn));
-  if (pad > 0) BN_bn2binpad(bn, out.data(), pad);
-  else BN_bn2bin(bn, out.data());
+  if (pad > 0)
+    BN_bn2binpad(bn, out.data(), pad);
+  else
+    BN_bn2bin(bn, out.data());
   return out;
 }
 
@@ -242,8 +247,7 @@ struct KeyHandle {
 v8::Local<v8::ArrayBuffer> WrapKey(v8::Isolate* isolate, PkeyPtr key) {
   auto* handle = new KeyHandle{KeyHandle::kMagic, std::move(key)};
   std::unique_ptr<v8::BackingStore> store = v8::ArrayBuffer::NewBackingStore(
-      handle, sizeof(KeyHandle),
-      [](void*, size_t, void* data) { delete static_cast<KeyHandle*>(data); }, handle);
+      handle, sizeof(KeyHandle), [](void*, size_t, void* data) { delete static_cast<KeyHandle*>(data); }, handle);
   return v8::ArrayBuffer::New(isolate, std::move(store));
 }
 
@@ -315,8 +319,7 @@ PkeyPtr KeyFromParams(const char* type, OSSL_PARAM_BLD* builder, bool is_private
 // for a private key, its scalar.
 PkeyPtr EcKey(const char* curve, std::string_view point, const BIGNUM* d) {
   ParamBldPtr builder(OSSL_PARAM_BLD_new());
-  if (builder == nullptr ||
-      OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, curve, 0) != 1 ||
+  if (builder == nullptr || OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, curve, 0) != 1 ||
       OSSL_PARAM_BLD_push_octet_string(builder.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) != 1 ||
       (d != nullptr && OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_PRIV_KEY, d) != 1)) {
     return nullptr;
@@ -355,8 +358,9 @@ void CryptoKeyFromJwk(const v8::FunctionCallbackInfo<v8::Value>& info) {
   PkeyPtr key;
   if (kty == "RSA") {
     const char* names[] = {"n", "e", "d", "p", "q", "dp", "dq", "qi"};
-    const char* params[] = {OSSL_PKEY_PARAM_RSA_N, OSSL_PKEY_PARAM_RSA_E, OSSL_PKEY_PARAM_RSA_D,
-                            OSSL_PKEY_PARAM_RSA_FACTOR1, OSSL_PKEY_PARAM_RSA_FACTOR2, OSSL_PKEY_PARAM_RSA_EXPONENT1,
+    const char* params[] = {OSSL_PKEY_PARAM_RSA_N,         OSSL_PKEY_PARAM_RSA_E,
+                            OSSL_PKEY_PARAM_RSA_D,         OSSL_PKEY_PARAM_RSA_FACTOR1,
+                            OSSL_PKEY_PARAM_RSA_FACTOR2,   OSSL_PKEY_PARAM_RSA_EXPONENT1,
                             OSSL_PKEY_PARAM_RSA_EXPONENT2, OSSL_PKEY_PARAM_RSA_COEFFICIENT1};
     ParamBldPtr builder(OSSL_PARAM_BLD_new());
     std::vector<BignumPtr> numbers;
@@ -364,11 +368,13 @@ void CryptoKeyFromJwk(const v8::FunctionCallbackInfo<v8::Value>& info) {
     for (size_t i = 0; complete && i < (is_private ? 8u : 2u); ++i) {
       std::string_view bytes;
       if (!MemberBytes(isolate, jwk, names[i], &bytes) || bytes.empty()) {
-        Throw(isolate, "DataError", std::string("Invalid RSA key in JSON Web Key; missing or invalid ") + names[i] + ".");
+        Throw(isolate, "DataError",
+              std::string("Invalid RSA key in JSON Web Key; missing or invalid ") + names[i] + ".");
         return;
       }
       numbers.emplace_back(BN_bin2bn(Bytes(bytes), static_cast<int>(bytes.size()), nullptr));
-      complete = numbers.back() != nullptr && OSSL_PARAM_BLD_push_BN(builder.get(), params[i], numbers.back().get()) == 1;
+      complete =
+          numbers.back() != nullptr && OSSL_PARAM_BLD_push_BN(builder.get(), params[i], numbers.back().get()) == 1;
     }
     if (complete) key = KeyFromParams("RSA", builder.get(), is_private);
   } else if (kty == "EC") {
@@ -433,9 +439,9 @@ void CryptoKeyToJwk(const v8::FunctionCallbackInfo<v8::Value>& info) {
     bool padded;
   };
   static const Member kRsa[] = {
-      {"n", OSSL_PKEY_PARAM_RSA_N, false, false}, {"e", OSSL_PKEY_PARAM_RSA_E, false, false},
-      {"d", OSSL_PKEY_PARAM_RSA_D, true, false}, {"p", OSSL_PKEY_PARAM_RSA_FACTOR1, true, false},
-      {"q", OSSL_PKEY_PARAM_RSA_FACTOR2, true, false}, {"dp", OSSL_PKEY_PARAM_RSA_EXPONENT1, true, false},
+      {"n", OSSL_PKEY_PARAM_RSA_N, false, false},         {"e", OSSL_PKEY_PARAM_RSA_E, false, false},
+      {"d", OSSL_PKEY_PARAM_RSA_D, true, false},          {"p", OSSL_PKEY_PARAM_RSA_FACTOR1, true, false},
+      {"q", OSSL_PKEY_PARAM_RSA_FACTOR2, true, false},    {"dp", OSSL_PKEY_PARAM_RSA_EXPONENT1, true, false},
       {"dq", OSSL_PKEY_PARAM_RSA_EXPONENT2, true, false}, {"qi", OSSL_PKEY_PARAM_RSA_COEFFICIENT1, true, false}};
   static const Member kEc[] = {{"x", OSSL_PKEY_PARAM_EC_PUB_X, false, true},
                                {"y", OSSL_PKEY_PARAM_EC_PUB_Y, false, true},
@@ -495,8 +501,7 @@ void CryptoGenerateKeyPair(const v8::FunctionCallbackInfo<v8::Value>& info) {
     std::string_view exponent;
     if (!BytesArgument(info, 2, &exponent)) return;
     BignumPtr e(BN_bin2bn(Bytes(exponent), static_cast<int>(exponent.size()), nullptr));
-    ready = ready && e != nullptr &&
-            EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), CountArgument(info, 1)) == 1 &&
+    ready = ready && e != nullptr && EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), CountArgument(info, 1)) == 1 &&
             EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx.get(), e.get()) == 1;
   } else {
     const char* curve = OpensslCurve(StringArgument(info, 1));
@@ -642,13 +647,22 @@ namespace {
 
 const EVP_CIPHER* AesCipher(std::string_view mode, size_t key_bytes) {
   if (mode == "GCM") {
-    return key_bytes == 16 ? EVP_aes_128_gcm() : key_bytes == 24 ? EVP_aes_192_gcm() : key_bytes == 32 ? EVP_aes_256_gcm() : nullptr;
+    return key_bytes == 16   ? EVP_aes_128_gcm()
+           : key_bytes == 24 ? EVP_aes_192_gcm()
+           : key_bytes == 32 ? EVP_aes_256_gcm()
+                             : nullptr;
   }
   if (mode == "CBC") {
-    return key_bytes == 16 ? EVP_aes_128_cbc() : key_bytes == 24 ? EVP_aes_192_cbc() : key_bytes == 32 ? EVP_aes_256_cbc() : nullptr;
+    return key_bytes == 16   ? EVP_aes_128_cbc()
+           : key_bytes == 24 ? EVP_aes_192_cbc()
+           : key_bytes == 32 ? EVP_aes_256_cbc()
+                             : nullptr;
   }
   if (mode == "CTR") {
-    return key_bytes == 16 ? EVP_aes_128_ctr() : key_bytes == 24 ? EVP_aes_192_ctr() : key_bytes == 32 ? EVP_aes_256_ctr() : nullptr;
+    return key_bytes == 16   ? EVP_aes_128_ctr()
+           : key_bytes == 24 ? EVP_aes_192_ctr()
+           : key_bytes == 32 ? EVP_aes_256_ctr()
+                             : nullptr;
   }
   return nullptr;
 }
@@ -737,10 +751,11 @@ void CryptoAes(const v8::FunctionCallbackInfo<v8::Value>& info) {
   std::string_view body = gcm && !encrypt ? data.substr(0, data.size() - tag_bytes) : data;
   CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
   int length = 0;
-  bool ok = ctx != nullptr && EVP_CipherInit_ex(ctx.get(), cipher, nullptr, nullptr, nullptr, encrypt ? 1 : 0) == 1 &&
-            (!gcm || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) == 1) &&
-            EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, Bytes(key), Bytes(iv), -1) == 1 &&
-            (aad.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, Bytes(aad), static_cast<int>(aad.size())) == 1);
+  bool ok =
+      ctx != nullptr && EVP_CipherInit_ex(ctx.get(), cipher, nullptr, nullptr, nullptr, encrypt ? 1 : 0) == 1 &&
+      (!gcm || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) == 1) &&
+      EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, Bytes(key), Bytes(iv), -1) == 1 &&
+      (aad.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, Bytes(aad), static_cast<int>(aad.size())) == 1);
   out.resize(body.size() + 16 + tag_bytes);
   int written = 0;
   ok = ok && EVP_CipherUpdate(ctx.get(), out.data(), &written, Bytes(body), static_cast<int>(body.size())) == 1;
@@ -776,10 +791,10 @@ void CryptoPbkdf2(const v8::FunctionCallbackInfo<v8::Value>& info) {
   auto bytes = static_cast<size_t>(CountArgument(info, 4));
   std::vector<unsigned char> out(bytes);
   static const char kEmpty = 0;
-  if (bytes > 0 && PKCS5_PBKDF2_HMAC(password.empty() ? &kEmpty : password.data(), static_cast<int>(password.size()),
-                                     salt.empty() ? Bytes(std::string_view(&kEmpty, 0)) : Bytes(salt),
-                                     static_cast<int>(salt.size()), iterations, md, static_cast<int>(bytes),
-                                     out.data()) != 1) {
+  if (bytes > 0 &&
+      PKCS5_PBKDF2_HMAC(password.empty() ? &kEmpty : password.data(), static_cast<int>(password.size()),
+                        salt.empty() ? Bytes(std::string_view(&kEmpty, 0)) : Bytes(salt), static_cast<int>(salt.size()),
+                        iterations, md, static_cast<int>(bytes), out.data()) != 1) {
     Throw(isolate, "OperationError", "PBKDF2 deriveBits failed.");
     return;
   }

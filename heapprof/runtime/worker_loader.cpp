@@ -6,9 +6,9 @@
 #include <system_error>
 
 #include "heapprof/core/file_io.h"
-#include "heapprof/v8/v8_util.h"
-#include "heapprof/runtime/worker_state.h"
 #include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/runtime/worker_state.h"
+#include "heapprof/v8/v8_util.h"
 
 namespace heapprof {
 
@@ -43,8 +43,8 @@ std::string ScriptName(const WorkerRuntime::State* state, const std::string& pat
 }
 
 v8::MaybeLocal<v8::Module> CompileModule(v8::Isolate* isolate, std::string_view source, const std::string& name) {
-  v8::ScriptOrigin origin(isolate, NewString(isolate, name), 0, 0, false, -1, v8::Local<v8::Value>(), false,
-                          false, /*is_module=*/true);
+  v8::ScriptOrigin origin(isolate, NewString(isolate, name), 0, 0, false, -1, v8::Local<v8::Value>(), false, false,
+                          /*is_module=*/true);
   v8::ScriptCompiler::Source compiler_source(NewString(isolate, source), origin);
   return v8::ScriptCompiler::CompileModule(isolate, &compiler_source);
 }
@@ -93,9 +93,10 @@ v8::MaybeLocal<v8::Module> BuiltinModule(WorkerRuntime::State* state, v8::Local<
     if (!names->Get(context, i).ToLocal(&key)) return {};
     export_names.push_back(key.As<v8::String>());
   }
-  v8::Local<v8::Module> module = v8::Module::CreateSyntheticModule(
-      isolate, NewString(isolate, name), export_names, EvaluateBuiltin);
-  state->builtin_modules.emplace_back(v8::Global<v8::Module>(isolate, module), v8::Global<v8::Object>(isolate, exports));
+  v8::Local<v8::Module> module =
+      v8::Module::CreateSyntheticModule(isolate, NewString(isolate, name), export_names, EvaluateBuiltin);
+  state->builtin_modules.emplace_back(v8::Global<v8::Module>(isolate, module),
+                                      v8::Global<v8::Object>(isolate, exports));
   return module;
 }
 
@@ -108,13 +109,17 @@ bool BuiltinExports(WorkerRuntime::State* state, v8::Local<v8::Context> context,
   v8::Local<v8::Value> result;
   if (spec == "cloudflare:workers") {
     v8::Local<v8::Value> env = state->env.Get(isolate);
-    if (!state->Internal("cloudflareWorkersModule").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &env)
+    if (!state->Internal("cloudflareWorkersModule")
+             .As<v8::Function>()
+             ->Call(context, v8::Undefined(isolate), 1, &env)
              .ToLocal(&result)) {
       return false;
     }
   } else {
     v8::Local<v8::Value> arg = NewString(isolate, spec);
-    if (!state->Internal("nodeModule").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &arg)
+    if (!state->Internal("nodeModule")
+             .As<v8::Function>()
+             ->Call(context, v8::Undefined(isolate), 1, &arg)
              .ToLocal(&result)) {
       return false;
     }
@@ -169,7 +174,8 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
     return {};
   }
   v8::Local<v8::Module> module;
-  if (!CompileModule(isolate, source.value(), ScriptName(state, path)).ToLocal(&module)) return {};  // SyntaxError pending
+  if (!CompileModule(isolate, source.value(), ScriptName(state, path)).ToLocal(&module))
+    return {};  // SyntaxError pending
   state->modules.emplace_back(path, v8::Global<v8::Module>(isolate, module));
   return module;
 }
@@ -191,8 +197,9 @@ Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> con
     return Status::Ok();
   }
   return Error(ErrorCode::kScriptError,
-               name + " defines no fetch handler: export default { fetch(request, env, ctx) {...} } from a "
-                      "module, or call addEventListener('fetch', ...) or define function fetch() in a script");
+               name +
+                   " defines no fetch handler: export default { fetch(request, env, ctx) {...} } from a "
+                   "module, or call addEventListener('fetch', ...) or define function fetch() in a script");
 }
 
 Status Instantiate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Module> module,
@@ -250,12 +257,12 @@ Status DefaultFetch(v8::Local<v8::Context> context, v8::Local<v8::Module> module
       return Status::Ok();
     }
     if (fetch_of->IsUndefined()) {
-      return Error(ErrorCode::kScriptError, filename + ": the default export's WorkerEntrypoint class has no fetch method");
+      return Error(ErrorCode::kScriptError,
+                   filename + ": the default export's WorkerEntrypoint class has no fetch method");
     }
   }
   v8::Local<v8::Value> method;
-  if (!handler->IsObject() ||
-      !handler.As<v8::Object>()->Get(context, NewString(isolate, "fetch")).ToLocal(&method) ||
+  if (!handler->IsObject() || !handler.As<v8::Object>()->Get(context, NewString(isolate, "fetch")).ToLocal(&method) ||
       !method->IsFunction()) {
     return Error(ErrorCode::kScriptError, filename + ": the default export has no fetch method (" + shape + ")");
   }
@@ -267,14 +274,16 @@ Status DefaultFetch(v8::Local<v8::Context> context, v8::Local<v8::Module> module
 // Hands env's Durable Object namespaces the main module's exports (their
 // classes); a binding whose class the module does not export is an error, as
 // in workerd. A classic script exports nothing (`exports` is null).
-Status SetDurableObjectClasses(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Value> exports,
-                               const std::string& filename) {
+Status SetDurableObjectClasses(WorkerRuntime::State* state, v8::Local<v8::Context> context,
+                               v8::Local<v8::Value> exports, const std::string& filename) {
   if (!state->has_durable_objects) return Status::Ok();
   v8::Isolate* isolate = state->v8();
   v8::TryCatch try_catch(isolate);
   v8::Local<v8::Value> args[] = {exports, state->env.Get(isolate)};
   v8::Local<v8::Value> problems;
-  if (!state->Internal("setDurableObjectExports").As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, args)
+  if (!state->Internal("setDurableObjectExports")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 2, args)
            .ToLocal(&problems)) {
     return internal::ScriptFailure(state, try_catch, "loading " + filename);
   }
@@ -284,8 +293,9 @@ Status SetDurableObjectClasses(WorkerRuntime::State* state, v8::Local<v8::Contex
   for (uint32_t i = 0; i < list->Length(); ++i) {
     text += (i ? "; " : "") + internal::ValueToString(isolate, context, list->Get(context, i).ToLocalChecked());
   }
-  return Error(ErrorCode::kScriptError, filename + ": " + text +
-                                            (exports->IsNull() ? " (Durable Object classes are exported by an ES module)" : ""));
+  return Error(
+      ErrorCode::kScriptError,
+      filename + ": " + text + (exports->IsNull() ? " (Durable Object classes are exported by an ES module)" : ""));
 }
 
 }  // namespace
@@ -311,12 +321,13 @@ Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path) {
   HEAPPROF_RETURN_IF_ERROR(Evaluate(state, context, module, try_catch, what));
   v8::Local<v8::Value> receiver;
   v8::Local<v8::Function> fetch;
-  HEAPPROF_RETURN_IF_ERROR(DefaultFetch(context, module, filename,
-                                        "{ async fetch(request) { ... return new Response(...); } }", &receiver,
-                                        &fetch));
+  HEAPPROF_RETURN_IF_ERROR(DefaultFetch(
+      context, module, filename, "{ async fetch(request) { ... return new Response(...); } }", &receiver, &fetch));
   v8::Local<v8::Value> args[] = {receiver, fetch, NewString(isolate, filename)};
   v8::Local<v8::Value> ignored;
-  if (!state->Internal("setFetchHandler").As<v8::Function>()->Call(context, v8::Undefined(isolate), 3, args)
+  if (!state->Internal("setFetchHandler")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 3, args)
            .ToLocal(&ignored)) {
     return ScriptFailure(state, try_catch, what);
   }
@@ -359,7 +370,8 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
     }
     v8::Local<v8::Value> ignored;
     if (!script->Run(context).ToLocal(&ignored)) return internal::ScriptFailure(state, script_try, what);
-    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [] { return true; }, what.c_str()));
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(
+        state, [] { return true; }, what.c_str()));
     return FindScriptHandler(state, context, filename);
   }
   state->modules.emplace_back(filename, v8::Global<v8::Module>(isolate, module));
@@ -385,8 +397,10 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
         !script->Run(context).ToLocal(&ignored)) {
       return internal::ScriptFailure(state, try_catch, what);
     }
-    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [] { return true; }, what.c_str()));
-    HEAPPROF_RETURN_IF_ERROR(SetDurableObjectClasses(state, context, v8::Local<v8::Value>(v8::Null(isolate)), filename));
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(
+        state, [] { return true; }, what.c_str()));
+    HEAPPROF_RETURN_IF_ERROR(
+        SetDurableObjectClasses(state, context, v8::Local<v8::Value>(v8::Null(isolate)), filename));
     return FindScriptHandler(state, context, filename);
   }
 

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/v8/v8_util.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_crypto.h"
 #include "heapprof/runtime/worker_prelude.h"
 #include "heapprof/runtime/worker_state.h"
+#include "heapprof/v8/v8_util.h"
 
 // html-rewriter-wasm's WebAssembly module, embedded by WorkerPrelude.cmake.
 extern "C" const unsigned char heapprof_html_rewriter_wasm[];
@@ -180,7 +180,10 @@ void ThrowBase64Error(const v8::FunctionCallbackInfo<v8::Value>& info, const cha
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Value> arg = NewString(isolate, kind);
   v8::Local<v8::Value> error;
-  if (!info.Data().As<v8::Function>()->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 1, &arg).ToLocal(&error)) {
+  if (!info.Data()
+           .As<v8::Function>()
+           ->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 1, &arg)
+           .ToLocal(&error)) {
     return;  // the factory threw: that exception stands
   }
   isolate->ThrowException(error);
@@ -246,12 +249,18 @@ void Atob(const v8::FunctionCallbackInfo<v8::Value>& info) {
   int bits = 0;
   for (char c : text) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else return ThrowBase64Error(info, "atob");
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else
+      return ThrowBase64Error(info, "atob");
     buffer = (buffer << 6) | static_cast<uint32_t>(v);
     bits += 6;
     if (bits >= 8) {

@@ -18,8 +18,8 @@ constexpr const char* kAgents[] = {
     "curl/8.4.0",
     "okhttp/4.12.0",
 };
-constexpr const char* kSearchTerms[] = {"red shoes", "laptop", "coffee grinder", "usb-c cable", "tent",
-                                        "running watch", "desk lamp"};
+constexpr const char* kSearchTerms[] = {"red shoes", "laptop",        "coffee grinder", "usb-c cable",
+                                        "tent",      "running watch", "desk lamp"};
 
 // A cheap, well-mixed hash so consecutive indexes look unrelated.
 uint64_t Mix(uint64_t x) {
@@ -67,8 +67,8 @@ WorkerRequest SyntheticRequest(uint64_t index) {
       break;
     case 6:
     case 7:
-      r.url = origin + "/api/search?q=" + UrlEncode(Pick(kSearchTerms, h >> 12)) + "&page=" +
-              std::to_string(1 + (h >> 20) % 5);
+      r.url = origin + "/api/search?q=" + UrlEncode(Pick(kSearchTerms, h >> 12)) +
+              "&page=" + std::to_string(1 + (h >> 20) % 5);
       break;
     case 8:
       r.url = origin + "/static/app." + std::to_string((h >> 16) % 3) + ".js";

@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <string_view>
 
-#include "heapprof/v8/isolate_state.h"
-#include "heapprof/v8/v8_util.h"
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_prelude.h"
 #include "heapprof/runtime/worker_state.h"
+#include "heapprof/v8/isolate_state.h"
+#include "heapprof/v8/v8_util.h"
 
 namespace heapprof {
 
@@ -97,10 +97,14 @@ v8::Local<v8::Value> WorkerRuntime::State::Internal(const char* name) const {
 
 const char* WorkerKindName(WorkerKind kind) {
   switch (kind) {
-    case WorkerKind::kNotLoaded: return "no worker loaded";
-    case WorkerKind::kModule: return "module worker";
-    case WorkerKind::kEventListener: return "service-worker script";
-    case WorkerKind::kGlobalFetch: return "script with a global fetch()";
+    case WorkerKind::kNotLoaded:
+      return "no worker loaded";
+    case WorkerKind::kModule:
+      return "module worker";
+    case WorkerKind::kEventListener:
+      return "service-worker script";
+    case WorkerKind::kGlobalFetch:
+      return "script with a global fetch()";
   }
   return "?";
 }
@@ -128,15 +132,13 @@ Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch,
   v8::Isolate* isolate = state->v8();
   if (state->isolate.heap_limit_reached()) {
     isolate->CancelTerminateExecution();
-    return Error(ErrorCode::kResourceExhausted,
-                 what + ": the worker exceeded its heap limit of " +
-                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB" +
-                     IsolateAccess::Of(state->isolate)->LimitDetail());
+    return Error(ErrorCode::kResourceExhausted, what + ": the worker exceeded its heap limit of " +
+                                                    std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
+                                                    " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail());
   }
   if (state->watchdog->fired()) {
-    return Error(ErrorCode::kDeadlineExceeded,
-                 what + ": ran longer than the time limit of " + FormatLimit(state->watchdog->limit()) +
-                     " and was terminated");
+    return Error(ErrorCode::kDeadlineExceeded, what + ": ran longer than the time limit of " +
+                                                   FormatLimit(state->watchdog->limit()) + " and was terminated");
   }
   if (try_catch.HasTerminated()) {
     isolate->CancelTerminateExecution();
@@ -158,17 +160,17 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
     }
     if (done()) return Status::Ok();
     if (fired >= kMaxTimersPerWait) {
-      return Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " +
-                                                std::to_string(kMaxTimersPerWait) + " timers without settling");
+      return Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " + std::to_string(kMaxTimersPerWait) +
+                                                " timers without settling");
     }
     v8::Local<v8::Value> more;
     if (!run_next.As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&more)) {
       return ScriptFailure(state, try_catch, what);
     }
     if (!more->IsTrue()) {
-      return Error(ErrorCode::kScriptError,
-                   std::string(what) + ": a promise never settled (heapprof's runtime has no network or I/O; "
-                                       "only microtasks and setTimeout can make progress)");
+      return Error(ErrorCode::kScriptError, std::string(what) +
+                                                ": a promise never settled (heapprof's runtime has no network or I/O; "
+                                                "only microtasks and setTimeout can make progress)");
     }
   }
 }
@@ -184,16 +186,18 @@ Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::V
   v8::Local<v8::Context> context = state->Context();
   v8::TryCatch try_catch(isolate);
   v8::Local<v8::Value> read;
-  if (!state->Internal("readResponse").As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &response)
+  if (!state->Internal("readResponse")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 1, &response)
            .ToLocal(&read)) {
     return internal::ScriptFailure(state, try_catch, what);
   }
   if (read->IsPromise()) {  // a stream body, read to its end
-    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, [&] { return !IsPending(read); }, what.c_str()));
+    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(
+        state, [&] { return !IsPending(read); }, what.c_str()));
     v8::Local<v8::Promise> promise = read.As<v8::Promise>();
     if (promise->State() == v8::Promise::kRejected) {
-      return Error(ErrorCode::kScriptError,
-                   what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+      return Error(ErrorCode::kScriptError, what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
     }
     read = promise->Result();
   }
@@ -249,10 +253,10 @@ Result<CompatibilityOptions> ReadCompatibilityFlags(const std::vector<std::strin
     } else if (flag == "nodejs_compat_populate_process_env") {
       out.populate_process_env = true;
     } else {
-      return Error(ErrorCode::kInvalidArgument,
-                   "compatibility flag \"" + flag + "\" is not honoured by heapprof's embedded runtime (it knows " +
-                       fmt::format("{}", fmt::join(HonouredCompatibilityFlags(), ", ")) +
-                       "); profile this worker in workerd with --runtime workerd");
+      return Error(ErrorCode::kInvalidArgument, "compatibility flag \"" + flag +
+                                                    "\" is not honoured by heapprof's embedded runtime (it knows " +
+                                                    fmt::format("{}", fmt::join(HonouredCompatibilityFlags(), ", ")) +
+                                                    "); profile this worker in workerd with --runtime workerd");
     }
   }
   return out;
@@ -290,15 +294,15 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   v8::Local<v8::Object> natives;
   v8::Local<v8::Value> internals;
   if (!run_script(internal::kWorkerLibrariesName, internal::kWorkerLibrariesSource, &libraries) ||
-      !libraries->IsObject() ||
-      !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
+      !libraries->IsObject() || !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
       !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
-    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
-                                           internal::DescribeException(v8_isolate, context, try_catch));
+    return Error(ErrorCode::kInternal,
+                 "the worker runtime's prelude failed: " + internal::DescribeException(v8_isolate, context, try_catch));
   }
   v8::Local<v8::Object> prelude_options = v8::Object::New(v8_isolate);
   auto set_option = [&](const char* name, bool value) {
-    return prelude_options->Set(context, NewString(v8_isolate, name), v8::Boolean::New(v8_isolate, value)).FromMaybe(false);
+    return prelude_options->Set(context, NewString(v8_isolate, name), v8::Boolean::New(v8_isolate, value))
+        .FromMaybe(false);
   };
   if (!set_option("nodejsCompat", compatibility.nodejs_compat) || !set_option("nodejsAls", compatibility.nodejs_als) ||
       !set_option("populateProcessEnv", compatibility.populate_process_env)) {
@@ -307,15 +311,15 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   v8::Local<v8::Value> args[] = {natives, libraries, prelude_options};
   if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 3, args).ToLocal(&internals) ||
       !internals->IsObject()) {
-    return Error(ErrorCode::kInternal, "the worker runtime's prelude failed: " +
-                                           internal::DescribeException(v8_isolate, context, try_catch));
+    return Error(ErrorCode::kInternal,
+                 "the worker runtime's prelude failed: " + internal::DescribeException(v8_isolate, context, try_catch));
   }
   state->internals.Reset(v8_isolate, internals.As<v8::Object>());
   v8::Local<v8::Value> env;
   state->has_durable_objects = !options.durable_objects.empty();
   if (!MakeEnv(context, state.get(), options.bindings, options.durable_objects).ToLocal(&env) || !env->IsObject()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "the worker's bindings could not be set up: " + internal::DescribeException(v8_isolate, context, try_catch));
+    return Error(ErrorCode::kInvalidArgument, "the worker's bindings could not be set up: " +
+                                                  internal::DescribeException(v8_isolate, context, try_catch));
   }
   state->env.Reset(v8_isolate, env.As<v8::Object>());
   if (!options.fetch_handler.empty()) {
@@ -339,7 +343,9 @@ Result<std::vector<DurableObjectReport>> WorkerRuntime::DurableObjects() {
   v8::Local<v8::Context> context = scope.context();
   v8::TryCatch try_catch(isolate);
   v8::Local<v8::Value> report;
-  if (!state->Internal("durableObjectsReport").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+  if (!state->Internal("durableObjectsReport")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&report) ||
       !report->IsArray()) {
     return internal::ScriptFailure(state, try_catch, "reading the Durable Objects");
@@ -395,9 +401,13 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   } clear_pending{state};
   v8::Local<v8::Value> js_request;
   v8::Local<v8::Value> context_pair;
-  if (!state->Internal("makeRequest").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+  if (!state->Internal("makeRequest")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&js_request) ||
-      !state->Internal("makeContext").As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr)
+      !state->Internal("makeContext")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&context_pair)) {
     return internal::ScriptFailure(state, try_catch, what);
   }
@@ -408,13 +418,14 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
   if (state->kind == WorkerKind::kEventListener) {
     v8::Local<v8::Value> event_args[] = {js_request, ctx};
     v8::Local<v8::Value> event_pair;
-    if (!state->Internal("makeFetchEvent").As<v8::Function>()->Call(context, v8::Undefined(isolate), 2, event_args)
+    if (!state->Internal("makeFetchEvent")
+             .As<v8::Function>()
+             ->Call(context, v8::Undefined(isolate), 2, event_args)
              .ToLocal(&event_pair)) {
       return internal::ScriptFailure(state, try_catch, what);
     }
     v8::Local<v8::Value> event = event_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked();
-    v8::Local<v8::Object> event_state =
-        event_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Object>();
+    v8::Local<v8::Object> event_state = event_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Object>();
     v8::Local<v8::Array> listeners = state->Internal("fetchListeners").As<v8::Array>();
     for (uint32_t i = 0; i < listeners->Length(); ++i) {
       v8::Local<v8::Value> listener = listeners->Get(context, i).ToLocalChecked();
@@ -452,8 +463,8 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
     return {};
   };
   if (v8::Local<v8::Value> reason = rejection(result); !reason.IsEmpty()) {
-    return Error(ErrorCode::kScriptError, what + ": the handler's promise was rejected: " +
-                                              internal::DescribeValue(isolate, context, reason));
+    return Error(ErrorCode::kScriptError,
+                 what + ": the handler's promise was rejected: " + internal::DescribeValue(isolate, context, reason));
   }
   for (uint32_t i = 0; i < waits->Length(); ++i) {
     if (v8::Local<v8::Value> reason = rejection(waits->Get(context, i).ToLocalChecked()); !reason.IsEmpty()) {

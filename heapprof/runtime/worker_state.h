@@ -26,10 +26,10 @@ struct WorkerRuntime::State {
   internal::ZlibStreams zlib_streams;            // the compression streams' z_streams; after the isolate
   WorkerKind kind = WorkerKind::kNotLoaded;
   bool has_durable_objects = false;  // env has Durable Object namespaces: their classes come from the main module
-  v8::Global<v8::Object> internals;   // what the prelude returned
-  v8::Global<v8::Object> env;         // the `env` argument, one per worker
-  v8::Global<v8::Value> receiver;     // `this` for the handler (module default export)
-  v8::Global<v8::Function> fetch;     // the module's or the script's fetch function
+  v8::Global<v8::Object> internals;  // what the prelude returned
+  v8::Global<v8::Object> env;        // the `env` argument, one per worker
+  v8::Global<v8::Value> receiver;    // `this` for the handler (module default export)
+  v8::Global<v8::Function> fetch;    // the module's or the script's fetch function
   std::vector<std::pair<std::string, v8::Global<v8::Module>>> modules;  // canonical path -> module
   // The built-in modules imported so far (node:*, cloudflare:workers): each
   // synthetic module and the prelude's object of its exports.
@@ -55,8 +55,7 @@ namespace internal {
 class WorkerScope {
  public:
   explicit WorkerScope(WorkerRuntime::State* state)
-      : isolate_scope_(state->v8()), handle_scope_(state->v8()), context_(state->Context()),
-        context_scope_(context_) {}
+      : isolate_scope_(state->v8()), handle_scope_(state->v8()), context_(state->Context()), context_scope_(context_) {}
   v8::Local<v8::Context> context() const { return context_; }
 
  private:

@@ -10,8 +10,8 @@
 
 namespace heapprof {
 
-PoolLeakSessions::PoolLeakSessions(Controller& controller, std::vector<std::string> targets,
-                                   LeakSessionOptions options, std::optional<SourceMapSearch> source_maps)
+PoolLeakSessions::PoolLeakSessions(Controller& controller, std::vector<std::string> targets, LeakSessionOptions options,
+                                   std::optional<SourceMapSearch> source_maps)
     : controller_(controller),
       targets_(std::move(targets)),
       options_(std::move(options)),
@@ -19,8 +19,7 @@ PoolLeakSessions::PoolLeakSessions(Controller& controller, std::vector<std::stri
   for (const std::string& t : targets_) entries_.emplace(t, std::make_unique<Entry>());
 }
 
-void PoolLeakSessions::Tick(const std::string& target, WorkerRuntime& runtime, uint64_t requests,
-                            uint64_t generation) {
+void PoolLeakSessions::Tick(const std::string& target, WorkerRuntime& runtime, uint64_t requests, uint64_t generation) {
   auto it = entries_.find(target);
   if (it == entries_.end()) return;
   Entry& e = *it->second;
@@ -69,8 +68,8 @@ Result<std::string> PoolLeakSessions::ReportJson(const std::string& target) {
     restarts = e.restarts;
   }
   if (!session) {
-    return Error(ErrorCode::kUnavailable, fmt::format("the leak session on {} has not taken its first snapshot yet",
-                                                      target));
+    return Error(ErrorCode::kUnavailable,
+                 fmt::format("the leak session on {} has not taken its first snapshot yet", target));
   }
   Result<LeakReport> report = MappedReport(*session);
   if (!report.ok()) {

@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 
 #include "heapprof/core/file_io.h"
+#include "heapprof/core/pprof.h"
 #include "heapprof/core/text.h"
 #include "heapprof/http/http_server.h"
-#include "heapprof/core/pprof.h"
 #include "heapprof/http/pprof_endpoints.h"
-#include "heapprof/v8/controller.h"
 #include "heapprof/serve/pool_profile_source.h"
+#include "heapprof/v8/controller.h"
 
 namespace heapprof {
 namespace {
@@ -29,7 +29,8 @@ int HttpStatusForWorkerError(const Status& s) {
     case ErrorCode::kResourceExhausted:  // heap limit
     case ErrorCode::kUnavailable:        // queue full, shutting down, reload failed
       return 503;
-    default: return 500;  // the worker threw
+    default:
+      return 500;  // the worker threw
   }
 }
 
@@ -130,7 +131,7 @@ class LiveService::Impl {
       stopping_ = true;
     }
     if (source_) source_->StopRotation();  // no continuous window opens after this
-    controller_.EndWindows();  // open windows end now and go to their clients
+    controller_.EndWindows();              // open windows end now and go to their clients
     std::thread debug_stop([this] {
       if (debug_server_) debug_server_->Shutdown();
     });
@@ -230,15 +231,16 @@ Result<std::unique_ptr<LiveService>> LiveService::Start(const LiveServiceOptions
     leak_options.sampling = options.session;
     leak_options.full_gc = options.session.gc_before_snapshot;
     leak_options.heap_limit_bytes = options.pool.worker_options.heap_limit_bytes;
-    raw->leaks_ = std::make_unique<PoolLeakSessions>(raw->controller_, options.pool.names, leak_options,
-                                                     options.source_maps);
+    raw->leaks_ =
+        std::make_unique<PoolLeakSessions>(raw->controller_, options.pool.names, leak_options, options.source_maps);
     pool_options.between_requests = [leaks = raw->leaks_.get()](const std::string& name, WorkerRuntime& runtime,
                                                                 uint64_t requests, uint64_t generation) {
       leaks->Tick(name, runtime, requests, generation);
     };
   }
   HEAPPROF_ASSIGN_OR_RETURN(raw->pool_, WorkerPool::Start(pool_options));
-  raw->source_ = std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
+  raw->source_ =
+      std::make_unique<PoolProfileSource>(raw->controller_, *raw->pool_, options.session, options.source_maps);
   raw->source_->SetLeakSessions(raw->leaks_.get());
   raw->replica_prefix_ = options.replica_prefix.value_or(options.pool.names.size() > 1);
   PprofEndpointOptions endpoint_options = options.debug;
@@ -274,9 +276,7 @@ LiveService::LiveService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LiveService::~LiveService() { Shutdown(); }
 
 std::string LiveService::address() const { return impl_->server_ ? impl_->server_->address() : ""; }
-std::string LiveService::debug_address() const {
-  return impl_->debug_server_ ? impl_->debug_server_->address() : "";
-}
+std::string LiveService::debug_address() const { return impl_->debug_server_ ? impl_->debug_server_->address() : ""; }
 
 std::string LiveService::debug_url() const {
   if (!impl_->debug_server_) return "";

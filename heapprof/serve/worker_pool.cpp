@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/core/text.h"
 #include "heapprof/core/file_io.h"
+#include "heapprof/core/text.h"
 
 namespace heapprof {
 namespace {
@@ -83,7 +83,8 @@ class WorkerPool::Impl {
                                          [&](const std::string& to) { return WriteFileAtomic(to, p->pprof_gzip); });
             std::lock_guard<std::mutex> lock(captures_mu_);
             if (!d.at_named_path()) {
-              std::string error = fmt::format("{}: near-heap-limit capture: {}{}", r.name, d.failures.front(), d.Where());
+              std::string error =
+                  fmt::format("{}: near-heap-limit capture: {}{}", r.name, d.failures.front(), d.Where());
               fmt::print(stderr, "heapprof: {}\n", error);
               std::fflush(stderr);
               capture_errors_.push_back(std::move(error));
@@ -166,15 +167,17 @@ class WorkerPool::Impl {
       // Terminated by Abort (or failing anyway as the service stops); the
       // isolate is disposed next, so nothing is recreated.
       ++r.failures;
-      return Error(ErrorCode::kUnavailable, "the service shut down while this request was still running, and "
-                                            "terminated it");
+      return Error(ErrorCode::kUnavailable,
+                   "the service shut down while this request was still running, and "
+                   "terminated it");
     }
     if (!response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded) {
       // The runtime terminated the JavaScript; a fresh isolate drops whatever
       // state the stuck request left half-built.
       ++r.failures;
       Recreate(r);
-      return Error(ErrorCode::kDeadlineExceeded, fmt::format("{}; {} was recreated", response.status().message(), r.name));
+      return Error(ErrorCode::kDeadlineExceeded,
+                   fmt::format("{}; {} was recreated", response.status().message(), r.name));
     }
     if (!response.ok()) {
       ++r.failures;
@@ -285,8 +288,8 @@ Status WorkerPool::Submit(size_t replica, WorkerRequest request, WorkerDone done
     std::lock_guard<std::mutex> lock(r.mu);
     if (r.stopping) return Error(ErrorCode::kUnavailable, "the service is shutting down");
     if (r.queue.size() >= impl_->options_.queue_limit) {
-      return Error(ErrorCode::kUnavailable,
-                   fmt::format("{} has {} requests waiting (the queue limit); try again later", r.name, r.queue.size()));
+      return Error(ErrorCode::kUnavailable, fmt::format("{} has {} requests waiting (the queue limit); try again later",
+                                                        r.name, r.queue.size()));
     }
     r.queue.push_back({std::move(request), std::move(done)});
   }
@@ -297,8 +300,8 @@ Status WorkerPool::Submit(size_t replica, WorkerRequest request, WorkerDone done
 std::vector<TargetStatus> WorkerPool::Stats() const {
   std::vector<TargetStatus> out;
   for (const auto& r : impl_->replicas_) {
-    out.push_back({r->name, r->heap_used.load(), r->heap_limit.load(), r->served.load(), r->failures.load(),
-                   r->restarts.load()});
+    out.push_back(
+        {r->name, r->heap_used.load(), r->heap_limit.load(), r->served.load(), r->failures.load(), r->restarts.load()});
   }
   return out;
 }

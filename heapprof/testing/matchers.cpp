@@ -125,11 +125,11 @@ bool AllocationMatcher::match(const Profile& profile) const {
 }
 
 std::string AllocationMatcher::describe() const {
-  std::string scope = (filter_.function.empty() && filter_.script.empty())
-                          ? std::string()
-                          : fmt::format(" from {}", FrameMatcher::Compile(filter_).ok()
-                                                        ? FrameMatcher::Compile(filter_)->Describe()
-                                                        : filter_.function + " " + filter_.script);
+  std::string scope =
+      (filter_.function.empty() && filter_.script.empty())
+          ? std::string()
+          : fmt::format(" from {}", FrameMatcher::Compile(filter_).ok() ? FrameMatcher::Compile(filter_)->Describe()
+                                                                        : filter_.function + " " + filter_.script);
   std::string text = fmt::format("{} less than {}{}", Verb(measure_), FormatValue(limit_, "bytes"), scope);
   if (!evidence_.empty()) text += ",\n" + evidence_;
   return text;

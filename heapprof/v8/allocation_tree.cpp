@@ -38,8 +38,7 @@ AllocationTree::AllocationTree(v8::AllocationProfile& profile, NodeStackCache* c
   }
 }
 
-StackId AllocationTree::StackOf(v8::Isolate* isolate, uint32_t node_id, FrameResolver& frames,
-                                StackTable& table) {
+StackId AllocationTree::StackOf(v8::Isolate* isolate, uint32_t node_id, FrameResolver& frames, StackTable& table) {
   if (node_id == root_id_) return StackId{0};
   // Walk up to the nearest resolved ancestor, then intern downwards.
   std::vector<uint32_t> chain;

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 
 namespace heapprof::internal {
 

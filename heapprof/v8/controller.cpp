@@ -59,7 +59,7 @@ struct Target {
 
   // Touched only on the isolate's thread.
   std::unique_ptr<Sampler> sampler;
-  uint64_t configured_limit = 0;  // the heap limit reported (not a near-limit raise)
+  uint64_t configured_limit = 0;                    // the heap limit reported (not a near-limit raise)
   std::vector<std::weak_ptr<WindowRun>> open_runs;  // runs whose window is open in `sampler`
   ProfileSink near_sink;
   SessionOptions near_options;
@@ -149,9 +149,9 @@ class Controller::Impl {
   std::set<uint64_t> continuous_done;
   uint64_t next_id = 1;
   uint64_t cut = 0;  // EndWindows calls so far: a window requested before the latest one ends
-  std::set<std::shared_ptr<WindowRun>> active;    // not yet finished
+  std::set<std::shared_ptr<WindowRun>> active;         // not yet finished
   std::map<uint64_t, std::weak_ptr<WindowRun>> by_id;  // requested windows, for EndWindow
-  std::set<std::shared_ptr<WindowRun>> sleeping;  // window open, waiting to be due
+  std::set<std::shared_ptr<WindowRun>> sleeping;       // window open, waiting to be due
   std::deque<Task> tasks;
   int busy_workers = 0;
   std::thread scheduler;
@@ -436,9 +436,8 @@ class Controller::Impl {
       } else {
         Release(t, *run);
       }
-      Submit([this, run, again = again && alive, raw = std::move(raw)]() mutable {
-        Stopped(run, again, std::move(raw));
-      });
+      Submit(
+          [this, run, again = again && alive, raw = std::move(raw)]() mutable { Stopped(run, again, std::move(raw)); });
     });
     if (!posted) Fail(run, Gone(*run));
   }
@@ -503,11 +502,11 @@ class Controller::Impl {
     Target& t = *it->second;
     std::lock_guard<std::mutex> tl(t.mu);
     if (t.windows > 0 && (t.window_interval != options.interval_bytes || t.window_depth != options.max_stack_depth)) {
-      return Error(ErrorCode::kFailedPrecondition,
-                   fmt::format("target {} is already being profiled at an interval of {} bytes (stack depth {}); "
-                               "a window at {} bytes (depth {}) can open once those windows end",
-                               name, t.window_interval, t.window_depth, options.interval_bytes,
-                               options.max_stack_depth));
+      return Error(
+          ErrorCode::kFailedPrecondition,
+          fmt::format("target {} is already being profiled at an interval of {} bytes (stack depth {}); "
+                      "a window at {} bytes (depth {}) can open once those windows end",
+                      name, t.window_interval, t.window_depth, options.interval_bytes, options.max_stack_depth));
     }
     ++t.windows;
     t.window_interval = options.interval_bytes;
@@ -532,8 +531,8 @@ class Controller::Impl {
   // every sample alive (any age, not only since a window); windows go on.
   static void CaptureNearLimit(v8::Isolate* isolate, void* data) {
     auto* target = static_cast<Target*>(data);
-    Result<RawSnapshot> raw = Error(ErrorCode::kFailedPrecondition,
-                                    "no profiling window was open when the isolate neared its heap limit");
+    Result<RawSnapshot> raw =
+        Error(ErrorCode::kFailedPrecondition, "no profiling window was open when the isolate neared its heap limit");
     if (target->sampler && (target->near_between_windows || target->sampler->stats().open_windows > 0)) {
       raw = target->sampler->LiveSnapshot(target->near_options.gc_before_snapshot);
     }
@@ -580,7 +579,8 @@ Status Controller::Register(const std::string& name, v8::Isolate* isolate) {
 }
 
 Status Controller::Impl::Add(const std::string& name, v8::Isolate* isolate, uint64_t configured_limit) {
-  if (isolate == nullptr || name.empty()) return Error(ErrorCode::kInvalidArgument, "a target needs a name and an isolate");
+  if (isolate == nullptr || name.empty())
+    return Error(ErrorCode::kInvalidArgument, "a target needs a name and an isolate");
   std::lock_guard<std::mutex> lock(mu);
   if (by_name.count(name)) return Error(ErrorCode::kInvalidArgument, "target " + name + " is already registered");
   if (by_isolate.count(isolate)) {
@@ -637,9 +637,8 @@ Status Controller::Unregister(const std::string& name) {
     if (run->request.partial_on_unregister) {
       Result<RawSnapshot> raw = Impl::CloseRun(*target, *run, /*full_gc=*/false);
       if (raw.ok()) Impl::NoteUnregistered(raw.value(), *run);
-      impl_->Submit([impl = impl_.get(), run, raw = std::move(raw)]() mutable {
-        impl->Stopped(run, false, std::move(raw));
-      });
+      impl_->Submit(
+          [impl = impl_.get(), run, raw = std::move(raw)]() mutable { impl->Stopped(run, false, std::move(raw)); });
     } else {
       Impl::Release(*target, *run);
       impl_->Submit([impl = impl_.get(), run] { impl->Finish(run, Impl::Gone(*run)); });
@@ -851,7 +850,8 @@ Status Controller::EnableNearHeapLimitCapture(const std::string& name, ProfileSi
     target = it->second;
   }
   if (!sink) return Error(ErrorCode::kInvalidArgument, "near-limit capture needs a sink");
-  if (target->near_enabled) return Error(ErrorCode::kFailedPrecondition, "near-limit capture is already on for " + name);
+  if (target->near_enabled)
+    return Error(ErrorCode::kFailedPrecondition, "near-limit capture is already on for " + name);
   target->near_sink = std::move(sink);
   target->near_options = options;
   target->near_enabled = true;

@@ -43,8 +43,7 @@ void CollectGarbageReducingMemory(v8::Isolate* isolate) {
 }
 
 void HideGcGlobal(v8::Isolate* isolate, v8::Local<v8::Context> context) {
-  v8::Local<v8::String> name =
-      v8::String::NewFromUtf8Literal(isolate, kGcGlobalName, v8::NewStringType::kInternalized);
+  v8::Local<v8::String> name = v8::String::NewFromUtf8Literal(isolate, kGcGlobalName, v8::NewStringType::kInternalized);
   // The extension declares it like a `var` (not deletable): overwrite it.
   if (!context->Global()->Delete(context, name).FromMaybe(false)) {
     context->Global()->Set(context, name, v8::Undefined(isolate)).FromMaybe(false);

@@ -165,9 +165,9 @@ Result<std::string> Isolate::RunScript(std::string_view source, std::string_view
   state_->RunPendingNearLimitHook();
   if (heap_limit_reached()) {
     isolate->CancelTerminateExecution();
-    return Error(ErrorCode::kResourceExhausted,
-                 "the script exceeded the isolate's heap limit of " +
-                     std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB" + state_->LimitDetail());
+    return Error(ErrorCode::kResourceExhausted, "the script exceeded the isolate's heap limit of " +
+                                                    std::to_string(state_->heap_limit_bytes / (1024 * 1024)) + " MiB" +
+                                                    state_->LimitDetail());
   }
   state_->RunPendingNearLimitHook();
   if (!ok) return Error(ErrorCode::kScriptError, internal::DescribeException(isolate, context, try_catch));

@@ -65,10 +65,11 @@ Status LeakSession::SnapshotNow(std::optional<uint64_t> requests) {
   }
   Result<RawSnapshot> snap = answer.get();
   // The projection follows the old generation's pages (what reaches V8's limit), not its objects.
-  const uint64_t old_pages = snap.ok() && options_.heap_limit_bytes > 0 ? OldGenerationNow(isolate_).committed_bytes : 0;
+  const uint64_t old_pages =
+      snap.ok() && options_.heap_limit_bytes > 0 ? OldGenerationNow(isolate_).committed_bytes : 0;
 
   std::lock_guard<std::mutex> lock(mu_);
-  Status added = !snap.ok()                         ? snap.status()
+  Status added = !snap.ok()                      ? snap.status()
                  : options_.heap_limit_bytes > 0 ? tracker_.Add(snap.value(), requests, old_pages)
                                                  : tracker_.Add(snap.value(), requests);
   const Clock::time_point done = Clock::now();
@@ -81,7 +82,8 @@ Status LeakSession::SnapshotNow(std::optional<uint64_t> requests) {
     return added;
   }
   last_snapshot_ = std::move(snap).value();
-  if (last_snapshot_.info.inlining_allowed < 0) last_snapshot_.info.inlining_allowed = options_.sampling.inlining_allowed;
+  if (last_snapshot_.info.inlining_allowed < 0)
+    last_snapshot_.info.inlining_allowed = options_.sampling.inlining_allowed;
   stats_.snapshots = tracker_.snapshots();
   stats_.session_nanos = Nanos(begun - first_);
   if (stats_.cadence == std::chrono::nanoseconds::zero()) {
@@ -113,17 +115,16 @@ std::string LeakSession::ReportJson(const LeakReport& report) const {
   nlohmann::json root = nlohmann::json::parse(LeakReportJson(report, &tracker_));
   root["target"] = target_;
   const double session_seconds = static_cast<double>(stats_.session_nanos) / 1e9;
-  root["session"] = {
-      {"snapshots", stats_.snapshots},
-      {"cadence_seconds", std::chrono::duration<double>(stats_.cadence).count()},
-      {"full_gc", options_.full_gc},
-      {"snapshot_ms_max", static_cast<double>(stats_.snapshot_nanos_max) / 1e6},
-      {"snapshot_ms_total", static_cast<double>(stats_.snapshot_nanos_total) / 1e6},
-      {"seconds", session_seconds},
-      {"paused_share", stats_.session_nanos > 0 ? static_cast<double>(stats_.snapshot_nanos_total) /
-                                                      static_cast<double>(stats_.session_nanos)
-                                                : 0.0},
-      {"looks", stats_.looks}};
+  root["session"] = {{"snapshots", stats_.snapshots},
+                     {"cadence_seconds", std::chrono::duration<double>(stats_.cadence).count()},
+                     {"full_gc", options_.full_gc},
+                     {"snapshot_ms_max", static_cast<double>(stats_.snapshot_nanos_max) / 1e6},
+                     {"snapshot_ms_total", static_cast<double>(stats_.snapshot_nanos_total) / 1e6},
+                     {"seconds", session_seconds},
+                     {"paused_share", stats_.session_nanos > 0 ? static_cast<double>(stats_.snapshot_nanos_total) /
+                                                                     static_cast<double>(stats_.session_nanos)
+                                                               : 0.0},
+                     {"looks", stats_.looks}};
   if (!stats_.failure.ok()) root["session"]["failure"] = stats_.failure.message();
   return root.dump();
 }

@@ -94,9 +94,8 @@ class LedgerStrategy final : public Strategy {
     auto begin = std::chrono::steady_clock::now();
     ++self->prologue_snapshots_;
     self->Record(isolate, nullptr);
-    self->prologue_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - begin)
-                                 .count();
+    self->prologue_nanos_ +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count();
   }
 
   // A node's interned stack: from the cache kept across the window's

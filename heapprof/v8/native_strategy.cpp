@@ -16,9 +16,8 @@ class NativeLivenessStrategy final : public Strategy {
 
   const char* name() const override { return "native-liveness"; }
   v8::HeapProfiler::SamplingFlags sampling_flags() const override {
-    return static_cast<v8::HeapProfiler::SamplingFlags>(
-        HeapProfiler::kSamplingIncludeObjectsCollectedByMajorGC |
-        HeapProfiler::kSamplingIncludeObjectsCollectedByMinorGC);
+    return static_cast<v8::HeapProfiler::SamplingFlags>(HeapProfiler::kSamplingIncludeObjectsCollectedByMajorGC |
+                                                        HeapProfiler::kSamplingIncludeObjectsCollectedByMinorGC);
   }
   void OnStarted(v8::Isolate*) override {}
   void Detach(v8::Isolate*) override {}
@@ -36,8 +35,8 @@ class NativeLivenessStrategy final : public Strategy {
         ++out.info.dropped_samples;
         continue;
       }
-      out.samples.push_back(RawSample{s.sample_id, tree.StackOf(isolate, s.node_id, frames_, table_),
-                                      s.size, static_cast<bool>(s.is_live)});
+      out.samples.push_back(RawSample{s.sample_id, tree.StackOf(isolate, s.node_id, frames_, table_), s.size,
+                                      static_cast<bool>(s.is_live)});
     }
     if (out.info.dropped_samples == 0) out.info.missing_sample_ids = max_id - out.samples.size();
     out.frames = table_.TakeFrames();

@@ -50,10 +50,7 @@ Status InitializeV8(const V8InitOptions& options) {
 
 std::string V8RuntimeVersion() { return v8::V8::GetVersion(); }
 
-std::string V8HeaderVersion() {
-  return std::to_string(V8_MAJOR_VERSION) + "." + std::to_string(V8_MINOR_VERSION);
-}
-
+std::string V8HeaderVersion() { return std::to_string(V8_MAJOR_VERSION) + "." + std::to_string(V8_MINOR_VERSION); }
 
 std::vector<std::string> V8AppliedFlags() { return g_applied; }
 std::vector<std::string> V8UnknownFlags() { return g_unknown; }

@@ -362,8 +362,9 @@ Result<RawSnapshot> Sampler::CloseWindow(const WindowMark& mark, bool full_gc) {
   info.dropped_samples = w.capped ? gaps : 0;
   info.missing_sample_ids = w.capped ? 0 : gaps;
   if (stopped_under_us) {
-    info.notes.push_back("sampler_stopped: V8's sampler was stopped by someone else before the window closed; "
-                         "alloc_* holds what the ledger recorded, inuse_* is empty");
+    info.notes.push_back(
+        "sampler_stopped: V8's sampler was stopped by someone else before the window closed; "
+        "alloc_* holds what the ledger recorded, inuse_* is empty");
   }
   info.notes.push_back("ledger_bytes: " + std::to_string(s.LedgerBytes()));
   info.notes.push_back("sample_ids: " + (in_range ? std::to_string(first) + "-" + std::to_string(last) : "none"));

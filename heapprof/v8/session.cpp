@@ -5,8 +5,8 @@
 #include <v8.h>
 
 #include <chrono>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "heapprof/core/profile_builder.h"
@@ -59,9 +59,7 @@ void ReleaseIsolate(v8::Isolate* isolate) {
 
 }  // namespace internal
 
-const char* CompiledStrategy() {
-  return internal::kNativeLiveness ? "native-liveness" : "gc-prologue-ledger";
-}
+const char* CompiledStrategy() { return internal::kNativeLiveness ? "native-liveness" : "gc-prologue-ledger"; }
 
 class Session::Impl {
  public:
@@ -105,11 +103,11 @@ Result<Session> Session::Start(v8::Isolate* isolate, const SessionOptions& optio
   auto impl = std::make_unique<Impl>();
   impl->isolate = isolate;
   impl->options = options;
-  impl->strategy = internal::kNativeLiveness ? internal::MakeNativeLivenessStrategy(options)
-                                             : internal::MakeLedgerStrategy(options);
+  impl->strategy =
+      internal::kNativeLiveness ? internal::MakeNativeLivenessStrategy(options) : internal::MakeLedgerStrategy(options);
   v8::HandleScope scope(isolate);
-  bool started = isolate->GetHeapProfiler()->StartSamplingHeapProfiler(
-      options.interval_bytes, options.max_stack_depth, impl->strategy->sampling_flags());
+  bool started = isolate->GetHeapProfiler()->StartSamplingHeapProfiler(options.interval_bytes, options.max_stack_depth,
+                                                                       impl->strategy->sampling_flags());
   if (!started) {
     internal::ReleaseIsolate(isolate);
     return Error(ErrorCode::kUnavailable,

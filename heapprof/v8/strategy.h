@@ -8,14 +8,16 @@
 #include <memory>
 
 #include "heapprof/core/raw_snapshot.h"
-#include "heapprof/v8/session.h"
 #include "heapprof/core/status.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof::internal {
 
 // True when the V8 headers report liveness per sample (newer V8).
 template <typename S>
-concept SampleHasIsLive = requires(const S& s) { s.is_live; };
+concept SampleHasIsLive = requires(const S& s) {
+  s.is_live;
+};
 #ifdef HEAPPROF_FORCE_LEDGER
 // A build that keeps the ledger even on V8 with is_live (to compare the two).
 inline constexpr bool kNativeLiveness = false;

@@ -32,8 +32,8 @@ std::string ToStdString(v8::Isolate* isolate, v8::Local<v8::String> s) {
   return CopyUtf8<v8::String>(isolate, *s);
 }
 
-std::string ValueToString(v8::Isolate* isolate, v8::Local<v8::Context> context,
-                          v8::Local<v8::Value> value, std::string_view fallback) {
+std::string ValueToString(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value,
+                          std::string_view fallback) {
   if (value.IsEmpty()) return std::string(fallback);
   v8::TryCatch try_catch(isolate);
   v8::Local<v8::String> s;
@@ -42,13 +42,11 @@ std::string ValueToString(v8::Isolate* isolate, v8::Local<v8::Context> context,
 }
 
 v8::Local<v8::String> NewString(v8::Isolate* isolate, std::string_view s) {
-  return v8::String::NewFromUtf8(isolate, s.data(), v8::NewStringType::kNormal,
-                                 static_cast<int>(s.size()))
+  return v8::String::NewFromUtf8(isolate, s.data(), v8::NewStringType::kNormal, static_cast<int>(s.size()))
       .ToLocalChecked();
 }
 
-std::string DescribeException(v8::Isolate* isolate, v8::Local<v8::Context> context,
-                              const v8::TryCatch& try_catch) {
+std::string DescribeException(v8::Isolate* isolate, v8::Local<v8::Context> context, const v8::TryCatch& try_catch) {
   if (try_catch.HasTerminated()) return "execution terminated";
   v8::Local<v8::Value> exception = try_catch.Exception();
   std::string text = ValueToString(isolate, context, exception, "<exception>");

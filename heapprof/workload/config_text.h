@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "heapprof/workload/bindings.h"
 #include "heapprof/core/status.h"
+#include "heapprof/workload/bindings.h"
 
 namespace heapprof::internal {
 

@@ -14,9 +14,12 @@ constexpr size_t kMaxRemembered = 1000;
 
 const char* KindName(RequestFailure kind) {
   switch (kind) {
-    case RequestFailure::kThrown: return "threw";
-    case RequestFailure::kRejected: return "rejected";
-    case RequestFailure::kTimedOut: return "timed out";
+    case RequestFailure::kThrown:
+      return "threw";
+    case RequestFailure::kRejected:
+      return "rejected";
+    case RequestFailure::kTimedOut:
+      return "timed out";
   }
   return "?";
 }
@@ -42,9 +45,15 @@ uint64_t RequestOutcomes::server_errors() const {
 
 void RequestOutcomes::AddFailure(RequestFailure kind, std::string_view description) {
   switch (kind) {
-    case RequestFailure::kThrown: ++thrown_; break;
-    case RequestFailure::kRejected: ++rejected_; break;
-    case RequestFailure::kTimedOut: ++timed_out_; break;
+    case RequestFailure::kThrown:
+      ++thrown_;
+      break;
+    case RequestFailure::kRejected:
+      ++rejected_;
+      break;
+    case RequestFailure::kTimedOut:
+      ++timed_out_;
+      break;
   }
   size_t newline = description.find('\n');
   std::string message(description.substr(0, newline));
@@ -76,8 +85,9 @@ void RequestOutcomes::Merge(const RequestOutcomes& other) {
   console_errors_ += other.console_errors_;
   uint64_t shared = 0;
   for (const DistinctError& e : other.errors_) {
-    auto same = std::find_if(errors_.begin(), errors_.end(),
-                             [&](const DistinctError& mine) { return mine.message == e.message && mine.kind == e.kind; });
+    auto same = std::find_if(errors_.begin(), errors_.end(), [&](const DistinctError& mine) {
+      return mine.message == e.message && mine.kind == e.kind;
+    });
     if (same != errors_.end()) {
       same->count += e.count;
       ++shared;
@@ -123,8 +133,8 @@ std::string FormatOutcomes(const RequestOutcomes& o, SourceMapProvider* maps) {
   for (const auto& [status, n] : o.statuses()) {
     statuses += fmt::format("{}{} x{}", statuses.empty() ? "" : ", ", status, n);
   }
-  std::string out = fmt::format("Requests: {}; responses by status: {}", o.requests(),
-                                statuses.empty() ? "none" : statuses);
+  std::string out =
+      fmt::format("Requests: {}; responses by status: {}", o.requests(), statuses.empty() ? "none" : statuses);
   std::vector<std::string> failures;
   if (o.thrown() > 0) failures.push_back(fmt::format("{} threw", o.thrown()));
   if (o.rejected() > 0) failures.push_back(fmt::format("{} rejected", o.rejected()));
@@ -146,7 +156,8 @@ std::string FormatOutcomes(const RequestOutcomes& o, SourceMapProvider* maps) {
                ? fmt::format("The first {} of {} distinct errors:\n", o.errors().size(), o.distinct_errors())
                : std::string(o.errors().size() == 1 ? "The error:\n" : "The distinct errors:\n");
     for (const DistinctError& e : o.errors()) {
-      out += fmt::format("  {} x{} (first at request #{}): {}\n", KindName(e.kind), e.count, e.first_request, e.message);
+      out +=
+          fmt::format("  {} x{} (first at request #{}): {}\n", KindName(e.kind), e.count, e.first_request, e.message);
       if (!e.stack.empty()) {
         std::string stack = maps != nullptr ? SymbolizeStack(e.stack, *maps) : e.stack;
         size_t start = 0;

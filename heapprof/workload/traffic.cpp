@@ -1,8 +1,8 @@
 // Request files and flag-built requests, checked the way a Request
 // constructor would check them, so a bad line fails here with its number
 // instead of as a TypeError in every request of the run.
-#include "heapprof/core/text.h"
 #include "heapprof/workload/traffic.h"
+#include "heapprof/core/text.h"
 
 #include <fmt/format.h>
 
@@ -20,7 +20,8 @@ using nlohmann::json;
 bool IsToken(std::string_view s) {
   if (s.empty()) return false;
   for (unsigned char c : s) {
-    if (std::isalnum(c) == 0 && std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos) {
+    if (std::isalnum(c) == 0 &&
+        std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos) {
       return false;
     }
   }
@@ -75,7 +76,8 @@ WorkerRequest FromJsonLine(const json& j) {
         throw std::invalid_argument("headers must be an object or an array of [name, value] pairs");
       }
     } else {
-      throw std::invalid_argument(fmt::format("unknown field {} (known: method, url, headers, body)", json(key).dump()));
+      throw std::invalid_argument(
+          fmt::format("unknown field {} (known: method, url, headers, body)", json(key).dump()));
     }
   }
   if (r.url.empty()) throw std::invalid_argument("url is missing");

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/workload/config_text.h"
 #include "heapprof/core/file_io.h"
+#include "heapprof/workload/config_text.h"
 
 namespace heapprof {
 namespace {
@@ -57,7 +57,7 @@ Status Tables(const json& object, const char* key, std::string_view name, Read r
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> StringTable(const json& config, const char* key,
-                                                                      std::string_view name) {
+                                                                     std::string_view name) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!config.contains(key)) return out;
   if (!config[key].is_object()) return Bad(name, fmt::format("{} must be a table of name = \"value\"", key));
@@ -68,8 +68,8 @@ Result<std::vector<std::pair<std::string, std::string>>> StringTable(const json&
   return out;
 }
 
-#define HEAPPROF_TRY(var, expr)            \
-  auto var##_result = (expr);              \
+#define HEAPPROF_TRY(var, expr)                         \
+  auto var##_result = (expr);                           \
   if (!var##_result.ok()) return var##_result.status(); \
   auto var = std::move(var##_result).value()
 
@@ -77,13 +77,14 @@ Status ReadDurableObjects(const json& config, std::string_view name, WorkerConfi
   if (!config.contains("durable_objects")) return Status::Ok();
   const json& section = config["durable_objects"];
   if (!section.is_object()) return Bad(name, "durable_objects must be a table with bindings = [...]");
-  return Tables(section, "bindings", fmt::format("{}: durable_objects", name), [&](const json& e, std::string_view where) {
-    HEAPPROF_TRY(binding, String(e, "name", where, true));
-    HEAPPROF_TRY(class_name, String(e, "class_name", where, true));
-    HEAPPROF_TRY(script_name, String(e, "script_name", where));
-    out.durable_objects.push_back({binding, class_name, script_name});
-    return Status::Ok();
-  });
+  return Tables(section, "bindings", fmt::format("{}: durable_objects", name),
+                [&](const json& e, std::string_view where) {
+                  HEAPPROF_TRY(binding, String(e, "name", where, true));
+                  HEAPPROF_TRY(class_name, String(e, "class_name", where, true));
+                  HEAPPROF_TRY(script_name, String(e, "script_name", where));
+                  out.durable_objects.push_back({binding, class_name, script_name});
+                  return Status::Ok();
+                });
 }
 
 Status ReadMigrations(const json& config, std::string_view name, WorkerConfig& out) {
@@ -243,8 +244,8 @@ const std::vector<ConfigKeyInfo>& KnownConfigKeys() {
 bool CompatibilityFlagIsNeeded(std::string_view flag) {
   // The Node.js compatibility flags decide whether node:* imports resolve and
   // Buffer / process exist: a worker built for them takes another path without.
-  return flag == "nodejs_compat" || flag == "nodejs_compat_v2" || flag == "nodejs_als" ||
-         flag == "experimental" || flag.starts_with("nodejs_compat_populate_process_env");
+  return flag == "nodejs_compat" || flag == "nodejs_compat_v2" || flag == "nodejs_als" || flag == "experimental" ||
+         flag.starts_with("nodejs_compat_populate_process_env");
 }
 
 std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
@@ -328,8 +329,8 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
   }
   std::string path = sources.config;
   if (!path.empty() && !fs::is_regular_file(path, ec)) {
-    return Error(ErrorCode::kNotFound, fs::exists(path, ec) ? "--config " + path + " is not a file"
-                                                             : "--config: no such file: " + path);
+    return Error(ErrorCode::kNotFound,
+                 fs::exists(path, ec) ? "--config " + path + " is not a file" : "--config: no such file: " + path);
   }
   if (path.empty()) {
     const fs::path dir = folder ? fs::path(sources.worker) : fs::path(sources.worker).parent_path();
@@ -342,7 +343,8 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
     if (path.empty() && folder) {
       return Error(ErrorCode::kNotFound,
                    fmt::format("{} is a folder without a wrangler.toml, wrangler.jsonc or wrangler.json "
-                               "(give the worker's script, or --config)", sources.worker));
+                               "(give the worker's script, or --config)",
+                               sources.worker));
     }
   }
   WorkerConfig config;
@@ -376,8 +378,8 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
     }
     config.main = (fs::path(config.dir) / config.main).lexically_normal().string();
     if (!fs::is_regular_file(config.main, ec)) {
-      return Error(ErrorCode::kNotFound, fmt::format("{}: main names {}, which is not a file (bundle the worker first)",
-                                                     path, config.main));
+      return Error(ErrorCode::kNotFound,
+                   fmt::format("{}: main names {}, which is not a file (bundle the worker first)", path, config.main));
     }
   } else {
     config.main = sources.worker;
@@ -451,7 +453,8 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
     const bool flag = Contains(config.compatibility_flags, key);
     if (!Contains(config.keys, key) && !flag) {
       return Bad("--ignore-config-key " + key,
-                 fmt::format("{} has no such key{}", source, config.compatibility_flags.empty() ? "" : " or compatibility flag"));
+                 fmt::format("{} has no such key{}", source,
+                             config.compatibility_flags.empty() ? "" : " or compatibility flag"));
     }
   }
   ConfigVerdict verdict;
@@ -465,7 +468,8 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
         if (CompatibilityFlagIsNeeded(flag) && !ignored) {
           needed.push_back(fmt::format("compatibility flag {}", flag));
         } else {
-          verdict.ignored.push_back(fmt::format("compatibility flag {}{}", flag, ignored ? " (--ignore-config-key)" : ""));
+          verdict.ignored.push_back(
+              fmt::format("compatibility flag {}{}", flag, ignored ? " (--ignore-config-key)" : ""));
         }
       }
       continue;
@@ -473,11 +477,13 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
     if (honoured(key) && Contains(ignore, key)) {
       // Honoured, but the user asked to run without it (the caller drops it).
       const ConfigKeyInfo* info = FindKey(key);
-      verdict.ignored.push_back(fmt::format("{} ({}; --ignore-config-key)", key, info != nullptr ? info->note : "given"));
+      verdict.ignored.push_back(
+          fmt::format("{} ({}; --ignore-config-key)", key, info != nullptr ? info->note : "given"));
       continue;
     }
     if (key == "compatibility_flags" || honoured(key)) {
-      auto partly = std::find_if(support.partly.begin(), support.partly.end(), [&](const auto& p) { return p.first == key; });
+      auto partly =
+          std::find_if(support.partly.begin(), support.partly.end(), [&](const auto& p) { return p.first == key; });
       if (partly != support.partly.end()) verdict.ignored.push_back(fmt::format("{} ({})", key, partly->second));
       continue;
     }
@@ -510,7 +516,8 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
                              support.instead.empty() ? "give" : support.instead + ", or give"));
   }
   if (!verdict.ignored.empty()) {
-    verdict.warning = fmt::format("{}: not honoured by {}: {}", source, support.runtime, fmt::join(verdict.ignored, ", "));
+    verdict.warning =
+        fmt::format("{}: not honoured by {}: {}", source, support.runtime, fmt::join(verdict.ignored, ", "));
   }
   return verdict;
 }

@@ -42,9 +42,12 @@ int main(int argc, char** argv) {
   DiffOptions diff_options;
   diff_options.sample_type = "inuse_space";
   ok = WritePage(dir + "/diff.html", RenderDiffFlamegraphHtml(testing::LeakFirstWindow(), testing::LeakSecondWindow(),
-                                                              diff_options, "two windows of a leak")) && ok;
-  ok = WritePage(dir + "/diff-noise.html", RenderDiffFlamegraphHtml(testing::NoisyFirstWindow(), testing::NoisySecondWindow(),
-                                                                    diff_options, "a change within the noise")) && ok;
+                                                              diff_options, "two windows of a leak")) &&
+       ok;
+  ok = WritePage(dir + "/diff-noise.html",
+                 RenderDiffFlamegraphHtml(testing::NoisyFirstWindow(), testing::NoisySecondWindow(), diff_options,
+                                          "a change within the noise")) &&
+       ok;
   FlamegraphSvgOptions svg;
   svg.sample_type = "alloc_space";
   svg.title = "known profile";

@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t frames = 0;
   for (const heapprof::Sample& s : profile->samples) frames += s.locations.size();
   if (frames > (uint64_t{1} << 24)) std::abort();  // heapprofile.cpp's kMaxImportedFrames
-  for (size_t t = 0; t < profile->sample_types.size(); ++t) (void)heapprof::FunctionTotals(*profile, static_cast<int>(t));
+  for (size_t t = 0; t < profile->sample_types.size(); ++t)
+    (void)heapprof::FunctionTotals(*profile, static_cast<int>(t));
   if (!heapprof::EncodeHeapProfile(*profile).ok()) std::abort();
   if (!heapprof::EncodeFolded(*profile).ok()) std::abort();
   if (!heapprof::EncodePprofGzip(*profile, 1).ok()) std::abort();

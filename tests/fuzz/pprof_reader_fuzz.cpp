@@ -51,8 +51,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   heapprof::Result<heapprof::Profile> profile = heapprof::DecodePprof(bytes);
-  heapprof::Result<std::string> encoded = profile.ok() ? heapprof::EncodePprof(*profile)
-                                                       : heapprof::Result<std::string>(profile.status());
+  heapprof::Result<std::string> encoded =
+      profile.ok() ? heapprof::EncodePprof(*profile) : heapprof::Result<std::string>(profile.status());
   if (profile.ok()) {
     size_t serialized = size;
     if (heapprof::IsGzip(bytes)) {

@@ -53,8 +53,8 @@ void CheckLine(const SourceMap& map, int64_t line) {
   std::optional<OriginalPosition> first = map.FirstOnLine(line);
   CheckPosition(map, first);
   // A line either has a mapping to a source or not, whatever the column asked.
-  for (int64_t column : {kMin, int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, int64_t{17}, int64_t{4096},
-                         int64_t{1} << 32, kMax}) {
+  for (int64_t column :
+       {kMin, int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, int64_t{17}, int64_t{4096}, int64_t{1} << 32, kMax}) {
     std::optional<OriginalPosition> at = map.Lookup(line, column);
     CheckPosition(map, at);
     Check(at.has_value() == first.has_value());
@@ -72,8 +72,8 @@ void CheckLine(const SourceMap& map, int64_t line) {
 void CheckLookups(const SourceMap& map) {
   const int64_t lines = static_cast<int64_t>(map.generated_lines());
   Check(map.generated_lines() == 0 || map.mapping_count() > 0);
-  for (int64_t line : {std::numeric_limits<int64_t>::min(), int64_t{-1}, int64_t{0}, lines + 1,
-                       std::numeric_limits<int64_t>::max()}) {
+  for (int64_t line :
+       {std::numeric_limits<int64_t>::min(), int64_t{-1}, int64_t{0}, lines + 1, std::numeric_limits<int64_t>::max()}) {
     if (line >= 1 && line <= lines) continue;
     Check(!map.Lookup(line, 1) && !map.MappingBefore(line, 2) && !map.FirstOnLine(line));
   }
@@ -96,9 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (NestingDepth(text) > kMaxDepth) return 0;
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return 0;  // sourcesContent is decoded lazily: only it may be malformed
-  heapprof::Result<SourceMap> again =
-      SourceMap::Parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       "file:///srv/app/dist/worker.js.map");
+  heapprof::Result<SourceMap> again = SourceMap::Parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                                       "file:///srv/app/dist/worker.js.map");
   Check(again.ok());
   Check(again->mapping_count() == map->mapping_count());
   Check(again->generated_lines() == map->generated_lines());

@@ -13,7 +13,8 @@ int main() {
   if (!isolate.ok()) return std::fprintf(stderr, "%s\n", isolate.status().message().c_str()), 1;
   v8::Isolate::Scope isolate_scope(isolate->get());
   v8::HandleScope handle_scope(isolate->get());
-  auto loaded = isolate->RunScript("function fill(n) { const a = []; for (let i = 0; i < n; ++i) a.push({i}); return a; }");
+  auto loaded =
+      isolate->RunScript("function fill(n) { const a = []; for (let i = 0; i < n; ++i) a.push({i}); return a; }");
   if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
 
   heapprof::SessionOptions options;
@@ -25,7 +26,8 @@ int main() {
   if (!ran.ok() || !profile.ok()) return std::fprintf(stderr, "window failed\n"), 1;
 
   auto total = heapprof::TotalOf(profile.value(), "alloc_space");
-  auto fill = heapprof::TotalForFrames(profile.value(), heapprof::FrameFilter{"^fill$", "", heapprof::PatternSyntax::kRegex}, heapprof::kAllocSpace);
+  auto fill = heapprof::TotalForFrames(
+      profile.value(), heapprof::FrameFilter{"^fill$", "", heapprof::PatternSyntax::kRegex}, heapprof::kAllocSpace);
   if (!total.ok() || !fill.ok()) return std::fprintf(stderr, "query failed\n"), 1;
   std::printf("alloc_space total: %lld bytes, fill: %lld bytes\n", static_cast<long long>(total.value()),
               static_cast<long long>(fill->cum));

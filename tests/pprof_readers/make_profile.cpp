@@ -12,10 +12,10 @@
 #include <set>
 #include <string>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/formats.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 
 using namespace heapprof;
 
@@ -51,10 +51,10 @@ RawSnapshot WorkerSnapshot() {
   auto add = [&](StackId s, uint64_t size, int n, int live_every) {
     for (int i = 0; i < n; ++i) snap.samples.push_back({id++, s, size, live_every > 0 && i % live_every == 0});
   };
-  add(fm, 4096, 120, 1);       // every metrics record is retained
+  add(fm, 4096, 120, 1);  // every metrics record is retained
   add(fm, 96, 300, 1);
-  add(fpj, 65536, 400, 0);     // parse garbage dies
-  add(fpj, 1 << 20, 6, 3);     // a few big buffers, a third retained
+  add(fpj, 65536, 400, 0);  // parse garbage dies
+  add(fpj, 1 << 20, 6, 3);  // a few big buffers, a third retained
   add(fp, 2048, 150, 10);
   add(fra, 320, 500, 25);
   add(g, 64, 4, 0);

@@ -185,10 +185,11 @@ int Soak(long windows) {
   }
   double rss_growth = Growth(warm.rss_kib, last.rss_kib);
   double malloc_growth = Growth(warm.malloc_kib, last.malloc_kib);
-  std::printf("After the warm-up (window %ld) to window %ld: RSS %ld -> %ld KiB (%+.2f %%), malloc in use %ld -> %ld "
-              "KiB (%+.2f %%); limit %+.0f %%%s\n",
-              warmup, windows, warm.rss_kib, last.rss_kib, 100 * rss_growth, warm.malloc_kib, last.malloc_kib,
-              100 * malloc_growth, 100 * kMaxGrowth, kJudgeGrowth ? "" : " (not judged under AddressSanitizer)");
+  std::printf(
+      "After the warm-up (window %ld) to window %ld: RSS %ld -> %ld KiB (%+.2f %%), malloc in use %ld -> %ld "
+      "KiB (%+.2f %%); limit %+.0f %%%s\n",
+      warmup, windows, warm.rss_kib, last.rss_kib, 100 * rss_growth, warm.malloc_kib, last.malloc_kib,
+      100 * malloc_growth, 100 * kMaxGrowth, kJudgeGrowth ? "" : " (not judged under AddressSanitizer)");
   if (kJudgeGrowth && (rss_growth > kMaxGrowth || malloc_growth > kMaxGrowth)) {
     std::fprintf(stderr, "heapprof_soak: memory grew after the warm-up (RSS %+.2f %%, malloc %+.2f %%)\n",
                  100 * rss_growth, 100 * malloc_growth);

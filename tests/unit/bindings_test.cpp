@@ -34,10 +34,14 @@ id = "0f2ac74b498b48028cb68387c421e279"
 [[kv_namespaces]]
 binding = "SESSIONS"
 id = "1"
-)", "wrangler.toml");
+)",
+                             "wrangler.toml");
   REQUIRE(b.ok());
-  CHECK(b->vars == Vars{{"API_HOST", "\"api.example.com\""}, {"DEBUG", "false"}, {"LIMITS", R"({"burst":10,"tags":["a","b"]})"},
-                        {"RATIO", "0.5"}, {"RETRIES", "3"}});
+  CHECK(b->vars == Vars{{"API_HOST", "\"api.example.com\""},
+                        {"DEBUG", "false"},
+                        {"LIMITS", R"({"burst":10,"tags":["a","b"]})"},
+                        {"RATIO", "0.5"},
+                        {"RETRIES", "3"}});
   REQUIRE(b->kv.size() == 2);
   CHECK(b->kv[0].binding == "CACHE");
   CHECK(b->kv[1].binding == "SESSIONS");
@@ -49,7 +53,8 @@ TEST_CASE("bindings: wrangler.jsonc with comments") {
     "name": "shop",
     "vars": { "API_HOST": "api.example.com", /* inline */ "RETRIES": 3 },
     "kv_namespaces": [{ "binding": "CACHE", "id": "x" }]
-  })", "wrangler.jsonc");
+  })",
+                              "wrangler.jsonc");
   REQUIRE(b.ok());
   CHECK(b->vars == Vars{{"API_HOST", "\"api.example.com\""}, {"RETRIES", "3"}});
   REQUIRE(b->kv.size() == 1);
@@ -59,7 +64,8 @@ TEST_CASE("bindings: .dev.vars secrets, --env-json and KV data override and add"
   WorkerBindings b;
   b.SetVar("API_HOST", "\"api.example.com\"");
   REQUIRE(ParseDevVars("# secrets\nAPI_TOKEN=s3cr3t\nexport QUOTED = \"a b\"\n\nAPI_HOST='staging.example.com'\n",
-                       ".dev.vars", b).ok());
+                       ".dev.vars", b)
+              .ok());
   CHECK(b.vars == Vars{{"API_HOST", "\"staging.example.com\""}, {"API_TOKEN", "\"s3cr3t\""}, {"QUOTED", "\"a b\""}});
   REQUIRE(ParseEnvJson(R"({"FLAGS": {"beta": true}, "API_TOKEN": "t2"})", "env.json", b).ok());
   CHECK(b.vars[1] == std::pair<std::string, std::string>{"API_TOKEN", "\"t2\""});
@@ -89,7 +95,8 @@ TEST_CASE("bindings: LoadBindings finds wrangler.toml and .dev.vars beside the w
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "worker.js") << "export default {};\n";
-  std::ofstream(dir / "wrangler.toml") << "[vars]\nGREETING = \"hi\"\n[[kv_namespaces]]\nbinding = \"CACHE\"\nid = \"x\"\n";
+  std::ofstream(dir / "wrangler.toml")
+      << "[vars]\nGREETING = \"hi\"\n[[kv_namespaces]]\nbinding = \"CACHE\"\nid = \"x\"\n";
   std::ofstream(dir / ".dev.vars") << "TOKEN=abc\n";
   std::ofstream(dir / "cache.json") << R"({"k": "v"})";
   BindingSources sources;

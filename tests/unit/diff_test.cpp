@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/core/diff.h"
 #include <random>
+#include "heapprof/core/diff.h"
 
 #include "unit/flamegraph_profiles.h"
 #include "unit/poisson_sampler.h"
@@ -193,8 +193,8 @@ std::vector<SimFunction> DiffWorkload(double leak_growth) {
 }
 
 struct PairCounts {
-  int any_change = 0;   // pairs where some function was called changed
-  int leak_grew = 0;    // pairs where the leak was listed as grown
+  int any_change = 0;  // pairs where some function was called changed
+  int leak_grew = 0;   // pairs where the leak was listed as grown
   int other_changed = 0;
 };
 

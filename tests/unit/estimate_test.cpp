@@ -110,11 +110,11 @@ TEST_CASE("95 % intervals cover the true values in 90-99.5 % of simulated window
   // and shares, sampled every 64 KiB: ~160 samples per window of 10 MiB.
   const uint64_t interval = 64 * 1024;
   std::vector<testing::SimFunction> fns = {
-      {"small", 32, 131072, 65536},     // 4 MiB, half live
-      {"medium", 1024, 2560, 2560},     // 2.5 MiB, all live
-      {"large", 196608, 10, 4},         // 1.9 MiB in objects of 3x the interval
-      {"strings", 100, 15000, 1500},    // 1.4 MiB
-      {"rare", 16, 16384, 0},           // 256 KiB, 2.5 %: a handful of samples
+      {"small", 32, 131072, 65536},   // 4 MiB, half live
+      {"medium", 1024, 2560, 2560},   // 2.5 MiB, all live
+      {"large", 196608, 10, 4},       // 1.9 MiB in objects of 3x the interval
+      {"strings", 100, 15000, 1500},  // 1.4 MiB
+      {"rare", 16, 16384, 0},         // 256 KiB, 2.5 %: a handful of samples
   };
   double alloc_total = 0;
   for (const auto& f : fns) alloc_total += f.alloc_bytes();

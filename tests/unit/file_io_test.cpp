@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <string>
@@ -92,8 +92,8 @@ TEST_CASE("WriteFileAtomic reports missing and unwritable directories clearly") 
   Status missing = WriteFileAtomic(dir.path() + "/no/such/dir/out.pb.gz", "x");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.code() == ErrorCode::kNotFound);
-  CHECK_THAT(missing.message(), Catch::Matchers::Contains("no/such/dir") &&
-                                    Catch::Matchers::Contains("No such file or directory"));
+  CHECK_THAT(missing.message(),
+             Catch::Matchers::Contains("no/such/dir") && Catch::Matchers::Contains("No such file or directory"));
 
   CHECK_FALSE(WriteFileAtomic(dir.path(), "x").ok());  // a directory is not a file
   CHECK_FALSE(WriteFileAtomic("", "x").ok());
@@ -174,8 +174,8 @@ TEST_CASE("WriteFileAtomic writes into devices instead of replacing them") {
   Status full = WriteFileAtomic("/dev/full", std::string(4096, 'p'));
   REQUIRE_FALSE(full.ok());
   CHECK(full.code() == ErrorCode::kIo);
-  CHECK_THAT(full.message(), Catch::Matchers::Contains("/dev/full") &&
-                                 Catch::Matchers::Contains("No space left on device"));
+  CHECK_THAT(full.message(),
+             Catch::Matchers::Contains("/dev/full") && Catch::Matchers::Contains("No space left on device"));
   struct stat after {};
   REQUIRE(::stat("/dev/full", &after) == 0);
   CHECK(S_ISCHR(after.st_mode));

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 
 namespace heapprof::testing {
 
@@ -113,7 +113,8 @@ inline Profile BigProfile(size_t nodes, int functions = 3000) {
   uint64_t id = 1;
   while (table.stacks().size() <= nodes) {
     // Prefer recent stacks so the tree gets deep as well as wide.
-    size_t pick = next() % 4 == 0 ? next() % stacks.size() : stacks.size() - 1 - next() % std::min<size_t>(stacks.size(), 64);
+    size_t pick =
+        next() % 4 == 0 ? next() % stacks.size() : stacks.size() - 1 - next() % std::min<size_t>(stacks.size(), 64);
     if (depth[pick] >= 40) pick = 0;
     StackId s = table.InternStack(stacks[pick], frames[next() % frames.size()]);
     if (static_cast<uint32_t>(s) + 1 > stacks.size()) {

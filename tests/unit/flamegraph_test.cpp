@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/flamegraph.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 #include "unit/flamegraph_profiles.h"
 
 using namespace heapprof;

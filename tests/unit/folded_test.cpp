@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/folded.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;
@@ -87,13 +87,13 @@ TEST_CASE("folded output keeps lines parseable and can name files") {
 
   Result<std::string> plain = EncodeFolded(p, {"inuse_space", false});
   REQUIRE(plain.ok());
-  CHECK(ParseFolded(*plain) ==
-        std::map<std::string, int64_t>{{"caller;weird,name with breaks", p.Total(kInuseSpace)}});
+  CHECK(ParseFolded(*plain) == std::map<std::string, int64_t>{{"caller;weird,name with breaks", p.Total(kInuseSpace)}});
 
   Result<std::string> named = EncodeFolded(p, {"inuse_space", true});
   REQUIRE(named.ok());
-  CHECK(ParseFolded(*named) == std::map<std::string, int64_t>{
-                                   {"caller (/srv/b.js:3);weird,name with breaks (/srv/a.js:7)", p.Total(kInuseSpace)}});
+  CHECK(ParseFolded(*named) ==
+        std::map<std::string, int64_t>{
+            {"caller (/srv/b.js:3);weird,name with breaks (/srv/a.js:7)", p.Total(kInuseSpace)}});
 }
 
 TEST_CASE("folded output of an empty profile is empty") {

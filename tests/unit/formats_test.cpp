@@ -9,8 +9,8 @@
 #include "heapprof/core/heapprofile.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
-#include "unit/test_profiles.h"
 #include "unit/test_dirs.h"
+#include "unit/test_profiles.h"
 
 using namespace heapprof;
 using heapprof::testing::HandMadeSnapshot;

@@ -118,7 +118,8 @@ TEST_CASE("heapprofile import of a node --heap-prof shaped file") {
   // Shaped like Node 20's output: string scriptIds, -1 for unknown positions,
   // anonymous functions, selfSize that differs a little from samples[], and
   // samples naming a node that is not in the tree.
-  const char* text = R"({"head":{"callFrame":{"functionName":"root","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[
+  const char* text =
+      R"({"head":{"callFrame":{"functionName":"root","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[
     {"callFrame":{"functionName":"","scriptId":"80","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":2,"children":[
       {"callFrame":{"functionName":"retainRecords","scriptId":"81","url":"file:///app/w.js","lineNumber":1,"columnNumber":22},"selfSize":3000,"id":3,"children":[
         {"callFrame":{"functionName":"","scriptId":"81","url":"file:///app/w.js","lineNumber":4,"columnNumber":8},"selfSize":500,"id":5,"children":[]}]},
@@ -281,14 +282,15 @@ TEST_CASE("DevTools sampling profile: one RawSample per sample, scaled by BuildP
     window.interval_bytes = 4096;
     Result<RawSnapshot> snap = DecodeSamplingProfile(reply, window);
     REQUIRE(snap.ok());
-    REQUIRE(snap->samples.size() == 3);  // the orphan (node 99) is dropped and noted
+    REQUIRE(snap->samples.size() == 3);    // the orphan (node 99) is dropped and noted
     CHECK(snap->samples[0].size == 1024);  // object sizes again: BuildProfile scales once
     CHECK(snap->samples[2].size == 64);
     REQUIRE(snap->info.notes == std::vector<std::string>{"heapprofile_orphan_samples: 1"});
     snap->info.interval_bytes = 4096;
     Profile p = BuildProfile(snap.value());
     // selfSize is ignored: the values are BuildProfile's scaling of the object sizes.
-    const int64_t expected = std::llround(2 * SampleScale(1024, 4096) * 1024) + std::llround(SampleScale(64, 4096) * 64);
+    const int64_t expected =
+        std::llround(2 * SampleScale(1024, 4096) * 1024) + std::llround(SampleScale(64, 4096) * 64);
     CHECK(p.Total(kAllocSpace) == (live ? 0 : expected));
     CHECK(p.Total(kInuseSpace) == (live ? expected : 0));
     std::set<std::string> names;

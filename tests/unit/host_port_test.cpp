@@ -5,7 +5,8 @@
 namespace heapprof {
 namespace {
 
-TEST_CASE("host:port: one parser, and port 0 picks a free port for a listener but is no address for a client", "[host_port]") {
+TEST_CASE("host:port: one parser, and port 0 picks a free port for a listener but is no address for a client",
+          "[host_port]") {
   Result<HostPort> a = ParseHostPort("127.0.0.1:8787", PortZero::kInvalid);
   REQUIRE(a.ok());
   CHECK(a->host == "127.0.0.1");

@@ -66,7 +66,9 @@ int StatusOf(const std::string& response) {
 }
 
 HttpHandler Hello() {
-  return [](HttpRequest r, HttpResponder respond) { respond(TextResponse(200, "hello " + std::to_string(r.body.size()))); };
+  return [](HttpRequest r, HttpResponder respond) {
+    respond(TextResponse(200, "hello " + std::to_string(r.body.size())));
+  };
 }
 
 }  // namespace
@@ -123,7 +125,8 @@ TEST_CASE("http server: connections beyond max_connections get 503 and close", "
   CHECK_THAT(refused, Catch::Contains("Retry-After: 1"));
   ::close(c);
   ::close(a);
-  for (int i = 0; i < 1000 && server.value()->connections() > 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 1000 && server.value()->connections() > 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   int d = Connect(port);
   Send(d, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   CHECK(StatusOf(ReadUntilClosed(d)) == 200);
@@ -140,7 +143,8 @@ TEST_CASE("http server: bodies buffered over all connections are bounded, and th
   const std::string head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 700000\r\n\r\n";
   int a = Connect(port);
   Send(a, head + std::string(1000, 'x'));  // unfinished: holds its 700000 bytes
-  for (int i = 0; i < 1000 && server.value()->buffered_bytes() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 1000 && server.value()->buffered_bytes() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   CHECK(server.value()->buffered_bytes() == 700000);
   int b = Connect(port);
   Send(b, head);
@@ -158,10 +162,12 @@ TEST_CASE("http server: bodies buffered over all connections are bounded, and th
   CHECK(StatusOf(ReadUntilClosed(chunked)) == 503);
   ::close(chunked);
   ::close(a);
-  for (int i = 0; i < 1000 && server.value()->buffered_bytes() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 1000 && server.value()->buffered_bytes() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   CHECK(server.value()->buffered_bytes() == 0);
   int c = Connect(port);
-  Send(c, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 700000\r\n\r\n" + std::string(700000, 'y'));
+  Send(c,
+       "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 700000\r\n\r\n" + std::string(700000, 'y'));
   std::string ok = ReadUntilClosed(c);
   CHECK(StatusOf(ok) == 200);
   CHECK_THAT(ok, Catch::Contains("hello 700000"));
@@ -207,7 +213,7 @@ TEST_CASE("http server: a client that closes while its request is handled raises
   CHECK(cv.wait_for(lock, std::chrono::seconds(10), [&] { return fired.load(); }));
   lock.unlock();
   held(TextResponse(200, "too late"));  // answering a gone client is harmless
-  held = nullptr;  // a responder holds its connection, which must go before the server does
+  held = nullptr;                       // a responder holds its connection, which must go before the server does
 }
 
 TEST_CASE("http server: a pipelined request while one is handled does not count as a close", "[http]") {

@@ -82,7 +82,8 @@ std::string Header(const HttpResponse& r, std::string_view name) { return std::s
 
 }  // namespace
 
-TEST_CASE("the leak endpoints: JSON, an escaped page, 503 before two snapshots, 404 without sessions", "[http][leaks]") {
+TEST_CASE("the leak endpoints: JSON, an escaped page, 503 before two snapshots, 404 without sessions",
+          "[http][leaks]") {
   LeakSource source;
   PprofEndpoints endpoints(source);
   CHECK(PprofEndpoints::Handles("/debug/heapprof/leaks?target=a"));
@@ -101,7 +102,8 @@ TEST_CASE("the leak endpoints: JSON, an escaped page, 503 before two snapshots, 
   REQUIRE(page.status == 200);
   CHECK_THAT(Header(page, "Content-Type"), Catch::StartsWith("text/html"));
   CHECK(page.body.find(kEvil) == std::string::npos);
-  CHECK_THAT(page.body, Catch::Contains("data-function=\"&lt;img src=x onerror=alert(1)&gt;\" data-verdict=\"growing\""));
+  CHECK_THAT(page.body,
+             Catch::Contains("data-function=\"&lt;img src=x onerror=alert(1)&gt;\" data-verdict=\"growing\""));
   CHECK_THAT(page.body, Catch::Contains("<polyline class=\"series\""));
   CHECK_THAT(page.body, Catch::Contains("9 live snapshots"));
 

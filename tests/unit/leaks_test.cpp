@@ -248,7 +248,8 @@ TEST_CASE("the projection in requests and per growing site, against a limit set 
   tracker.SetHeapLimit(24 * kMiB, "the old generation's share");
   // The projection follows the heap figure given apart (here the snapshots' own, plus 1 MiB).
   for (size_t k = 0; k < session.snapshots.size(); ++k) {
-    REQUIRE(tracker.Add(session.snapshots[k], session.requests[k], session.snapshots[k].info.heap_used_bytes + kMiB).ok());
+    REQUIRE(
+        tracker.Add(session.snapshots[k], session.requests[k], session.snapshots[k].info.heap_used_bytes + kMiB).ok());
   }
   Result<LeakReport> report = tracker.Report();
   REQUIRE(report.ok());
@@ -334,7 +335,6 @@ TEST_CASE("ages are bucketed so that -tagfocus=age=600: keeps what lived ten min
 }
 
 TEST_CASE("each look spends a part of alpha, all of them together at most alpha") {
-
   double sum = 0;
   for (int k = 1; k <= 100000; ++k) sum += LookAlpha(0.01, k);
   CHECK(sum < 0.01);
@@ -384,8 +384,8 @@ TEST_CASE("calibration: false growing, power within 2 minutes, coverage of the r
                         << ", rate interval covered " << covered << "/" << n);
   // Measured (2026-12-01, 6 x 400 runs): false growing 0-2 (0.25 %), leak growing 393-400 (98.7 %), coverage
   // 380-387 (95.9 %).
-  CHECK(false_growing <= 10);           // 2.5 %: >= 5 sd above a 0.25 % rate at 400 runs
-  CHECK(leak_found >= runs * 0.96);     // >= 5 sd below ~100 %
-  CHECK(covered >= runs * 0.89);        // 95 % +- 5 sd (1.1 points each at 400 runs)
+  CHECK(false_growing <= 10);        // 2.5 %: >= 5 sd above a 0.25 % rate at 400 runs
+  CHECK(leak_found >= runs * 0.96);  // >= 5 sd below ~100 %
+  CHECK(covered >= runs * 0.89);     // 95 % +- 5 sd (1.1 points each at 400 runs)
   CHECK(covered <= runs * 0.995);
 }

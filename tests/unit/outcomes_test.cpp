@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "heapprof/workload/outcomes.h"
 #include "heapprof/core/source_map.h"
+#include "heapprof/workload/outcomes.h"
 
 using namespace heapprof;
 
@@ -14,7 +14,8 @@ namespace {
 // Maps bundle.js line 2, column 5 (1-based) to src/app.ts line 2, column 11.
 class OneMap final : public SourceMapProvider {
  public:
-  OneMap() : map_(SourceMap::Parse(R"({"version":3,"sources":["src/app.ts"],"names":[],"mappings":"AAAA;IACU"})").value()) {}
+  OneMap()
+      : map_(SourceMap::Parse(R"({"version":3,"sources":["src/app.ts"],"names":[],"mappings":"AAAA;IACU"})").value()) {}
   Result<const SourceMap*> MapFor(std::string_view script) override {
     if (script == "/w/bundle.js") return &map_;
     return static_cast<const SourceMap*>(nullptr);
@@ -48,7 +49,8 @@ TEST_CASE("outcomes count statuses and failures by kind") {
 
   OneMap maps;
   std::string report = FormatOutcomes(o, &maps);
-  CHECK_THAT(report, Catch::StartsWith("Requests: 12; responses by status: 200 x6, 404 x1, 503 x1; failed: 5 requests (42 %)"));
+  CHECK_THAT(report,
+             Catch::StartsWith("Requests: 12; responses by status: 200 x6, 404 x1, 503 x1; failed: 5 requests (42 %)"));
   CHECK_THAT(report, Catch::Contains("2 threw, 1 rejected, 1 timed out, 1 answered 5xx; console.error calls: 1"));
   CHECK_THAT(report, Catch::Contains("threw x2 (first at request #9): TypeError: x is undefined\n"
                                      "        at f (src/app.ts:2:11)\n"));

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 
 namespace heapprof::testing {
 

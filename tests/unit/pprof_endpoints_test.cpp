@@ -8,10 +8,10 @@
 #include <mutex>
 #include <thread>
 
-#include "heapprof/http/http_server.h"
 #include "heapprof/core/pprof.h"
-#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/http/pprof_endpoints.h"
 #include "unit/test_profiles.h"
 
 using namespace heapprof;
@@ -149,9 +149,11 @@ TEST_CASE("bad profile requests get 4xx and open no window", "[http]") {
 TEST_CASE("windows on one target overlap: a second request is answered too (it was 409)", "[http]") {
   FakeSource source;
   PprofEndpoints endpoints(source);
-  auto first = std::async(std::launch::async, [&] { return Get(endpoints, "/debug/pprof/heap?seconds=30&target=slow"); });
+  auto first =
+      std::async(std::launch::async, [&] { return Get(endpoints, "/debug/pprof/heap?seconds=30&target=slow"); });
   source.WaitEntered(1);
-  auto second = std::async(std::launch::async, [&] { return Get(endpoints, "/debug/pprof/allocs?seconds=1&target=slow"); });
+  auto second =
+      std::async(std::launch::async, [&] { return Get(endpoints, "/debug/pprof/allocs?seconds=1&target=slow"); });
   source.WaitEntered(2);  // both windows are open on "slow" at once
   CHECK(endpoints.OpenWindows().size() == 2);
   // (Another client: one client holds at most two windows at once.)
@@ -259,12 +261,11 @@ TEST_CASE("one client opens at most windows_per_minute windows, then 429 with Re
   CHECK(source.windows.size() == 4);
 }
 
-TEST_CASE("seconds= takes whole seconds or a duration with its unit, within the bounds the message gives",
-          "[http]") {
+TEST_CASE("seconds= takes whole seconds or a duration with its unit, within the bounds the message gives", "[http]") {
   FakeSource source;
   PprofEndpoints endpoints(source);
-  for (const char* bad : {"1ns", "0.0001", "%2B1", "+1", "1.5", "%201", "1%20", "50ms", "3601", "61m", "-1", "0",
-                          "1e3", "0x10", "9999999999999"}) {
+  for (const char* bad : {"1ns", "0.0001", "%2B1", "+1", "1.5", "%201", "1%20", "50ms", "3601", "61m", "-1", "0", "1e3",
+                          "0x10", "9999999999999"}) {
     HttpResponse r = Get(endpoints, std::string("/debug/pprof/heap?target=0&seconds=") + bad);
     INFO(bad << ": " << r.body);
     CHECK(r.status == 400);
@@ -300,8 +301,7 @@ TEST_CASE("token files: NAME SECRET PATTERN..., errors name the line and never t
   CHECK_THAT(short_secret.status().message(), Catch::Contains("t line 1"));
   CHECK_THAT(short_secret.status().message(), !Catch::Contains("shortsecret"));
   CHECK_FALSE(ParseTokenFile("a 0123456789abcdef0123\n", "t").ok());  // no pattern
-  Result<std::vector<AccessToken>> twice =
-      ParseTokenFile("a 0123456789abcdef0123 *\nb 0123456789abcdef0123 *\n", "t");
+  Result<std::vector<AccessToken>> twice = ParseTokenFile("a 0123456789abcdef0123 *\nb 0123456789abcdef0123 *\n", "t");
   REQUIRE_FALSE(twice.ok());
   CHECK_THAT(twice.status().message(), Catch::Contains("line 2"));
   CHECK_THAT(twice.status().message(), !Catch::Contains("0123456789abcdef0123"));

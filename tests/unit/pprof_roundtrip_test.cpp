@@ -10,8 +10,8 @@
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/proto/profile.pb.h"
-#include "unit/test_profiles.h"
 #include "unit/test_dirs.h"
+#include "unit/test_profiles.h"
 
 using namespace heapprof;
 using heapprof::testing::HandMadeSnapshot;

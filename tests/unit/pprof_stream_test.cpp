@@ -143,14 +143,15 @@ Profile EdgeCaseProfile() {
   p.functions.push_back(Function{FunctionId{3}, long_name, nul, utf8, std::numeric_limits<int64_t>::min()});
   p.locations.push_back(Location{LocationId{1}, 0, {}});  // no line at all
   p.locations.push_back(Location{LocationId{2}, 0xdeadbeefcafe, {Line{FunctionId{1}, 1, 1}}});
-  p.locations.push_back(
-      Location{LocationId{3}, 0, {Line{FunctionId{2}, 0, 0}, Line{FunctionId{3}, -5, 127}, Line{FunctionId{1}, 128, 0}}});
+  p.locations.push_back(Location{
+      LocationId{3}, 0, {Line{FunctionId{2}, 0, 0}, Line{FunctionId{3}, -5, 127}, Line{FunctionId{1}, 128, 0}}});
   p.samples.push_back(Sample{{}, {0, 0, 0}, {}});  // no stack, all values zero
   p.samples.push_back(Sample{{LocationId{3}, LocationId{2}, LocationId{1}},
                              {-1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()},
                              {Label{bytes, StringId{0}, -300, bytes}, Label{utf8, nul, 0, StringId{0}},
                               Label{StringId{0}, StringId{0}, 0, StringId{0}}}});
-  p.samples.push_back(Sample{{LocationId{1}, LocationId{1}}, {127, 128, 16383}, {Label{count, StringId{0}, 16384, count}}});
+  p.samples.push_back(
+      Sample{{LocationId{1}, LocationId{1}}, {127, 128, 16383}, {Label{count, StringId{0}, 16384, count}}});
   p.comments = {utf8, empty, nul, StringId{0}, huge};
   return p;
 }
@@ -170,15 +171,19 @@ Profile RandomProfile(uint64_t seed, int locations, int samples) {
     StringId name = Add(p, "fn_" + std::to_string(rng() % 100000));
     p.functions.push_back(Function{FunctionId{static_cast<uint32_t>(i + 1)}, name, StringId{0}, unit,
                                    static_cast<int64_t>(rng() % 5000)});
-    p.locations.push_back(Location{LocationId{static_cast<uint32_t>(i + 1)}, rng() % 4 == 0 ? rng() : 0,
+    p.locations.push_back(Location{LocationId{static_cast<uint32_t>(i + 1)},
+                                   rng() % 4 == 0 ? rng() : 0,
                                    {Line{FunctionId{static_cast<uint32_t>(i + 1)}, static_cast<int64_t>(rng() % 5000),
                                          static_cast<int64_t>(rng() % 200)}}});
   }
   auto value = [&]() -> int64_t {
     switch (rng() % 4) {
-      case 0: return 0;
-      case 1: return -static_cast<int64_t>(rng() % 100000);  // diffs carry negative values
-      default: return static_cast<int64_t>(rng() >> (rng() % 64));
+      case 0:
+        return 0;
+      case 1:
+        return -static_cast<int64_t>(rng() % 100000);  // diffs carry negative values
+      default:
+        return static_cast<int64_t>(rng() >> (rng() % 64));
     }
   };
   for (int i = 0; i < samples; ++i) {

@@ -109,14 +109,15 @@ std::vector<Case> Corpus() {
 
   std::vector<Case> c;
   c.push_back({"empty input", "", "input is empty (0 bytes)"});
-  c.push_back({"random bytes", random, "not a pprof profile: byte 0 starts field 61020, which profile.proto does not have"});
+  c.push_back(
+      {"random bytes", random, "not a pprof profile: byte 0 starts field 61020, which profile.proto does not have"});
   c.push_back({"truncated raw protobuf", truncated_raw, "profile is truncated: field 6 (string_table)"});
   c.push_back({"JSON instead of pprof", R"({"head":{},"samples":[]})", "the input looks like JSON"});
-  c.push_back({"string that is not UTF-8", Mutated([](pb::Profile& m) { m.set_string_table(9, std::string("le\xff", 3) + "ak"); }),
+  c.push_back({"string that is not UTF-8",
+               Mutated([](pb::Profile& m) { m.set_string_table(9, std::string("le\xff", 3) + "ak"); }),
                "string_table[9] is not valid UTF-8"});
   // A fourth location whose body is not protobuf (field 1 with the invalid wire type 7).
-  c.push_back({"malformed nested message", valid + std::string("\x22\x02\x0f\x0f", 4),
-               "location[2] at byte"});
+  c.push_back({"malformed nested message", valid + std::string("\x22\x02\x0f\x0f", 4), "location[2] at byte"});
   c.push_back({"truncated gzip", valid_gz.substr(0, valid_gz.size() / 2), "gzip data is truncated"});
   c.push_back({"gzip with a bad CRC", bad_crc, "gzip data is corrupt: incorrect data check"});
   c.push_back({"gzip with a broken header", std::string("\x1f\x8b\x09", 3) + valid_gz.substr(3),
@@ -124,8 +125,7 @@ std::vector<Case> Corpus() {
   c.push_back({"gzip of random bytes", Gzip(random), "gzip data does not hold a pprof profile: "});
   c.push_back({"gzip of nothing", Gzip(""), "gzip data decompresses to 0 bytes"});
   c.push_back({"garbage after gzip", valid_gz + "garbage", "7 bytes of trailing garbage after the gzip data"});
-  c.push_back({"no string table", Mutated([](pb::Profile& m) { m.clear_string_table(); }),
-               "string_table is empty"});
+  c.push_back({"no string table", Mutated([](pb::Profile& m) { m.clear_string_table(); }), "string_table is empty"});
   c.push_back({"string 0 not empty", Mutated([](pb::Profile& m) { m.set_string_table(0, "oops"); }),
                "string_table[0] must be the empty string, found \"oops\""});
   c.push_back({"sample type index out of range",
@@ -142,19 +142,18 @@ std::vector<Case> Corpus() {
   c.push_back({"label key out of range",
                Mutated([](pb::Profile& m) { m.mutable_sample(0)->mutable_label(0)->set_key(1000); }),
                "sample[0] label[0].key is string index 1000"});
-  c.push_back({"mapping filename out of range",
-               Mutated([](pb::Profile& m) { m.mutable_mapping(0)->set_filename(40); }),
+  c.push_back({"mapping filename out of range", Mutated([](pb::Profile& m) { m.mutable_mapping(0)->set_filename(40); }),
                "mapping[0].filename is string index 40"});
   c.push_back({"function id 0", Mutated([](pb::Profile& m) { m.mutable_function(1)->set_id(0); }),
                "function[1] has id 0 (ids must be >= 1)"});
   c.push_back({"duplicate function id", Mutated([](pb::Profile& m) { m.mutable_function(1)->set_id(1); }),
                "function id 1 is used twice (function[0] and function[1])"});
-  c.push_back({"location id 0", Mutated([](pb::Profile& m) { m.mutable_location(0)->set_id(0); }),
-               "location[0] has id 0"});
+  c.push_back(
+      {"location id 0", Mutated([](pb::Profile& m) { m.mutable_location(0)->set_id(0); }), "location[0] has id 0"});
   c.push_back({"duplicate location id", Mutated([](pb::Profile& m) { m.mutable_location(0)->set_id(2); }),
                "location id 2 is used twice"});
-  c.push_back({"mapping id 0", Mutated([](pb::Profile& m) { m.mutable_mapping(0)->set_id(0); }),
-               "mapping[0] has id 0"});
+  c.push_back(
+      {"mapping id 0", Mutated([](pb::Profile& m) { m.mutable_mapping(0)->set_id(0); }), "mapping[0] has id 0"});
   c.push_back({"duplicate mapping id", Mutated([](pb::Profile& m) { m.add_mapping()->set_id(1); }),
                "mapping id 1 is used twice"});
   c.push_back({"sample names a missing location",
@@ -376,7 +375,7 @@ TEST_CASE("pprof reader: sample count, stack depth and value totals are capped b
       m.clear_sample();
       deep = m.SerializeAsString() + std::string("\x12", 1);
       std::string len;
-      for (uint64_t n = sample.size(); ; n >>= 7) {
+      for (uint64_t n = sample.size();; n >>= 7) {
         len += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
         if (n < 0x80) break;
       }

@@ -3,8 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 
 using namespace heapprof;
 
@@ -100,8 +100,8 @@ TEST_CASE("anonymous functions stay distinguishable, and VM-state frames have no
   Profile p = BuildProfile(snap);
   std::vector<std::string> names;
   for (const Function& f : p.functions) names.emplace_back(p.str(f.name));
-  CHECK_THAT(names, Catch::Matchers::UnorderedEquals(std::vector<std::string>{
-                        "(anonymous worker.js:5:10)", "(anonymous worker.js:9:2)", "(GC)"}));
+  CHECK_THAT(names, Catch::Matchers::UnorderedEquals(
+                        std::vector<std::string>{"(anonymous worker.js:5:10)", "(anonymous worker.js:9:2)", "(GC)"}));
   for (const Function& f : p.functions) {
     if (p.str(f.name) == "(GC)") CHECK(p.str(f.filename).empty());
   }

@@ -24,9 +24,9 @@ namespace heapprof {
 namespace {
 
 using namespace std::chrono_literals;
+using remote::Pusher;
 using remote::PushLabel;
 using remote::PushOptions;
-using remote::Pusher;
 using remote::PushProfile;
 
 // `n` samples of distinct sizes over a few stacks: `n` pprof samples.
@@ -45,7 +45,8 @@ Profile ManySamples(int n) {
   snap.info.isolate_name = "w";
   StackId stacks[] = {sa, sb, sc};
   for (int i = 0; i < n; ++i) {
-    snap.samples.push_back({static_cast<uint64_t>(i + 1), stacks[i % 3], static_cast<uint64_t>(16 + 8 * i), i % 2 == 0});
+    snap.samples.push_back(
+        {static_cast<uint64_t>(i + 1), stacks[i % 3], static_cast<uint64_t>(16 + 8 * i), i % 2 == 0});
   }
   snap.frames = t.TakeFrames();
   snap.stacks = t.TakeStacks();

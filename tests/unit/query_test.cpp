@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/core/query.h"
+#include "heapprof/core/stack_table.h"
 
 using namespace heapprof;
 

@@ -7,9 +7,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/core/text.h"
 #include "heapprof/core/source_map.h"
 #include "heapprof/core/source_map_locator.h"
+#include "heapprof/core/text.h"
 #include "sourcemap_test_data.h"
 #include "unit/test_dirs.h"
 
@@ -99,7 +99,8 @@ TEST_CASE("source map: malformed maps fail with a reason, never a crash") {
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"gggggggggB"})"), Catch::Contains("32 bits"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"AA"})"), Catch::Contains("2 fields"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"AAAAAA"})"), Catch::Contains("more than 5"));
-  CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"D"})"), Catch::Contains("negative generated column"));
+  CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"D"})"),
+             Catch::Contains("negative generated column"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"mappings":"AAAA,ACAA"})"),
              Catch::Contains("source index 1 out of range"));
   CHECK_THAT(ParseError(R"({"version":3,"sources":["a"],"names":["x"],"mappings":"AAAAC"})"),
@@ -291,9 +292,10 @@ TEST_CASE("source map: tsc maps and an index map made of them", "[.sourcemap-too
   // result with an index map whose sections are the two tsc maps.
   std::string routing_js = ReadText(tsc / "routing.js");
   int64_t routing_lines = std::count(routing_js.begin(), routing_js.end(), '\n');
-  std::string index = "{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0},\"map\":" +
-                      ReadText(tsc / "routing.js.map") + "},{\"offset\":{\"line\":" + std::to_string(routing_lines) +
-                      ",\"column\":0},\"map\":" + ReadText(tsc / "metrics.js.map") + "}]}";
+  std::string index =
+      "{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0},\"map\":" + ReadText(tsc / "routing.js.map") +
+      "},{\"offset\":{\"line\":" + std::to_string(routing_lines) +
+      ",\"column\":0},\"map\":" + ReadText(tsc / "metrics.js.map") + "}]}";
   auto combined = SourceMap::Parse(index, (tsc / "combined.js.map").string());
   REQUIRE(combined.ok());
   CHECK(combined->sources().size() == 2);

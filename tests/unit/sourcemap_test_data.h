@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 #include "unit/test_dirs.h"
 
 namespace heapprof::testing {
@@ -25,9 +25,7 @@ inline heapprof::SourceMapSearch TreeOf(const std::filesystem::path& dir) {
   return search;
 }
 // The TypeScript sources the builds come from.
-inline std::filesystem::path TsSourceDir() {
-  return SourceDir() / "tests" / "data" / "sourcemap" / "src";
-}
+inline std::filesystem::path TsSourceDir() { return SourceDir() / "tests" / "data" / "sourcemap" / "src"; }
 
 inline std::string ReadText(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

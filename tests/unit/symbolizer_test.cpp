@@ -1,8 +1,8 @@
 // The symbolizer stage: profiles of code compiled by tsc and bundled and
 // minified by esbuild, positioned by V8 itself (hidden tag, run by CTest
 // after the fixture), and scripts whose maps are broken in every way.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/core/symbolizer.h"
@@ -214,8 +214,9 @@ TEST_CASE("symbolizer: two minified functions with one name on one line split in
   // Generated line 1: "function e(){}function e(){}" -- the name tokens at
   // 0-based columns 9 and 23 map to "alpha" (a.ts 3:10) and "beta" (b.ts 7:10).
   WriteText(dir / "bundle.js", "function e(){}function e(){}\n");
-  WriteText(dir / "bundle.js.map",
-            R"({"version":3,"sources":["a.ts","b.ts"],"names":["alpha","beta"],"mappings":"AAEA,SAASA,CAAU,ICInB,SAASC,CAAU"})");
+  WriteText(
+      dir / "bundle.js.map",
+      R"({"version":3,"sources":["a.ts","b.ts"],"names":["alpha","beta"],"mappings":"AAEA,SAASA,CAAU,ICInB,SAASC,CAAU"})");
   std::vector<Frame> frames = {Frame{"e", (dir / "bundle.js").string(), 1, 1, 11},
                                Frame{"e", (dir / "bundle.js").string(), 1, 1, 25}};
   Profile p = BuildProfile(SnapshotOf(frames));

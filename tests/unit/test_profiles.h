@@ -1,9 +1,9 @@
 // Hand-made, V8-shaped profiles shared by the encoder tests.
 #pragma once
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 
 namespace heapprof::testing {
 

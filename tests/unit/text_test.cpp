@@ -30,15 +30,15 @@ TEST_CASE("text: UTF-8 is strict, as protobuf requires", "[text]") {
   CHECK(IsValidUtf8(""));
   CHECK(IsValidUtf8("plain ascii"));
   CHECK(IsValidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));  // é € 😀
-  CHECK(IsValidUtf8("\xF4\x8F\xBF\xBF"));                            // U+10FFFF
-  CHECK_FALSE(IsValidUtf8("\x80"));                                  // a stray continuation byte
-  CHECK_FALSE(IsValidUtf8("\xC3"));                                  // cut off
-  CHECK_FALSE(IsValidUtf8("\xE2\x82"));                              // cut off
-  CHECK_FALSE(IsValidUtf8("\xC0\xAF"));                              // overlong '/'
-  CHECK_FALSE(IsValidUtf8("\xE0\x80\xAF"));                          // overlong, three bytes
-  CHECK_FALSE(IsValidUtf8("\xF0\x80\x80\xAF"));                      // overlong, four bytes
-  CHECK_FALSE(IsValidUtf8("\xED\xA0\x80"));                          // a surrogate (U+D800)
-  CHECK_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                      // above U+10FFFF
+  CHECK(IsValidUtf8("\xF4\x8F\xBF\xBF"));                           // U+10FFFF
+  CHECK_FALSE(IsValidUtf8("\x80"));                                 // a stray continuation byte
+  CHECK_FALSE(IsValidUtf8("\xC3"));                                 // cut off
+  CHECK_FALSE(IsValidUtf8("\xE2\x82"));                             // cut off
+  CHECK_FALSE(IsValidUtf8("\xC0\xAF"));                             // overlong '/'
+  CHECK_FALSE(IsValidUtf8("\xE0\x80\xAF"));                         // overlong, three bytes
+  CHECK_FALSE(IsValidUtf8("\xF0\x80\x80\xAF"));                     // overlong, four bytes
+  CHECK_FALSE(IsValidUtf8("\xED\xA0\x80"));                         // a surrogate (U+D800)
+  CHECK_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                     // above U+10FFFF
   CHECK_FALSE(IsValidUtf8("\xFF"));
   CHECK(Utf8SequenceLength("\xE2\x82\xAC!", 0) == 3);
   CHECK(Utf8SequenceLength("\xE2\x82\xAC!", 3) == 1);
@@ -47,7 +47,10 @@ TEST_CASE("text: UTF-8 is strict, as protobuf requires", "[text]") {
 
 TEST_CASE("text: SanitizeUtf8 replaces what is not UTF-8 and drops control characters", "[text]") {
   CHECK(SanitizeUtf8("ok caf\xC3\xA9") == "ok caf\xC3\xA9");
-  CHECK(SanitizeUtf8("a\xFF" "b") == "a\xEF\xBF\xBD" "b");
+  CHECK(SanitizeUtf8("a\xFF"
+                     "b") ==
+        "a\xEF\xBF\xBD"
+        "b");
   // A surrogate or an overlong form is three replaced bytes, as the strict check sees it.
   CHECK(SanitizeUtf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(SanitizeUtf8("tab\tnew\nbell\x07nul") == std::string("tab\tnew\nbellnul"));
@@ -62,8 +65,13 @@ TEST_CASE("text: EscapeMarkup escapes the five markup characters", "[text]") {
 
 TEST_CASE("text: base64 encodes RFC 4648's vectors and decodes them back", "[text]") {
   const std::pair<std::string, std::string> vectors[] = {
-      {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},         {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"},
   };
   for (const auto& [plain, encoded] : vectors) {
     CHECK(Base64Encode(plain) == encoded);
@@ -101,10 +109,10 @@ TEST_CASE("text: a URL's scheme is RFC 3986's, before any slash", "[text]") {
   CHECK(UrlScheme("data:application/json;base64,e30=") == "data");
   CHECK(UrlScheme("git+ssh://host/repo") == "git+ssh");
   CHECK(UrlScheme("dist/a.js") == "");
-  CHECK(UrlScheme("/srv/a:b.js") == "");   // the colon comes after a slash
-  CHECK(UrlScheme("src/x://y") == "");     // "://" in a path is no scheme
+  CHECK(UrlScheme("/srv/a:b.js") == "");  // the colon comes after a slash
+  CHECK(UrlScheme("src/x://y") == "");    // "://" in a path is no scheme
   CHECK(UrlScheme(":nope") == "");
-  CHECK(UrlScheme("1abc:x") == "");        // a scheme starts with a letter
+  CHECK(UrlScheme("1abc:x") == "");  // a scheme starts with a letter
   CHECK(UrlScheme("a b:c") == "");
   CHECK(LocalPathOf("file:///srv/app/w.js") == "/srv/app/w.js");
   CHECK(LocalPathOf("dist/w.js") == "dist/w.js");

@@ -10,7 +10,8 @@ TEST_CASE("traffic: JSON lines with every field, defaults and blank lines") {
   auto r = ParseRequests(
       "{\"url\": \"https://example.com/a\"}\n"
       "\n"
-      "{\"method\": \"post\", \"url\": \"https://example.com/b\", \"headers\": {\"Content-Type\": \"application/json\"},"
+      "{\"method\": \"post\", \"url\": \"https://example.com/b\", \"headers\": {\"Content-Type\": "
+      "\"application/json\"},"
       " \"body\": \"{\\\"x\\\":1}\"}\r\n"
       "{\"url\": \"http://localhost:8787/c?q=1\", \"headers\": [[\"set-cookie\", \"a=1\"], [\"set-cookie\", \"b=2\"]]}",
       "reqs.jsonl");
@@ -46,7 +47,8 @@ TEST_CASE("traffic: malformed files are errors with the file and line") {
         "r.jsonl:2: not a JSON object (a requests file has one JSON object per line, or is a HAR file)");
   CHECK(message("[1,2]") == "r.jsonl:1: each line must be a JSON object");
   CHECK(message("{\"method\":\"GET\"}") == "r.jsonl:1: url is missing");
-  CHECK(message("{\"url\":\"/relative\"}") == "r.jsonl:1: the url \"/relative\" is not an absolute http:// or https:// URL");
+  CHECK(message("{\"url\":\"/relative\"}") ==
+        "r.jsonl:1: the url \"/relative\" is not an absolute http:// or https:// URL");
   CHECK(message("{\"url\":\"https://a.example/\",\"body\":\"x\"}") ==
         "r.jsonl:1: a GET request cannot have a body (the Request constructor refuses it)");
   CHECK(message("{\"url\":\"https://a.example/\",\"headers\":{\"bad name\":\"v\"}}") ==
@@ -63,11 +65,12 @@ TEST_CASE("traffic: malformed files are errors with the file and line") {
 }
 
 TEST_CASE("traffic: one request from flags") {
-  auto r = MakeRequestFromFlags("put", "https://api.example/v1/items/3", {"Content-Type: application/json", "X-A:b"},
-                                "{}");
+  auto r =
+      MakeRequestFromFlags("put", "https://api.example/v1/items/3", {"Content-Type: application/json", "X-A:b"}, "{}");
   REQUIRE(r.ok());
   CHECK(r->method == "PUT");
-  CHECK(r->headers == std::vector<std::pair<std::string, std::string>>{{"Content-Type", "application/json"}, {"X-A", "b"}});
+  CHECK(r->headers ==
+        std::vector<std::pair<std::string, std::string>>{{"Content-Type", "application/json"}, {"X-A", "b"}});
   CHECK(MakeRequestFromFlags("GET", "https://a.example/", {"no-colon"}, "").status().message() ==
         "--header \"no-colon\": expected \"Name: value\"");
   CHECK_FALSE(MakeRequestFromFlags("GET", "example.com", {}, "").ok());
@@ -82,7 +85,8 @@ TEST_CASE("traffic: a --responses-out line holds status, headers and body, base6
   response.headers = {{"content-type", "application/json"}, {"set-cookie", "a=1"}, {"set-cookie", "b=2"}};
   response.body = "{\"ok\":true,\"name\":\"Zo\xc3\xab\"}";
   CHECK(ResponseRecord(3, request, response) ==
-        "{\"body\":\"{\\\"ok\\\":true,\\\"name\\\":\\\"Zo\xc3\xab\\\"}\",\"headers\":[[\"content-type\",\"application/json\"],"
+        "{\"body\":\"{\\\"ok\\\":true,\\\"name\\\":\\\"Zo\xc3\xab\\\"}\",\"headers\":[[\"content-type\",\"application/"
+        "json\"],"
         "[\"set-cookie\",\"a=1\"],[\"set-cookie\",\"b=2\"]],\"index\":3,\"method\":\"POST\",\"status\":201,"
         "\"url\":\"https://example.com/api\"}");
   response.headers.clear();

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/core/file_labels.h"
 #include "heapprof/core/diff.h"
 #include "heapprof/core/estimate.h"
+#include "heapprof/core/file_labels.h"
 #include "heapprof/core/flamegraph.h"
 #include "heapprof/core/query.h"
 #include "heapprof/core/report.h"
@@ -58,8 +58,8 @@ struct Maker {
 
 TEST_CASE("file labels: the shortest suffix of whole components unique within the profile", "[labels]") {
   FileLabels labels = FileLabels::Of(std::vector<std::string_view>{
-      "/app/node_modules/@trpc/server/dist/index.js", "/app/node_modules/hono/dist/index.js",
-      "/app/src/worker.js", "/app/node_modules/zod/lib/index.js", "heapprof:runtime",
+      "/app/node_modules/@trpc/server/dist/index.js", "/app/node_modules/hono/dist/index.js", "/app/src/worker.js",
+      "/app/node_modules/zod/lib/index.js", "heapprof:runtime",
       "heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js", "../src/a/util.ts", "../src/b/util.ts"});
   CHECK(labels.Label("/app/node_modules/@trpc/server/dist/index.js") == "@trpc/server/dist/index.js");
   CHECK(labels.Label("/app/node_modules/hono/dist/index.js") == "hono/dist/index.js");
@@ -75,8 +75,8 @@ TEST_CASE("file labels: the shortest suffix of whole components unique within th
   CHECK(nested.Label("x/a/b.js") == "x/a/b.js");
   CHECK(nested.Label("/elsewhere/c.js") == "c.js");
   // A user's file named like one of the runtime's modules is told apart from it.
-  FileLabels beside = FileLabels::Of(std::vector<std::string_view>{"/app/node_modules/hono/dist/utils/url.js",
-                                                                   "heapprof:runtime/url.js"});
+  FileLabels beside = FileLabels::Of(
+      std::vector<std::string_view>{"/app/node_modules/hono/dist/utils/url.js", "heapprof:runtime/url.js"});
   CHECK(beside.Label("/app/node_modules/hono/dist/utils/url.js") == "utils/url.js");
   CHECK(beside.Label("heapprof:runtime/url.js") == "heapprof:runtime/url.js");
   // Anonymous functions carry the label in their name.
@@ -107,7 +107,9 @@ TEST_CASE("file labels: no two files of a table, a stack list or a diff print al
 TEST_CASE("user-code view: built-ins and runtime frames are charged to their nearest user-code caller", "[user-code]") {
   Maker m;
   // padEnd (a built-in) allocates for plantedCulprit; the runtime's Response for it too.
-  m.Add({{"padEnd", ""}, {"plantedCulprit", "/w/worker.js"}, {"dispatch", "/w/node_modules/hono/dist/hono.js"},
+  m.Add({{"padEnd", ""},
+         {"plantedCulprit", "/w/worker.js"},
+         {"dispatch", "/w/node_modules/hono/dist/hono.js"},
          {"handleRequest", "heapprof:runtime"}},
         300);
   m.Add({{"Response", "heapprof:runtime"}, {"plantedCulprit", "/w/worker.js"}, {"handleRequest", "heapprof:runtime"}},
@@ -147,8 +149,7 @@ TEST_CASE("user-code view: built-ins and runtime frames are charged to their nea
   CHECK_THAT(table, !Catch::Contains("padEnd"));
 }
 
-TEST_CASE("summary: says when heapprof's runtime itself is the top consumer, and how much per request",
-          "[user-code]") {
+TEST_CASE("summary: says when heapprof's runtime itself is the top consumer, and how much per request", "[user-code]") {
   Maker m;
   m.Add({{"makeRequest", "heapprof:runtime"}, {"(V8 API)", ""}}, 300);
   m.Add({{"concat", ""}, {"handler", "/w/worker.js"}}, 100);

@@ -137,7 +137,8 @@ TEST_CASE("worker config: wrangler.jsonc, and bad shapes are errors naming the f
     "name": "do", "main": "index.js",
     "durable_objects": { "bindings": [{ "name": "C", "class_name": "Counter" }] },
     "migrations": [{ "tag": "v1", "new_sqlite_classes": ["Counter"] }]
-  })", "wrangler.jsonc", /*toml=*/false);
+  })",
+                             "wrangler.jsonc", /*toml=*/false);
   REQUIRE(c.ok());
   auto classes = c->DurableObjectClasses();
   REQUIRE(classes.size() == 1);
@@ -147,7 +148,8 @@ TEST_CASE("worker config: wrangler.jsonc, and bad shapes are errors naming the f
   CHECK(ParseWorkerConfig("compatibility_flags = \"nodejs_compat\"\n", "w.toml", true).status().message() ==
         "w.toml: compatibility_flags must be an array of strings");
   CHECK(ParseWorkerConfig("[[queues.consumers]]\nqueue = \"q\"\nmax_batch_size = 500\n", "w.toml", true)
-            .status().message() == "w.toml: queues: consumers[0]: max_batch_size must be a whole number from 1 to 100");
+            .status()
+            .message() == "w.toml: queues: consumers[0]: max_batch_size must be a whole number from 1 to 100");
 }
 
 TEST_CASE("worker config: a runtime's support: needed keys are errors, the rest one warning line") {
@@ -163,15 +165,16 @@ TEST_CASE("worker config: a runtime's support: needed keys are errors, the rest 
   }
   CHECK_THAT(m, Catch::Contains("run it with --runtime workerd, or give --ignore-config-key KEY"));
   // Ignored on request, each is named in the one warning line with the rest.
-  auto warned = CheckWorkerConfig(c.value(), Embedded(),
-                                  {"nodejs_compat", "durable_objects", "services", "r2_buckets", "d1_databases",
-                                   "queues.producers"});
+  auto warned = CheckWorkerConfig(
+      c.value(), Embedded(),
+      {"nodejs_compat", "durable_objects", "services", "r2_buckets", "d1_databases", "queues.producers"});
   REQUIRE(warned.ok());
   CHECK(warned->warning.find('\n') == std::string::npos);
-  for (const char* key : {"compatibility_date (recorded only)", "compatibility flag nodejs_compat (--ignore-config-key)",
-                          "compatibility flag streams_enable_constructors", "account_id (deploy only)", "workers_dev",
-                          "mystery (unknown to heapprof)", "durable_objects (", "migrations (", "services (",
-                          "triggers (", "queues.consumers (", "define (", "alias (", "r2_buckets ("}) {
+  for (const char* key :
+       {"compatibility_date (recorded only)", "compatibility flag nodejs_compat (--ignore-config-key)",
+        "compatibility flag streams_enable_constructors", "account_id (deploy only)", "workers_dev",
+        "mystery (unknown to heapprof)", "durable_objects (", "migrations (", "services (", "triggers (",
+        "queues.consumers (", "define (", "alias (", "r2_buckets ("}) {
     CHECK_THAT(warned->warning, Catch::Contains(key));
   }
   CHECK_THAT(warned->warning, Catch::StartsWith("wrangler.toml: not honoured by the embedded runtime: "));
@@ -197,8 +200,10 @@ TEST_CASE("worker config: a key the runtime honours but --ignore-config-key name
 }
 
 TEST_CASE("worker config: a Durable Object class of another script is refused where Durable Objects are honoured") {
-  auto c = ParseWorkerConfig("name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n"
-                             "script_name = \"b\"\n", "w.toml", true);
+  auto c = ParseWorkerConfig(
+      "name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n"
+      "script_name = \"b\"\n",
+      "w.toml", true);
   REQUIRE(c.ok());
   c->file = "w.toml";
   RuntimeSupport workerd;
@@ -218,8 +223,9 @@ TEST_CASE("worker config: LoadWorkerConfig reads a folder, .dev.vars, flags and 
   fs::remove_all(dir);
   fs::create_directories(dir / "dist");
   std::ofstream(dir / "dist/index.js") << "export default {};\n";
-  std::ofstream(dir / "wrangler.toml") << "main = \"dist/index.js\"\ncompatibility_date = \"2024-01-01\"\n"
-                                          "[vars]\nGREETING = \"hi\"\n[[kv_namespaces]]\nbinding = \"CACHE\"\nid = \"x\"\n";
+  std::ofstream(dir / "wrangler.toml")
+      << "main = \"dist/index.js\"\ncompatibility_date = \"2024-01-01\"\n"
+         "[vars]\nGREETING = \"hi\"\n[[kv_namespaces]]\nbinding = \"CACHE\"\nid = \"x\"\n";
   std::ofstream(dir / ".dev.vars") << "TOKEN=abc\n";
   std::ofstream(dir / "cache.json") << R"({"k": "v"})";
   WorkerConfigSources sources;
@@ -252,5 +258,6 @@ TEST_CASE("worker config: LoadWorkerConfig reads a folder, .dev.vars, flags and 
   // A folder whose main is not built yet.
   sources.config = "";
   std::ofstream(dir / "wrangler.toml") << "main = \"src/index.ts\"\n";
-  CHECK_THAT(LoadWorkerConfig(sources).status().message(), Catch::Contains("which is not a file (bundle the worker first)"));
+  CHECK_THAT(LoadWorkerConfig(sources).status().message(),
+             Catch::Contains("which is not a file (bundle the worker first)"));
 }

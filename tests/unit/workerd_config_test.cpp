@@ -109,7 +109,7 @@ TEST_CASE("workerd log: uncaught exceptions with their stacks, rejected or throw
 }
 
 TEST_CASE("workerd log: a stack's module names become the script's path") {
-  CHECK(WithModulePath("TypeError: t.js: bad\n    at deep (t.js:1:39)\n    at t.js:2:3\n    at other (u.js:1:1)", "t.js",
-                       "/app/dist/t.js") ==
+  CHECK(WithModulePath("TypeError: t.js: bad\n    at deep (t.js:1:39)\n    at t.js:2:3\n    at other (u.js:1:1)",
+                       "t.js", "/app/dist/t.js") ==
         "TypeError: t.js: bad\n    at deep (/app/dist/t.js:1:39)\n    at /app/dist/t.js:2:3\n    at other (u.js:1:1)");
 }

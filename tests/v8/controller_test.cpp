@@ -12,9 +12,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "heapprof/v8/controller.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/v8/controller.h"
 #include "heapprof/v8/v8_host.h"
 #include "profile_checks.h"
 
@@ -88,7 +88,9 @@ class BusyIsolate {
 std::string LoopFor(int ms, const std::string& fn) {
   return "(() => { const end = Date.now() + " + std::to_string(ms) +
          "; let last = Date.now(), worst = 0;"
-         " while (Date.now() < end) { " + fn + "(); const now = Date.now(); worst = Math.max(worst, now - last); last = now; }"
+         " while (Date.now() < end) { " +
+         fn +
+         "(); const now = Date.now(); worst = Math.max(worst, now - last); last = now; }"
          " return worst; })()";
 }
 
@@ -204,11 +206,11 @@ TEST_CASE("controller errors are values", "[controller]") {
 TEST_CASE("a sampler held by another tool is reported, and the isolate keeps running", "[controller]") {
   REQUIRE(InitializeV8().ok());
   Controller controller;
-  auto busy = std::make_unique<BusyIsolate>(controller, "inspected", kSetup, LoopFor(600, "workA"),
-                                            [](v8::Isolate* isolate) {
-                                              // Another tool (the inspector, say) holds V8's sampler.
-                                              REQUIRE(isolate->GetHeapProfiler()->StartSamplingHeapProfiler(1024, 8));
-                                            });
+  auto busy =
+      std::make_unique<BusyIsolate>(controller, "inspected", kSetup, LoopFor(600, "workA"), [](v8::Isolate* isolate) {
+        // Another tool (the inspector, say) holds V8's sampler.
+        REQUIRE(isolate->GetHeapProfiler()->StartSamplingHeapProfiler(1024, 8));
+      });
   auto r = controller.Profile(Req("inspected", 100ms)).get();
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == ErrorCode::kUnavailable);
@@ -236,12 +238,13 @@ TEST_CASE("near the heap limit the controller captures the in-use profile", "[co
   SessionOptions so;
   so.interval_bytes = 64 * 1024;
   REQUIRE(controller
-              .EnableNearHeapLimitCapture("hoarder",
-                                          [&](Result<WindowProfile> r) {
-                                            sink_thread = std::this_thread::get_id();
-                                            captured.emplace(std::move(r));
-                                          },
-                                          so)
+              .EnableNearHeapLimitCapture(
+                  "hoarder",
+                  [&](Result<WindowProfile> r) {
+                    sink_thread = std::this_thread::get_id();
+                    captured.emplace(std::move(r));
+                  },
+                  so)
               .ok());
   auto run = iso->RunScript("for (let k = 0; ; ++k) hoardSessions(k);");
   REQUIRE_FALSE(run.ok());
@@ -464,20 +467,21 @@ TEST_CASE("a near-limit capture after a closed window sees what was allocated be
   REQUIRE(iso.ok());
   v8::Isolate::Scope scope(iso->get());
   v8::HandleScope handles(iso->get());
-  REQUIRE(iso->RunScript("const early = []; function hoardEarly() { for (let i = 0; i < 1500; ++i) "
-                         "early.push(new Array(1024).fill(i)); }"
-                         "const late = []; function hoardLate(k) { for (let i = 0; i < 1000; ++i) "
-                         "late.push({ k, i, pad: new Array(16).fill(i) }); }"
-                         "function churn() { let s = 0; for (let i = 0; i < 20000; ++i) s += [i, i].length; return s; }",
-                         "hoard.js")
-              .ok());
+  REQUIRE(
+      iso->RunScript("const early = []; function hoardEarly() { for (let i = 0; i < 1500; ++i) "
+                     "early.push(new Array(1024).fill(i)); }"
+                     "const late = []; function hoardLate(k) { for (let i = 0; i < 1000; ++i) "
+                     "late.push({ k, i, pad: new Array(16).fill(i) }); }"
+                     "function churn() { let s = 0; for (let i = 0; i < 20000; ++i) s += [i, i].length; return s; }",
+                     "hoard.js")
+          .ok());
   REQUIRE(controller.Register("hoarder", iso.value()).ok());
   std::optional<Result<WindowProfile>> captured;
   SessionOptions so;
   so.interval_bytes = 64 * 1024;
   REQUIRE(controller
-              .EnableNearHeapLimitCapture("hoarder", [&](Result<WindowProfile> r) { captured.emplace(std::move(r)); },
-                                          so)
+              .EnableNearHeapLimitCapture(
+                  "hoarder", [&](Result<WindowProfile> r) { captured.emplace(std::move(r)); }, so)
               .ok());
   REQUIRE(iso->RunScript("hoardEarly()").ok());  // ~12 MiB kept
   // A debug window opens and closes (on this thread: Profile, then Pump).
@@ -527,10 +531,12 @@ TEST_CASE("Controller::LiveSnapshot sees every live sample, before and after win
   io.heap_limit_bytes = 64u * 1024 * 1024;
   auto iso = Isolate::Create(io);
   REQUIRE(iso.ok());
-  REQUIRE(iso->RunScript("const kept = []; function keepOld() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }"
-                         "function keepNew() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }",
-                         "live.js")
-              .ok());
+  REQUIRE(
+      iso->RunScript(
+             "const kept = []; function keepOld() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }"
+             "function keepNew() { for (let i = 0; i < 400; ++i) kept.push(new Array(1024).fill(i)); }",
+             "live.js")
+          .ok());
   REQUIRE(controller.Register("live", iso.value()).ok());
   auto pump_until = [&](auto& future) {
     for (int i = 0; i < 60000 && future.wait_for(0s) != std::future_status::ready; ++i) {

@@ -14,9 +14,9 @@
 
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
+#include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
-#include "heapprof/runtime/worker_runtime.h"
 #include "profile_checks.h"
 
 using namespace heapprof;
@@ -100,9 +100,10 @@ TEST_CASE("fault: after one isolate hits its limit the process profiles another"
   v8::HandleScope handles(iso->get());
   auto session = Session::Start(iso->get(), Opts(4096));
   REQUIRE(session.ok());
-  REQUIRE(iso->RunScript("globalThis.k = []; function fine() { for (let i = 0; i < 2000; ++i) k.push([i, i]); } fine();",
-                         "fine.js")
-              .ok());
+  REQUIRE(
+      iso->RunScript("globalThis.k = []; function fine() { for (let i = 0; i < 2000; ++i) k.push([i, i]); } fine();",
+                     "fine.js")
+          .ok());
   auto p = std::move(session.value()).StopAndBuild();
   REQUIRE(p.ok());
   RequireValidPprof(p.value());
@@ -147,8 +148,9 @@ function payload(where) {
   const Case cases[] = {
       {"getter", "JSON.stringify(payload('getter'))", "RangeError: getter failed after 60000 objects"},
       {"toJSON", "JSON.stringify(payload('toJSON'))", "TypeError: toJSON refused"},
-      {"replacer", "JSON.stringify(payload('none'), (k, v) => { if (k === 'items2') { bloat(60000); "
-                   "throw new Error('replacer threw'); } return v; })",
+      {"replacer",
+       "JSON.stringify(payload('none'), (k, v) => { if (k === 'items2') { bloat(60000); "
+       "throw new Error('replacer threw'); } return v; })",
        "Error: replacer threw"},
   };
   for (const Case& c : cases) {
@@ -193,7 +195,8 @@ TEST_CASE("fault: TerminateExecution from another thread mid-window") {
   auto created = WorkerRuntime::Create(options);
   REQUIRE(created.ok());
   WorkerRuntime& runtime = created.value();
-  REQUIRE(runtime.Load(R"JS(
+  REQUIRE(runtime
+              .Load(R"JS(
     const kept = [];
     function retain(n) { for (let i = 0; i < n; ++i) kept.push({ i, pad: new Array(32).fill(i) }); }
     // Says so once it has allocated ~20 MB, so its samples are in the window whenever the termination lands.
@@ -209,7 +212,7 @@ TEST_CASE("fault: TerminateExecution from another thread mid-window") {
       return new Response('ok ' + kept.length);
     } };
   )JS",
-                       "spinner.js")
+                    "spinner.js")
               .ok());
   auto session = runtime.StartSession(Opts(16 * 1024));
   REQUIRE(session.ok());
@@ -257,9 +260,10 @@ TEST_CASE("fault: TerminateExecution of a plain script in a window and JS afterw
   REQUIRE(session.ok());
   // Terminated whenever it arrives: before the script starts or while it loops.
   std::thread terminator([isolate = iso->get()] { isolate->TerminateExecution(); });
-  auto r = iso->RunScript("globalThis.before = []; for (let i = 0; i < 4000; ++i) before.push(new Array(64).fill(i));"
-                          "for (let i = 0; ; ++i) globalThis.last = { i };",
-                          "forever.js");
+  auto r = iso->RunScript(
+      "globalThis.before = []; for (let i = 0; i < 4000; ++i) before.push(new Array(64).fill(i));"
+      "for (let i = 0; ; ++i) globalThis.last = { i };",
+      "forever.js");
   terminator.join();
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Catch::Contains("terminated"));

@@ -69,7 +69,8 @@ TEST_CASE("a larger limit lets the same allocation succeed") {
   options.heap_limit_bytes = 256u * 1024 * 1024;
   auto isolate = heapprof::Isolate::Create(options);
   REQUIRE(isolate.ok());
-  auto result = isolate->RunScript("const keep = []; for (let i = 0; i < 3000; ++i) keep.push(new Array(1000).fill(1.5)); keep.length");
+  auto result = isolate->RunScript(
+      "const keep = []; for (let i = 0; i < 3000; ++i) keep.push(new Array(1000).fill(1.5)); keep.length");
   REQUIRE(result.ok());
   CHECK(result.value() == "3000");
 }
@@ -83,7 +84,8 @@ TEST_CASE("ArrayBuffer bytes count toward the heap limit, garbage ones do not") 
   options.on_near_heap_limit = [&](v8::Isolate*, size_t) { hook_called = true; };
   auto hoarder = heapprof::Isolate::Create(options);
   REQUIRE(hoarder.ok());
-  auto kept = hoarder->RunScript("const keep = []; for (let i = 0; i < 600; ++i) keep.push(new Uint8Array(1 << 20)); keep.length");
+  auto kept = hoarder->RunScript(
+      "const keep = []; for (let i = 0; i < 600; ++i) keep.push(new Uint8Array(1 << 20)); keep.length");
   REQUIRE_FALSE(kept.ok());
   CHECK(kept.status().code() == ErrorCode::kResourceExhausted);
   CHECK_THAT(kept.status().message(), Catch::Contains("heap limit of 32 MiB"));
@@ -95,7 +97,8 @@ TEST_CASE("ArrayBuffer bytes count toward the heap limit, garbage ones do not") 
   // few MiB held, so the script runs to its end.
   auto churner = heapprof::Isolate::Create(options);
   REQUIRE(churner.ok());
-  auto churned = churner->RunScript("let sum = 0; for (let i = 0; i < 600; ++i) sum += new Uint8Array(1 << 20).fill(1)[i]; sum");
+  auto churned =
+      churner->RunScript("let sum = 0; for (let i = 0; i < 600; ++i) sum += new Uint8Array(1 << 20).fill(1)[i]; sum");
   INFO(churned.status().message());
   REQUIRE(churned.ok());
   CHECK(churned.value() == "600");

@@ -63,7 +63,8 @@ TEST_CASE("the embedded map names each bundled package file under the libraries'
   CHECK(RuntimeLibrariesSourceMap().value() == map.value());
 }
 
-TEST_CASE("HTMLRewriter's engine script has its own map, its sources named under the libraries' prefix", "[runtime_maps]") {
+TEST_CASE("HTMLRewriter's engine script has its own map, its sources named under the libraries' prefix",
+          "[runtime_maps]") {
   Result<const SourceMap*> map = RuntimeHtmlRewriterSourceMap();
   REQUIRE(map.ok());
   bool glue = false;
@@ -83,7 +84,8 @@ TEST_CASE("HTMLRewriter's engine script has its own map, its sources named under
   CHECK(provider.MapFor(internal::kWorkerHtmlRewriterName).value() == map.value());
 }
 
-TEST_CASE("the runtime provider answers the libraries' script and hands every other to the worker's", "[runtime_maps]") {
+TEST_CASE("the runtime provider answers the libraries' script and hands every other to the worker's",
+          "[runtime_maps]") {
   FixedProvider others(nullptr);
   RuntimeSourceMapProvider provider(&others);
   Result<const SourceMap*> libs = provider.MapFor(internal::kWorkerLibrariesName);
@@ -110,7 +112,8 @@ TEST_CASE("a worker's URLPattern and stream frames are named by package file aft
   session_options.interval_bytes = 4 * 1024;
   auto session = runtime.StartSession(session_options);
   REQUIRE(session.ok());
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     export default {
       async fetch(request) {
         let matched = 0;
@@ -123,7 +126,9 @@ TEST_CASE("a worker's URLPattern and stream frames are named by package file aft
         return new Response(matched + ' ' + chunks.length);
       },
     };
-  )", "worker.js").ok());
+  )",
+                    "worker.js")
+              .ok());
   for (int i = 0; i < 20; ++i) REQUIRE(runtime.Dispatch(SyntheticRequest(static_cast<uint64_t>(i))).ok());
   auto profile = runtime.StopSession(std::move(session).value());
   REQUIRE(profile.ok());
@@ -184,7 +189,8 @@ TEST_CASE("a worker's Headers and URL frames name the prelude's module after sym
   session_options.interval_bytes = 1024;
   auto session = runtime.StartSession(session_options);
   REQUIRE(session.ok());
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     const kept = [];
     export default {
       async fetch(request) {
@@ -196,7 +202,9 @@ TEST_CASE("a worker's Headers and URL frames name the prelude's module after sym
         return new Response(String(kept.length));
       },
     };
-  )", "worker.js").ok());
+  )",
+                    "worker.js")
+              .ok());
   for (int i = 0; i < 10; ++i) REQUIRE(runtime.Dispatch(SyntheticRequest(static_cast<uint64_t>(i))).ok());
   auto profile = runtime.StopSession(std::move(session).value());
   REQUIRE(profile.ok());

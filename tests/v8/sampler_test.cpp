@@ -109,8 +109,8 @@ TEST_CASE("overlapping windows each get the alloc and in-use of their own id ran
   CHECK(c1["keep1"].live == c1["keep1"].all);
   CHECK(c1["keep2"].live == c1["keep2"].all);
   CHECK(c1["trash1"].live_arrays <= 8);  // the ring holds 8 arrays at most
-  CHECK(c1.count("keepOld") == 0);  // allocated before the window
-  CHECK(c1.count("keep3") == 0);    // after it
+  CHECK(c1.count("keepOld") == 0);       // allocated before the window
+  CHECK(c1.count("keep3") == 0);         // after it
   // Window two: phases 2 and 3; phase 1's kept arrays were dropped before its end.
   CHECK(c2.count("keepOld") == 0);
   CHECK(c2.count("keep1") == 0);
@@ -210,7 +210,9 @@ TEST_CASE("an always-on sampler's memory stays bounded over a long run", "[sampl
   Sampler& s = *sampler.value();
   // A fixed live set (a ring of 256 arrays, ~2 MiB: ~260 samples at 8 KiB)
   // under steady churn; every fifth round has a window open across it.
-  f.Run("globalThis.big = new Array(256); function churn(n) { for (let i = 0; i < n; ++i) big[i & 255] = new Array(1024).fill(i); }");
+  f.Run(
+      "globalThis.big = new Array(256); function churn(n) { for (let i = 0; i < n; ++i) big[i & 255] = new "
+      "Array(1024).fill(i); }");
   size_t live_at_10 = 0, live_max = 0;
   uint64_t ledger_max = 0;
   for (int round = 0; round < 60; ++round) {

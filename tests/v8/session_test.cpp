@@ -23,8 +23,8 @@ namespace {
 int64_t CumFor(const Profile& p, std::string_view fn, int index) {
   int64_t total = 0;
   for (const Sample& s : p.samples) {
-    bool hit = std::any_of(s.locations.begin(), s.locations.end(),
-                           [&](LocationId id) { return p.FunctionName(id) == fn; });
+    bool hit =
+        std::any_of(s.locations.begin(), s.locations.end(), [&](LocationId id) { return p.FunctionName(id) == fn; });
     if (hit) total += s.values[index];
   }
   return total;
@@ -102,14 +102,14 @@ TEST_CASE("alloc and in-use estimates match a known workload and name the right 
   f.Run("afterStop(2048)");
   Profile p = BuildProfile(raw.value());
 
-  const double retained_truth = 4096 * kArrayBytes;   // ~33.7 MB
-  const double garbage_truth = 32768 * kArrayBytes;   // ~270 MB
+  const double retained_truth = 4096 * kArrayBytes;  // ~33.7 MB
+  const double garbage_truth = 32768 * kArrayBytes;  // ~270 MB
   double a_inuse = CumFor(p, "retainA", kInuseSpace);
   double a_alloc = CumFor(p, "retainA", kAllocSpace);
   double b_alloc = CumFor(p, "garbageB", kAllocSpace);
   double b_inuse = CumFor(p, "garbageB", kInuseSpace);
-  INFO("A inuse " << a_inuse << " alloc " << a_alloc << " (truth " << retained_truth << "); B alloc "
-                  << b_alloc << " inuse " << b_inuse << " (truth " << garbage_truth << ")");
+  INFO("A inuse " << a_inuse << " alloc " << a_alloc << " (truth " << retained_truth << "); B alloc " << b_alloc
+                  << " inuse " << b_inuse << " (truth " << garbage_truth << ")");
   CHECK(a_inuse == Approx(retained_truth).epsilon(0.15));
   CHECK(a_alloc == Approx(retained_truth).epsilon(0.15));
   CHECK(b_alloc == Approx(garbage_truth).epsilon(0.15));

@@ -116,8 +116,10 @@ TEST_CASE("durable objects: ids, RPC, fetch, the input gate and storage across r
         R"(["alpha","7f808b7233e262ca7340f0d4a0674acbe14080e71e39b43ebce671499a7625d7",1,null])");
   CHECK(Fetch(*runtime, "/fetch") == "203 POST /path hello");
   CHECK(Fetch(*runtime, "/classic") == "room lobby");
-  CHECK(Fetch(*runtime, "/classic-rpc").starts_with(
-      "TypeError: The receiving Durable Object does not support RPC, because its class was not declared with"));
+  CHECK(
+      Fetch(*runtime, "/classic-rpc")
+          .starts_with(
+              "TypeError: The receiving Durable Object does not support RPC, because its class was not declared with"));
   CHECK(Fetch(*runtime, "/bad-id") == "TypeError: Durable Object ID is not valid for this namespace.");
   CHECK(Fetch(*runtime, "/sql").find("ctx.storage.sql") != std::string::npos);
   CHECK(Fetch(*runtime, "/wrong-ns").starts_with("TypeError:"));
@@ -136,15 +138,16 @@ TEST_CASE("durable objects: ids, RPC, fetch, the input gate and storage across r
 TEST_CASE("durable objects: a binding whose class the worker does not export fails the load, naming both",
           "[durable-objects]") {
   Status status = Status::Ok();
-  Result<WorkerRuntime> runtime = Loaded("export class Counter {}\nexport default { fetch() { return new Response('x'); } };",
-                                         &status);
+  Result<WorkerRuntime> runtime =
+      Loaded("export class Counter {}\nexport default { fetch() { return new Response('x'); } };", &status);
   REQUIRE(runtime.ok());
   REQUIRE_FALSE(status.ok());
   CHECK(status.message().find("env.ROOMS") != std::string::npos);
   CHECK(status.message().find("no class Room") != std::string::npos);
 
   Status script_status = Status::Ok();
-  Result<WorkerRuntime> script = Loaded("addEventListener('fetch', e => e.respondWith(new Response('x')));", &script_status);
+  Result<WorkerRuntime> script =
+      Loaded("addEventListener('fetch', e => e.respondWith(new Response('x')));", &script_status);
   REQUIRE(script.ok());
   REQUIRE_FALSE(script_status.ok());
   CHECK(script_status.message().find("exported by an ES module") != std::string::npos);

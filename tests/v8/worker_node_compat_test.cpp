@@ -113,7 +113,8 @@ TEST_CASE("nodejs_compat: a request starts outside every run, and a store does n
       const inside = await als.run(++n, async () => { await new Promise(r => setTimeout(r, 1)); return als.getStore(); });
       return new Response(before + ' ' + inside);
     } };
-  )", {"nodejs_compat"});
+  )",
+                             {"nodejs_compat"});
   REQUIRE(loaded.runtime.ok());
   INFO(loaded.status.message());
   REQUIRE(loaded.status.ok());
@@ -134,8 +135,10 @@ TEST_CASE("nodejs_compat: Buffer's encodings and the methods SDKs use") {
     ];
     return new Response(r.join('|'));
   )");
-  CHECK(out == "true|8|68c3a96c6c6f3f3e|aMOpbGxvPz4=|aMOpbGxvPz4|hi?" "?>>|hello|3|ab|1,1,1|26819|true|true|c3a9|"
-               "{\"type\":\"Buffer\",\"data\":[1,2]}|true|false|true");
+  CHECK(out ==
+        "true|8|68c3a96c6c6f3f3e|aMOpbGxvPz4=|aMOpbGxvPz4|hi?"
+        "?>>|hello|3|ab|1,1,1|26819|true|true|c3a9|"
+        "{\"type\":\"Buffer\",\"data\":[1,2]}|true|false|true");
 }
 
 TEST_CASE("nodejs_compat: EventEmitter, util, path, string_decoder, process and url") {
@@ -146,7 +149,8 @@ TEST_CASE("nodejs_compat: EventEmitter, util, path, string_decoder, process and 
     import { StringDecoder } from 'string_decoder';
     import process from 'node:process';
     import { fileURLToPath } from 'node:url';
-  )", R"(
+  )",
+                        R"(
     const e = new EventEmitter();
     const got = [];
     e.on('x', (a, b) => got.push('on' + a + b));
@@ -170,12 +174,14 @@ TEST_CASE("nodejs_compat: EventEmitter, util, path, string_decoder, process and 
     return new Response(r.join('\n'));
   )");
   CHECK(out ==
-        "on12,once1,on34,monitor:boom,error:boom\nv\n1\na=42 {\"b\":1}\n{ a: [ 1, 'x' ], m: Map(1) { 1 => 2 } }\n6\ntrue\n"
+        "on12,once1,on34,monitor:boom,error:boom\nv\n1\na=42 {\"b\":1}\n{ a: [ 1, 'x' ], m: Map(1) { 1 => 2 } "
+        "}\n6\ntrue\n"
         "true\n/a/c/d.txt\n.gz\n/x/y\n|\u20ac\n{}\nlinux\nobject\ntrue\nfunction\n/tmp/a b");
 }
 
 TEST_CASE("nodejs_compat: node:crypto hashes and HMACs match the published vectors") {
-  std::string out = Run("import crypto, { createHash, createHmac, timingSafeEqual, randomBytes } from 'node:crypto';", R"(
+  std::string out =
+      Run("import crypto, { createHash, createHmac, timingSafeEqual, randomBytes } from 'node:crypto';", R"(
     const r = [
       createHash('sha256').update('abc').digest('hex'),
       createHash('sha1').update('a').update('bc').digest('base64'),
@@ -201,27 +207,27 @@ TEST_CASE("nodejs_compat: the flags gate the modules and globals, and what is no
   // Without the flag: no module, no globals.
   Loaded plain = LoadWorker("import { Buffer } from 'node:buffer'; export default { fetch() {} };", {});
   REQUIRE(plain.runtime.ok());
-  CHECK_THAT(plain.status.message(), Catch::Contains("cannot import \"node:buffer\"") &&
-                                         Catch::Contains("--runtime workerd"));
+  CHECK_THAT(plain.status.message(),
+             Catch::Contains("cannot import \"node:buffer\"") && Catch::Contains("--runtime workerd"));
   CHECK(Run("", "return new Response(typeof Buffer + typeof process + typeof global);", {}) ==
         "undefinedundefinedundefined");
   // nodejs_als: node:async_hooks alone.
   CHECK(Run("import { AsyncLocalStorage } from 'node:async_hooks';",
-            "return new Response(new AsyncLocalStorage().run(1, () => 'als') + typeof Buffer);", {"nodejs_als"}) ==
-        "alsundefined");
+            "return new Response(new AsyncLocalStorage().run(1, () => 'als') + typeof Buffer);",
+            {"nodejs_als"}) == "alsundefined");
   Loaded als_only = LoadWorker("import 'node:events'; export default { fetch() {} };", {"nodejs_als"});
   CHECK_THAT(als_only.status.message(), Catch::Contains("cannot import \"node:events\""));
   // A module the runtime lacks, with the flag.
   Loaded missing = LoadWorker("import 'node:zlib'; export default { fetch() {} };", {"nodejs_compat"});
-  CHECK_THAT(missing.status.message(), Catch::Contains("cannot import \"node:zlib\"") &&
-                                           Catch::Contains("--runtime workerd"));
+  CHECK_THAT(missing.status.message(),
+             Catch::Contains("cannot import \"node:zlib\"") && Catch::Contains("--runtime workerd"));
   // A flag the runtime does not honour.
   WorkerOptions options;
   options.compatibility_flags = {"streams_enable_constructors"};
   auto refused = WorkerRuntime::Create(options);
   REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.status().message(), Catch::Contains("streams_enable_constructors") &&
-                                             Catch::Contains("--runtime workerd"));
+  CHECK_THAT(refused.status().message(),
+             Catch::Contains("streams_enable_constructors") && Catch::Contains("--runtime workerd"));
 }
 
 TEST_CASE("nodejs_compat: nodejs_compat_populate_process_env puts the text vars in process.env") {
@@ -251,7 +257,8 @@ TEST_CASE("cloudflare:workers: a WorkerEntrypoint class, env and waitUntil") {
                              new URL(request.url).pathname].join(' '));
       }
     }
-  )", {}, bindings);
+  )",
+                             {}, bindings);
   REQUIRE(loaded.runtime.ok());
   INFO(loaded.status.message());
   REQUIRE(loaded.status.ok());

@@ -45,9 +45,7 @@ std::filesystem::path WorkerDir(const std::string& name) {
   return dir;
 }
 
-void WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteFile(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 const FunctionTotal* Find(const std::vector<FunctionTotal>& totals, const std::string& name) {
   for (const auto& t : totals) {
@@ -61,7 +59,8 @@ const FunctionTotal* Find(const std::vector<FunctionTotal>& totals, const std::s
 TEST_CASE("a module worker's default export handles requests") {
   Captured console;
   WorkerRuntime runtime = MakeRuntime(&console);
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     let served = 0;
     export default {
       fetch(request, env, ctx) {
@@ -71,7 +70,9 @@ TEST_CASE("a module worker's default export handles requests") {
         return new Response('ok', { status: served === 2 ? 404 : 200 });
       },
     };
-  )", "module-worker.js").ok());
+  )",
+                    "module-worker.js")
+              .ok());
   CHECK(runtime.kind() == WorkerKind::kModule);
   auto first = runtime.Dispatch(SyntheticRequest(0));
   REQUIRE(first.ok());
@@ -85,7 +86,8 @@ TEST_CASE("a module worker's default export handles requests") {
 TEST_CASE("an async handler is awaited through microtasks, timers and waitUntil") {
   Captured console;
   WorkerRuntime runtime = MakeRuntime(&console);
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
     export default {
       async fetch(request, env, ctx) {
@@ -95,7 +97,9 @@ TEST_CASE("an async handler is awaited through microtasks, timers and waitUntil"
         return Response.json({ path: new URL(request.url).pathname, user: body.user ?? null }, { status: 201 });
       },
     };
-  )", "async-worker.js").ok());
+  )",
+                    "async-worker.js")
+              .ok());
   WorkerRequest post;
   post.method = "POST";
   post.url = "https://example.com/api/orders";
@@ -111,9 +115,10 @@ TEST_CASE("a module imports relative files") {
   auto dir = WorkerDir("imports");
   std::filesystem::create_directories(dir / "lib");
   WriteFile(dir / "lib" / "greeting.js", "export const greeting = name => `hello ${name}`;\n");
-  WriteFile(dir / "worker.js",
-            "import { greeting } from './lib/greeting.js';\n"
-            "export default { fetch() { return new Response(greeting('x'), { status: 200 + greeting('x').length }); } };\n");
+  WriteFile(
+      dir / "worker.js",
+      "import { greeting } from './lib/greeting.js';\n"
+      "export default { fetch() { return new Response(greeting('x'), { status: 200 + greeting('x').length }); } };\n");
   WorkerRuntime runtime = MakeRuntime();
   REQUIRE(runtime.LoadFile((dir / "worker.js").string()).ok());
   CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 207);
@@ -127,10 +132,13 @@ TEST_CASE("a module imports relative files") {
 
 TEST_CASE("a thrown error is reported with its JS stack") {
   WorkerRuntime runtime = MakeRuntime();
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     function parseTenant(url) { throw new TypeError('no tenant in ' + url); }
     export default { fetch(request) { return new Response(parseTenant(request.url)); } };
-  )", "thrower.js").ok());
+  )",
+                    "thrower.js")
+              .ok());
   auto result = runtime.Dispatch(SyntheticRequest(3));
   REQUIRE_FALSE(result.ok());
   CHECK(result.status().code() == ErrorCode::kScriptError);
@@ -142,10 +150,13 @@ TEST_CASE("a thrown error is reported with its JS stack") {
 
 TEST_CASE("a rejected promise is reported with its JS stack") {
   WorkerRuntime runtime = MakeRuntime();
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     async function loadSession(id) { await null; throw new Error('session ' + id + ' expired'); }
     export default { async fetch(request) { await loadSession(7); return new Response('never'); } };
-  )", "rejecter.js").ok());
+  )",
+                    "rejecter.js")
+              .ok());
   auto result = runtime.Dispatch(SyntheticRequest(0));
   REQUIRE_FALSE(result.ok());
   CHECK(result.status().code() == ErrorCode::kScriptError);
@@ -192,21 +203,27 @@ TEST_CASE("load-time failures are errors: syntax, top-level throw, no handler") 
 TEST_CASE("plain scripts: service-worker listeners and a global fetch") {
   {
     WorkerRuntime runtime = MakeRuntime();
-    REQUIRE(runtime.Load(R"(
+    REQUIRE(runtime
+                .Load(R"(
       addEventListener('fetch', event => {
         event.respondWith(Promise.resolve(new Response('sw', { status: 202 })));
       });
-    )", "sw.js").ok());
+    )",
+                      "sw.js")
+                .ok());
     CHECK(runtime.kind() == WorkerKind::kEventListener);
     CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 202);
   }
   {
     // Sloppy-mode code (with) is not valid in a module; it still loads as a script.
     WorkerRuntime runtime = MakeRuntime();
-    REQUIRE(runtime.Load(R"(
+    REQUIRE(runtime
+                .Load(R"(
       var defaults = { status: 203 };
       function fetch(request, env, ctx) { with (defaults) { return new Response('g', { status: status }); } }
-    )", "global.js").ok());
+    )",
+                      "global.js")
+                .ok());
     CHECK(runtime.kind() == WorkerKind::kGlobalFetch);
     CHECK(runtime.Dispatch(SyntheticRequest(0))->status == 203);
   }
@@ -246,11 +263,14 @@ TEST_CASE("exceeding the heap limit ends the request and the hook captures an in
     }
   });
   runtime_ptr = &runtime;
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     const cache = [];
     function remember(request) { for (let i = 0; i < 2000; ++i) cache.push({ url: request.url, i, pad: new Array(16).fill(i) }); }
     export default { fetch(request) { remember(request); return new Response('ok'); } };
-  )", "hog.js").ok());
+  )",
+                    "hog.js")
+              .ok());
   SessionOptions options;
   options.interval_bytes = 64 * 1024;
   auto started = runtime.StartSession(options);
@@ -286,11 +306,14 @@ TEST_CASE("a window opened before loading sees module start-up allocations") {
   options.interval_bytes = 32 * 1024;
   auto session = runtime.StartSession(options);
   REQUIRE(session.ok());
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     function buildTable() { const t = new Map(); for (let i = 0; i < 50000; ++i) t.set('key-' + i, { id: i, tag: 'v' + i }); return t; }
     const table = buildTable();
     export default { fetch(request) { return new Response(String(table.size)); } };
-  )", "startup.js").ok());
+  )",
+                    "startup.js")
+              .ok());
   REQUIRE(runtime.Dispatch(SyntheticRequest(0)).ok());
   auto profile = runtime.StopSession(std::move(session).value());
   REQUIRE(profile.ok());
@@ -304,7 +327,8 @@ TEST_CASE("a window opened before loading sees module start-up allocations") {
 
 TEST_CASE("a response carries its status, headers and body bytes") {
   WorkerRuntime runtime = MakeRuntime();
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     export default { async fetch(request) {
       const path = new URL(request.url).pathname;
       if (path === '/bytes') return new Response(new Uint8Array([104, 105, 0, 255]), { headers: { 'Content-Type': 'application/octet-stream' } });
@@ -314,7 +338,9 @@ TEST_CASE("a response carries its status, headers and body bytes") {
       if (path === '/empty') return new Response(null, { status: 204 });
       return { status: 200 };
     } };
-  )", "responses.js").ok());
+  )",
+                    "responses.js")
+              .ok());
   auto get = [&](const std::string& path, const std::string& body = {}) {
     WorkerRequest request;
     request.url = "https://example.com" + path;
@@ -325,7 +351,8 @@ TEST_CASE("a response carries its status, headers and body bytes") {
   auto bytes = get("/bytes");
   REQUIRE(bytes.ok());
   CHECK(bytes->body == std::string("hi\0\xff", 4));
-  CHECK(bytes->headers == std::vector<std::pair<std::string, std::string>>{{"content-type", "application/octet-stream"}});
+  CHECK(bytes->headers ==
+        std::vector<std::pair<std::string, std::string>>{{"content-type", "application/octet-stream"}});
   CHECK(get("/buffer")->body == "hi");
   auto json = get("/json");
   REQUIRE(json.ok());
@@ -350,7 +377,8 @@ TEST_CASE("the time limit terminates a looping request and the runtime serves on
   auto created = WorkerRuntime::Create(options);
   REQUIRE(created.ok());
   WorkerRuntime runtime = std::move(created).value();
-  REQUIRE(runtime.Load(R"(
+  REQUIRE(runtime
+              .Load(R"(
     const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
     export default { async fetch(request) {
       const path = new URL(request.url).pathname;
@@ -360,7 +388,9 @@ TEST_CASE("the time limit terminates a looping request and the runtime serves on
       if (path === '/timers') for (;;) { await sleep(1); for (let i = 0; i < 20000; i++); }
       return new Response('fine');
     } };
-  )", "looper.js").ok());
+  )",
+                    "looper.js")
+              .ok());
   WorkerRequest loop;
   loop.url = "https://example.com/loop";
   auto looped = runtime.Dispatch(loop);

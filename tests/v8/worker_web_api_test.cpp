@@ -23,9 +23,10 @@ std::string Evaluate(const std::string& body, std::vector<std::string>* console 
   };
   auto runtime = WorkerRuntime::Create(options);
   REQUIRE(runtime.ok());
-  std::string source = "const hex = b => Array.from(new Uint8Array(b), x => x.toString(16).padStart(2, '0')).join('');\n"
-                       "export default { async fetch(request, env, ctx) {\n" +
-                       body + "\n} };\n";
+  std::string source =
+      "const hex = b => Array.from(new Uint8Array(b), x => x.toString(16).padStart(2, '0')).join('');\n"
+      "export default { async fetch(request, env, ctx) {\n" +
+      body + "\n} };\n";
   Status loaded = runtime->Load(source, "api.js");
   INFO(loaded.message());
   REQUIRE(loaded.ok());
@@ -80,7 +81,9 @@ TEST_CASE("web api: random values and UUIDs") {
     return Response.json({ differ: hex(a.slice(0, 32)) !== hex(a.slice(32)), nonzero: b.some(x => x !== 0),
                            unique: uuids.size, shaped, quota, floats });
   )");
-  CHECK(out == R"({"differ":true,"nonzero":true,"unique":100,"shaped":true,"quota":"QuotaExceededError","floats":"TypeMismatchError"})");
+  CHECK(
+      out ==
+      R"({"differ":true,"nonzero":true,"unique":100,"shaped":true,"quota":"QuotaExceededError","floats":"TypeMismatchError"})");
 }
 
 TEST_CASE("web api: text encoding, base64 and structured clone") {
@@ -106,7 +109,9 @@ TEST_CASE("web api: text encoding, base64 and structured clone") {
       cloneError,
     });
   )");
-  CHECK(out == R"({"bytes":"c3a9e282acf09f9880","lone":"efbfbd","text":"h)" "\xef\xbf\xbd" R"(i","fatal":"TypeError",)"
+  CHECK(out == R"({"bytes":"c3a9e282acf09f9880","lone":"efbfbd","text":"h)"
+               "\xef\xbf\xbd"
+               R"(i","fatal":"TypeError",)"
                R"("into":[2,4,"61e282ac"],"btoa":"aGVsbG//","atob":"hello","atobError":"InvalidCharacterError",)"
                R"("clone":[true,true,0,"one",2,2,true],"cloneError":"DataCloneError"})");
 }
@@ -138,12 +143,13 @@ TEST_CASE("web api: headers, bodies, clones and the request's cf") {
       redirect: [Response.redirect('https://example.com/a', 301).status, Response.redirect('https://example.com/a').headers.get('location')],
     });
   )");
-  CHECK(out == R"({"entries":[["a","1"],["b","2, 3"],["set-cookie","x=1"],["set-cookie","y=2"]],)"
-               R"("cookies":["x=1","y=2"],"combined":"2, 3","badName":"TypeError","both":["hi","6869"],"reuse":"TypeError",)"
-               R"("cf":"DE","colo":"string","token":"abc","cloneUrl":"https://example.com/api?b=2&a=1",)"
-               R"("form":"a b","postType":"application/x-www-form-urlencoded;charset=UTF-8",)"
-               R"("blob":[4,"text/plain","abcd","bc"],"params":"a=1&b=2&c=x+y","getBody":"TypeError",)"
-               R"("redirect":[301,"https://example.com/a"]})");
+  CHECK(out ==
+        R"({"entries":[["a","1"],["b","2, 3"],["set-cookie","x=1"],["set-cookie","y=2"]],)"
+        R"("cookies":["x=1","y=2"],"combined":"2, 3","badName":"TypeError","both":["hi","6869"],"reuse":"TypeError",)"
+        R"("cf":"DE","colo":"string","token":"abc","cloneUrl":"https://example.com/api?b=2&a=1",)"
+        R"("form":"a b","postType":"application/x-www-form-urlencoded;charset=UTF-8",)"
+        R"("blob":[4,"text/plain","abcd","bc"],"params":"a=1&b=2&c=x+y","getBody":"TypeError",)"
+        R"("redirect":[301,"https://example.com/a"]})");
 }
 
 TEST_CASE("web api: timers, abort signals, caches and refused subrequests") {
@@ -181,7 +187,8 @@ TEST_CASE("web api: ctx.waitUntil is awaited before the request counts as done")
   Evaluate(R"(
     ctx.waitUntil(new Promise(resolve => setTimeout(resolve, 1000)).then(() => console.log('waited')));
     return new Response('early');
-  )", &console);
+  )",
+           &console);
   CHECK(console == std::vector<std::string>{"log:waited"});
 }
 
@@ -191,7 +198,8 @@ TEST_CASE("web api: env carries vars and in-memory KV namespaces") {
   options.bindings.kv = {{"CACHE", {{"user:1", R"({"name":"Ada"})"}, {"user:2", "Bob"}}}};
   auto runtime = WorkerRuntime::Create(options);
   REQUIRE(runtime.ok());
-  REQUIRE(runtime->Load(R"(
+  REQUIRE(runtime
+              ->Load(R"(
     export default { async fetch(request, env) {
       await env.CACHE.put('visits', String(Number(await env.CACHE.get('visits') ?? 0) + 1), { metadata: { by: 'test' } });
       const user = await env.CACHE.get('user:1', 'json');
@@ -202,13 +210,16 @@ TEST_CASE("web api: env carries vars and in-memory KV namespaces") {
                              listed: listed.keys.map(k => k.name), complete: listed.list_complete,
                              visits: meta.value, meta: meta.metadata, bytes: bytes.length, missing: await env.CACHE.get('nope') });
     } };
-  )", "env.js").ok());
+  )",
+                     "env.js")
+              .ok());
   WorkerRequest request;
   request.url = "https://example.com/";
   auto first = runtime->Dispatch(request);
   REQUIRE(first.ok());
-  CHECK(first->body == R"({"host":"api.example.com","burst":10,"debug":false,"user":"Ada","listed":["user:1","user:2"],)"
-                       R"("complete":true,"visits":"1","meta":{"by":"test"},"bytes":3,"missing":null})");
+  CHECK(first->body ==
+        R"({"host":"api.example.com","burst":10,"debug":false,"user":"Ada","listed":["user:1","user:2"],)"
+        R"("complete":true,"visits":"1","meta":{"by":"test"},"bytes":3,"missing":null})");
   auto second = runtime->Dispatch(request);
   REQUIRE(second.ok());
   CHECK_THAT(second->body, Catch::Contains(R"("visits":"2")"));
@@ -217,7 +228,8 @@ TEST_CASE("web api: env carries vars and in-memory KV namespaces") {
 TEST_CASE("web api: streams from web-streams-polyfill: a TransformStream and a pull() source give the right bytes") {
   auto runtime = WorkerRuntime::Create();
   REQUIRE(runtime.ok());
-  REQUIRE(runtime->Load(R"(
+  REQUIRE(runtime
+              ->Load(R"(
     const upper = () => new TransformStream({ transform(text, controller) { controller.enqueue(text.toUpperCase()); } });
     export default { async fetch(request) {
       const path = new URL(request.url).pathname;
@@ -242,7 +254,9 @@ TEST_CASE("web api: streams from web-streams-polyfill: a TransformStream and a p
       }
       return new Response('plain');
     } };
-  )", "streams.js").ok());
+  )",
+                     "streams.js")
+              .ok());
   WorkerRequest post;
   post.method = "POST";
   post.url = "https://example.com/upper";
@@ -312,7 +326,9 @@ TEST_CASE("web api: bodies are lazily created streams with bodyUsed, tee for clo
   )");
   CHECK(out == R"({"same":true,"usedBefore":false,"first":[97,98,99],"usedAfterRead":true,"again":"TypeError",)"
                R"("textOnce":"xyz","afterText":[true,true],"both":["hi","hi"],"locked":"TypeError",)"
-               R"("pieces":["",")" "\xe2\x82\xac" R"(",""],"blobText":"from a blob","empty":[null,null,0],)"
+               R"("pieces":["",")"
+               "\xe2\x82\xac"
+               R"(",""],"blobText":"from a blob","empty":[null,null,0],)"
                R"("globals":["function","function","function"],"byob":"function"})");
 }
 
@@ -386,9 +402,10 @@ TEST_CASE("web api: Headers set, delete, has and iteration keep Fetch's semantic
                            fromProto: [...new Headers(proto)], original: h.get('x-b'), copy: copy.get('x-b'),
                            cookies: h.getSetCookie(), late: h.get('x-late') });
   )");
-  CHECK(out == R"({"before":"1, 3, 4","afterSet":[["set-cookie","a=1"],["x-a","2"],["x-b","5"]],)"
-               R"("has":[false,true],"seen":["set-cookie","x-b","x-late"],"emptyBad":"TypeError","fromProto":[["own","yes"]],)"
-               R"("original":"5","copy":"copy","cookies":["a=1"],"late":"1, 1, 1"})");
+  CHECK(out ==
+        R"({"before":"1, 3, 4","afterSet":[["set-cookie","a=1"],["x-a","2"],["x-b","5"]],)"
+        R"("has":[false,true],"seen":["set-cookie","x-b","x-late"],"emptyBad":"TypeError","fromProto":[["own","yes"]],)"
+        R"("original":"5","copy":"copy","cookies":["a=1"],"late":"1, 1, 1"})");
 }
 
 TEST_CASE("web api: the received request's headers and Response.redirect's are immutable, copies are not") {
@@ -405,12 +422,14 @@ TEST_CASE("web api: the received request's headers and Response.redirect's are i
       response: attempt(() => new Response('x').headers.set('x-a', '1')),
     });
   )");
-  CHECK(out == R"({"set":"TypeError: Can't modify immutable headers.","append":"TypeError: Can't modify immutable headers.",)"
-               R"("del":"TypeError: Can't modify immutable headers.","kept":"abc","copy":"ok",)"
-               R"("redirect":"TypeError: Can't modify immutable headers.","response":"ok"})");
+  CHECK(out ==
+        R"({"set":"TypeError: Can't modify immutable headers.","append":"TypeError: Can't modify immutable headers.",)"
+        R"("del":"TypeError: Can't modify immutable headers.","kept":"abc","copy":"ok",)"
+        R"("redirect":"TypeError: Can't modify immutable headers.","response":"ok"})");
 }
 
-TEST_CASE("web api: what workerd also offers: navigator, scheduler.wait, CustomEvent, Response.error, header value checks") {
+TEST_CASE(
+    "web api: what workerd also offers: navigator, scheduler.wait, CustomEvent, Response.error, header value checks") {
   std::string out = Evaluate(R"(
     const attempt = f => { try { return f(); } catch (e) { return e.name + ': ' + e.message; } };
     const before = performance.now();
@@ -456,12 +475,13 @@ TEST_CASE("web api: CompressionStream and DecompressionStream through zlib round
                            empty: await errorOf(new Uint8Array(0), 'deflate'), unsupported });
   )");
   // workerd's words, which workers echo in their responses.
-  CHECK(out == R"({"results":{"gzip":["1f8b",true,true],"deflate":["789c",true,true],"deflate-raw":[)"
-               R"json(true,true,true]},"corrupt":"TypeError: Decompression failed.",)json"
-               R"("truncated":"TypeError: Called close() on a decompression stream with incomplete data",)"
-               R"("trailing":"TypeError: Trailing bytes after end of compressed data",)"
-               R"("empty":"TypeError: Called close() on a decompression stream with incomplete data",)"
-               R"("unsupported":"TypeError: The compression format must be either 'deflate', 'deflate-raw' or 'gzip'."})");
+  CHECK(out ==
+        R"({"results":{"gzip":["1f8b",true,true],"deflate":["789c",true,true],"deflate-raw":[)"
+        R"json(true,true,true]},"corrupt":"TypeError: Decompression failed.",)json"
+        R"("truncated":"TypeError: Called close() on a decompression stream with incomplete data",)"
+        R"("trailing":"TypeError: Trailing bytes after end of compressed data",)"
+        R"("empty":"TypeError: Called close() on a decompression stream with incomplete data",)"
+        R"("unsupported":"TypeError: The compression format must be either 'deflate', 'deflate-raw' or 'gzip'."})");
 }
 
 TEST_CASE("web api: compression streams round-trip chunk by chunk, whatever the chunk sizes") {
@@ -542,15 +562,21 @@ TEST_CASE("web api: a corrupt, truncated or overlong compressed stream errors bo
     });
   )");
   // A write after the error (here: the close) is refused by the streams library itself.
-  const std::string closed = "TypeError: The stream (in errored state) is not in the writable state and cannot be closed";
-  CHECK(out == R"({"whole":["ok","closed","done 100000"],)"
-               R"("corrupt":["ok","TypeError: Decompression failed.",")" + closed + R"(","TypeError: Decompression failed."],)"
-               R"("truncated":["ok","TypeError: Called close() on a decompression stream with incomplete data",)"
-               R"("TypeError: Called close() on a decompression stream with incomplete data"],)"
-               R"("trailing":["ok","TypeError: Trailing bytes after end of compressed data",")" + closed +
-                   R"(","TypeError: Trailing bytes after end of compressed data"],)"
-               R"("trailingInChunk":["TypeError: Trailing bytes after end of compressed data",")" + closed +
-                   R"(","TypeError: Trailing bytes after end of compressed data"],)"
-               R"("notBytes":["TypeError: a DecompressionStream chunk must be an ArrayBuffer or an ArrayBufferView",")" +
-                   closed + R"(","TypeError: a DecompressionStream chunk must be an ArrayBuffer or an ArrayBufferView"]})");
+  const std::string closed =
+      "TypeError: The stream (in errored state) is not in the writable state and cannot be closed";
+  CHECK(out ==
+        R"({"whole":["ok","closed","done 100000"],)"
+        R"("corrupt":["ok","TypeError: Decompression failed.",")" +
+            closed +
+            R"(","TypeError: Decompression failed."],)"
+            R"("truncated":["ok","TypeError: Called close() on a decompression stream with incomplete data",)"
+            R"("TypeError: Called close() on a decompression stream with incomplete data"],)"
+            R"("trailing":["ok","TypeError: Trailing bytes after end of compressed data",")" +
+            closed +
+            R"(","TypeError: Trailing bytes after end of compressed data"],)"
+            R"("trailingInChunk":["TypeError: Trailing bytes after end of compressed data",")" +
+            closed +
+            R"(","TypeError: Trailing bytes after end of compressed data"],)"
+            R"("notBytes":["TypeError: a DecompressionStream chunk must be an ArrayBuffer or an ArrayBufferView",")" +
+            closed + R"(","TypeError: a DecompressionStream chunk must be an ArrayBuffer or an ArrayBufferView"]})");
 }

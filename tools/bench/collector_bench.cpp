@@ -7,7 +7,8 @@
 //   5. accuracy: estimated vs true bytes for known allocation sizes
 //   6. calibration: how often the 95 % sampling-error interval of a value
 //      contains the true value, over repeated windows at two intervals
-// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N] [--json FILE]
+// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N]
+// [--json FILE]
 // --pairs: interleaved pairs of the overhead rows (default 15, --quick 5);
 // the overhead rows print the 95 % confidence interval of the median ratio.
 // --windows: repeated windows per calibration row (default 100, --quick 40).
@@ -15,12 +16,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -146,8 +147,7 @@ nlohmann::json RatioSummary(const char* what, const std::vector<double>& ratios)
   fmt::print("  {} ratio median {:.4f} [min {:.3f}, max {:.3f}]", what, median, *mn, *mx);
   if (auto ci = MedianInterval(ratios)) {
     std::string verdict = ci->second <= kTarget ? "met" : ci->first > kTarget ? "not met" : "undecided";
-    fmt::print(", 95 % interval of the median [{:.4f}, {:.4f}]: <= {:.2f} {}", ci->first, ci->second, kTarget,
-               verdict);
+    fmt::print(", 95 % interval of the median [{:.4f}, {:.4f}]: <= {:.2f} {}", ci->first, ci->second, kTarget, verdict);
     out["ci95"] = {ci->first, ci->second};
     out["verdict"] = verdict;
     if (verdict == "undecided" && median != kTarget) {
@@ -182,10 +182,14 @@ nlohmann::json Overhead(int pairs, int requests, uint64_t interval) {
              interval / 1024, Median(base), Median(prof), pairs);
   nlohmann::json wall = RatioSummary("wall", wall_ratios);
   nlohmann::json cpu = RatioSummary("CPU ", cpu_ratios);
-  return {{"interval_bytes", interval}, {"pairs", pairs},
-          {"base_ms", Median(base)},    {"profiled_ms", Median(prof)},
-          {"ratio_median", wall["median"]}, {"ratio_min", wall["min"]},
-          {"ratio_max", wall["max"]},   {"wall_ratio", wall},
+  return {{"interval_bytes", interval},
+          {"pairs", pairs},
+          {"base_ms", Median(base)},
+          {"profiled_ms", Median(prof)},
+          {"ratio_median", wall["median"]},
+          {"ratio_min", wall["min"]},
+          {"ratio_max", wall["max"]},
+          {"wall_ratio", wall},
           {"cpu_ratio", cpu}};
 }
 
@@ -195,10 +199,12 @@ nlohmann::json PrologueCost(int functions) {
   v8::Isolate::Scope scope(env.iso.get());
   v8::HandleScope handles(env.iso.get());
   std::string js = "const fns = [];\n";
-  for (int i = 0; i < functions; ++i) js += fmt::format("fns.push(function f{}() {{ return new Array(1024).fill({}); }});\n", i, i);
-  js += "globalThis.keepAlive = [];\n"
-        "function touchAll(rounds) { for (let r = 0; r < rounds; ++r) for (const f of fns) keepAlive.push(f()); }\n"
-        "function churn(n) { let s = 0; for (let i = 0; i < n; ++i) s += new Array(64).fill(i).length; return s; }\n";
+  for (int i = 0; i < functions; ++i)
+    js += fmt::format("fns.push(function f{}() {{ return new Array(1024).fill({}); }});\n", i, i);
+  js +=
+      "globalThis.keepAlive = [];\n"
+      "function touchAll(rounds) { for (let r = 0; r < rounds; ++r) for (const f of fns) keepAlive.push(f()); }\n"
+      "function churn(n) { let s = 0; for (let i = 0; i < n; ++i) s += new Array(64).fill(i).length; return s; }\n";
   env.Run(js);
   SessionOptions o;
   o.interval_bytes = 2048;  // each 8 KiB allocation is sampled: the tree reaches its size
@@ -209,10 +215,15 @@ nlohmann::json PrologueCost(int functions) {
   auto raw = std::move(session.value()).Stop().value();
   uint64_t snaps = raw.info.prologue_snapshots;
   double per_us = snaps ? raw.info.prologue_nanos / 1000.0 / snaps : 0;
-  fmt::print("prologue snapshot: tree of {:>6} stacks, {:>6} samples: {:8.1f} us per snapshot ({} snapshots, {} during churn)\n",
-             raw.stacks.size() - 1, raw.samples.size(), per_us, snaps, snaps - before);
-  return {{"functions", functions}, {"stacks", raw.stacks.size() - 1}, {"samples", raw.samples.size()},
-          {"us_per_snapshot", per_us}, {"snapshots", snaps}};
+  fmt::print(
+      "prologue snapshot: tree of {:>6} stacks, {:>6} samples: {:8.1f} us per snapshot ({} snapshots, {} during "
+      "churn)\n",
+      raw.stacks.size() - 1, raw.samples.size(), per_us, snaps, snaps - before);
+  return {{"functions", functions},
+          {"stacks", raw.stacks.size() - 1},
+          {"samples", raw.samples.size()},
+          {"us_per_snapshot", per_us},
+          {"snapshots", snaps}};
 }
 
 nlohmann::json LedgerMemory() {
@@ -232,10 +243,12 @@ nlohmann::json LedgerMemory() {
   // The ledger proper is 8 bytes per sample id; the rest is interned stacks.
   double per_sample_entry = 8.0;
   double per_sample_all = raw.samples.empty() ? 0 : double(ledger_total) / raw.samples.size();
-  fmt::print("ledger memory: {} samples, {} stacks; {:.0f} bytes/sample for the ledger entry, {:.1f} bytes/sample "
-             "including interned stacks and frames\n",
-             raw.samples.size(), raw.stacks.size(), per_sample_entry, per_sample_all);
-  return {{"samples", raw.samples.size()}, {"entry_bytes_per_sample", per_sample_entry},
+  fmt::print(
+      "ledger memory: {} samples, {} stacks; {:.0f} bytes/sample for the ledger entry, {:.1f} bytes/sample "
+      "including interned stacks and frames\n",
+      raw.samples.size(), raw.stacks.size(), per_sample_entry, per_sample_all);
+  return {{"samples", raw.samples.size()},
+          {"entry_bytes_per_sample", per_sample_entry},
           {"total_bytes_per_sample", per_sample_all}};
 }
 
@@ -268,9 +281,10 @@ nlohmann::json Accuracy(uint64_t interval) {
   Env env(512);
   v8::Isolate::Scope scope(env.iso.get());
   v8::HandleScope handles(env.iso.get());
-  env.Run("globalThis.kept = []; globalThis.ring = new Array(8);"
-          "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
-          "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }");
+  env.Run(
+      "globalThis.kept = []; globalThis.ring = new Array(8);"
+      "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
+      "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }");
   SessionOptions o;
   o.interval_bytes = interval;
   auto session = Session::Start(env.iso.get(), o);
@@ -289,10 +303,11 @@ nlohmann::json Accuracy(uint64_t interval) {
   const double array_bytes = 32 + 16 + 8 * 1024;
   double r_true = 4096 * array_bytes, g_true = 32768 * array_bytes;
   double r_est = cum("retain", kInuseSpace), g_est = cum("garbage", kAllocSpace);
-  fmt::print("accuracy @ {:>4} KiB: retained inuse {:.1f} MB est / {:.1f} MB true ({:+.1f} %), garbage alloc {:.1f} MB "
-             "est / {:.1f} MB true ({:+.1f} %)\n",
-             interval / 1024, r_est / 1e6, r_true / 1e6, 100 * (r_est / r_true - 1), g_est / 1e6, g_true / 1e6,
-             100 * (g_est / g_true - 1));
+  fmt::print(
+      "accuracy @ {:>4} KiB: retained inuse {:.1f} MB est / {:.1f} MB true ({:+.1f} %), garbage alloc {:.1f} MB "
+      "est / {:.1f} MB true ({:+.1f} %)\n",
+      interval / 1024, r_est / 1e6, r_true / 1e6, 100 * (r_est / r_true - 1), g_est / 1e6, g_true / 1e6,
+      100 * (g_est / g_true - 1));
   return {{"interval_bytes", interval}, {"retained_ratio", r_est / r_true}, {"garbage_ratio", g_est / g_true}};
 }
 
@@ -305,10 +320,11 @@ nlohmann::json Calibration(uint64_t interval, int windows, bool quick) {
   Env env(512);
   v8::Isolate::Scope scope(env.iso.get());
   v8::HandleScope handles(env.iso.get());
-  env.Run("globalThis.kept = []; globalThis.ring = new Array(8);"
-          "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
-          "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }"
-          "function small(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(16).fill(0); }");
+  env.Run(
+      "globalThis.kept = []; globalThis.ring = new Array(8);"
+      "function retain(n) { for (let i = 0; i < n; ++i) kept.push(new Array(1024).fill(0)); }"
+      "function garbage(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(1024).fill(0); }"
+      "function small(n) { for (let i = 0; i < n; ++i) ring[i & 7] = new Array(16).fill(0); }");
   const int retained = quick ? 2048 : 4096, large = quick ? 8192 : 32768, smalls = quick ? 100000 : 400000;
   struct Workload {
     const char* function;
@@ -349,8 +365,11 @@ nlohmann::json Calibration(uint64_t interval, int windows, bool quick) {
     fmt::print("  {:<8} {:<12} {:>4} KiB  {:>7}  {:>6.1f} %  {:>13.3f}  {:>12.0f}\n", k.function,
                k.sample_index == kInuseSpace ? "inuse_space" : "alloc_space", interval / 1024, windows, coverage,
                k.ratio_sum / windows, k.samples_sum / windows);
-    rows.push_back({{"workload", k.function}, {"interval_bytes", interval}, {"windows", windows},
-                    {"coverage_percent", coverage}, {"mean_ratio", k.ratio_sum / windows},
+    rows.push_back({{"workload", k.function},
+                    {"interval_bytes", interval},
+                    {"windows", windows},
+                    {"coverage_percent", coverage},
+                    {"mean_ratio", k.ratio_sum / windows},
                     {"mean_samples", k.samples_sum / windows}});
   }
   return rows;
@@ -367,15 +386,24 @@ int main(int argc, char** argv) {
   int pairs = -1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
-    else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--overhead-only") == 0) overhead_only = true;
-    else if (std::strcmp(argv[i], "--calibration-only") == 0) calibration_only = true;
-    else if (std::strcmp(argv[i], "--prologue-only") == 0) prologue_only = true;
-    else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) windows = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+      json_path = argv[++i];
+    else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc)
+      pairs = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--overhead-only") == 0)
+      overhead_only = true;
+    else if (std::strcmp(argv[i], "--calibration-only") == 0)
+      calibration_only = true;
+    else if (std::strcmp(argv[i], "--prologue-only") == 0)
+      prologue_only = true;
+    else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc)
+      windows = std::atoi(argv[++i]);
     else {
-      fmt::print(stderr, "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N] [--json FILE]\n");
+      fmt::print(stderr,
+                 "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] "
+                 "[--prologue-only] [--windows N] [--json FILE]\n");
       return 2;
     }
   }
@@ -411,7 +439,8 @@ int main(int argc, char** argv) {
              "coverage", "mean est/true", "mean samples");
   out["calibration"] = nlohmann::json::array();
   for (uint64_t interval : {512 * 1024, 64 * 1024}) {
-    for (auto& row : Calibration(interval, windows > 0 ? windows : quick ? 40 : 100, quick)) out["calibration"].push_back(row);
+    for (auto& row : Calibration(interval, windows > 0 ? windows : quick ? 40 : 100, quick))
+      out["calibration"].push_back(row);
   }
   if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
   return 0;

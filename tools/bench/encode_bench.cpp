@@ -19,11 +19,11 @@
 #include <random>
 #include <string>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/gzip.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/profile_builder.h"
+#include "heapprof/core/stack_table.h"
 #include "tools/bench/ratio_reporter.h"
 
 using namespace heapprof;
@@ -44,14 +44,14 @@ RawSnapshot SyntheticSnapshot(int locations) {
   std::vector<FrameId> frames;
   frames.reserve(locations);
   for (int i = 0; i < locations; ++i) {
-    frames.push_back(table.InternFrame({"function_" + std::to_string(i),
-                                        "file:///srv/app/module_" + std::to_string(i % 50) + ".js", 1 + i % 50,
-                                        1 + (i * 7) % 3000, 1 + i % 80}));
+    frames.push_back(
+        table.InternFrame({"function_" + std::to_string(i), "file:///srv/app/module_" + std::to_string(i % 50) + ".js",
+                           1 + i % 50, 1 + (i * 7) % 3000, 1 + i % 80}));
   }
   StackId prefix{0};
   for (int i = 0; i < 5; ++i) {
-    prefix = table.InternStack(prefix, table.InternFrame({"runtime_" + std::to_string(i), "node:internal/run", 0,
-                                                          10 * i + 1, 1}));
+    prefix = table.InternStack(
+        prefix, table.InternFrame({"runtime_" + std::to_string(i), "node:internal/run", 0, 10 * i + 1, 1}));
   }
   std::vector<StackId> node_stack(kNodes);
   for (int i = 0; i < kNodes; ++i) {
@@ -63,8 +63,8 @@ RawSnapshot SyntheticSnapshot(int locations) {
   snap.info.interval_bytes = 512 * 1024;
   static constexpr uint64_t kSizes[] = {16, 32, 48, 64, 96, 128, 256, 1024, 4096, 65536};
   for (int s = 0; s < kSamples; ++s) {
-    snap.samples.push_back({static_cast<uint64_t>(s + 1), node_stack[s % kNodes], kSizes[(s / kNodes) % 10],
-                            rng() % 3 == 0});
+    snap.samples.push_back(
+        {static_cast<uint64_t>(s + 1), node_stack[s % kNodes], kSizes[(s / kNodes) % 10], rng() % 3 == 0});
   }
   snap.frames = table.TakeFrames();
   snap.stacks = table.TakeStacks();
@@ -148,8 +148,8 @@ void PrintRatios(const bench::RunsByArgument& runs) {
     for (const auto& [variant, r] : variants) {
       double ratio = base == variants.end() ? 0.0 : r.cpu_ms / base->second.cpu_ms;
       auto bytes = r.counters.find("out_bytes");
-      std::printf("%-10s %-22s %9.2f %9.2f %15.2f %12.0f\n", size.c_str(), variant.c_str(), r.wall_ms, r.cpu_ms,
-                  ratio, bytes == r.counters.end() ? 0.0 : bytes->second);
+      std::printf("%-10s %-22s %9.2f %9.2f %15.2f %12.0f\n", size.c_str(), variant.c_str(), r.wall_ms, r.cpu_ms, ratio,
+                  bytes == r.counters.end() ? 0.0 : bytes->second);
     }
   }
 }

@@ -37,13 +37,13 @@ struct RunResult {
 // every frame is physical), exact turns inlining off, inlining is V8's default.
 enum class Mode { kReference, kExact, kInlining };
 
-RunResult RunHeapprof(const std::string& binary, const fs::path& worker, int requests, Mode mode,
-                      const fs::path& out) {
-  const char* extra = mode == Mode::kReference ? " --allow-inlining --v8-flag=--no-opt"
+RunResult RunHeapprof(const std::string& binary, const fs::path& worker, int requests, Mode mode, const fs::path& out) {
+  const char* extra = mode == Mode::kReference  ? " --allow-inlining --v8-flag=--no-opt"
                       : mode == Mode::kInlining ? " --allow-inlining"
                                                 : "";
-  std::string cmd = fmt::format("'{}' run '{}' --requests {} --warmup 0 --interval 8KiB --top 0 -o '{}'{} >/dev/null 2>'{}.err'",
-                                binary, worker.string(), requests, out.string(), extra, out.string());
+  std::string cmd =
+      fmt::format("'{}' run '{}' --requests {} --warmup 0 --interval 8KiB --top 0 -o '{}'{} >/dev/null 2>'{}.err'",
+                  binary, worker.string(), requests, out.string(), extra, out.string());
   auto begin = std::chrono::steady_clock::now();
   int status = std::system(cmd.c_str());
   RunResult r;
@@ -113,9 +113,12 @@ int main(int argc, char** argv) {
   std::string json_path;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--quick") quick = true;
-    else if (a == "--check") check = true;
-    else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
+    if (a == "--quick")
+      quick = true;
+    else if (a == "--check")
+      check = true;
+    else if (a == "--json" && i + 1 < argc)
+      json_path = argv[++i];
     else {
       fmt::print(stderr, "unknown argument: {}\n", a);
       return 2;
@@ -135,11 +138,12 @@ int main(int argc, char** argv) {
 
   // Fidelity: the part of the culprit's bytes (its cumulative value in a run
   // without optimization, where every frame is physical) that was not moved
-  // to its callers' own frames (same requests in every run, so values compare). Optimization may also shrink what the culprit
-  // allocates at all (fewer temporaries): that is not misattribution, so the
-  // culprit's raw share is printed beside it, not used.
-  fmt::print("culprit share = its cumulative share of the sample type; fidelity = 100% - (callers' own bytes now -\n"
-             "callers' own bytes without optimization) / culprit's bytes without optimization\n");
+  // to its callers' own frames (same requests in every run, so values compare). Optimization may also shrink what the
+  // culprit allocates at all (fewer temporaries): that is not misattribution, so the culprit's raw share is printed
+  // beside it, not used.
+  fmt::print(
+      "culprit share = its cumulative share of the sample type; fidelity = 100% - (callers' own bytes now -\n"
+      "callers' own bytes without optimization) / culprit's bytes without optimization\n");
   fmt::print("{:<20} {:<16} {:<12} {:>9} {:>18} {:>18}\n", "worker", "culprit", "sample type", "no-opt",
              "exact (fidelity)", check ? "" : "inlining (fidelity)");
   int n = 0;
@@ -205,9 +209,10 @@ int main(int argc, char** argv) {
       ratios.push_back(a.seconds / b.seconds);
     }
     auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
-    fmt::print("exact mode cost (array-map.js, {} requests, whole `heapprof run`): exact {:.2f} s, inlining {:.2f} s "
-               "(medians); ratio median {:.3f} [min {:.3f}, max {:.3f}] over {} pairs\n",
-               requests, Median(exact_s), Median(inl_s), Median(ratios), *mn, *mx, pairs);
+    fmt::print(
+        "exact mode cost (array-map.js, {} requests, whole `heapprof run`): exact {:.2f} s, inlining {:.2f} s "
+        "(medians); ratio median {:.3f} [min {:.3f}, max {:.3f}] over {} pairs\n",
+        requests, Median(exact_s), Median(inl_s), Median(ratios), *mn, *mx, pairs);
     out["exact_cost"] = {{"ratio_median", Median(ratios)}, {"ratio_min", *mn}, {"ratio_max", *mx}, {"pairs", pairs}};
   }
   fs::remove_all(tmp);

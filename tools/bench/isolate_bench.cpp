@@ -18,8 +18,7 @@ using namespace heapprof;
 
 namespace {
 
-constexpr const char* kEmptyWorker =
-    "export default { async fetch(request) { return new Response('ok'); } };\n";
+constexpr const char* kEmptyWorker = "export default { async fetch(request) { return new Response('ok'); } };\n";
 
 void BM_BareIsolate(benchmark::State& state) {
   for (auto _ : state) {
@@ -61,11 +60,11 @@ void PrintRatios(const bench::RunsByArgument& runs) {
     auto bare = v.find("BM_BareIsolate"), worker = v.find("BM_WorkerIsolate");
     if (bare == v.end() || worker == v.end()) continue;
     const double bare_cpu = bare->second.cpu_ms, worker_cpu = worker->second.cpu_ms;
-    std::printf("\nms per isolate (CPU; wall in brackets, which on a loaded machine is mostly waiting):\n"
-                "  bare V8 isolate %.2f [%.1f]; worker runtime + empty worker + 1 request %.2f [%.1f]: x%.1f CPU\n"
-                "  1000 objects, an isolate each: %.1f s CPU\n",
-                bare_cpu, bare->second.wall_ms, worker_cpu, worker->second.wall_ms, worker_cpu / bare_cpu,
-                worker_cpu);
+    std::printf(
+        "\nms per isolate (CPU; wall in brackets, which on a loaded machine is mostly waiting):\n"
+        "  bare V8 isolate %.2f [%.1f]; worker runtime + empty worker + 1 request %.2f [%.1f]: x%.1f CPU\n"
+        "  1000 objects, an isolate each: %.1f s CPU\n",
+        bare_cpu, bare->second.wall_ms, worker_cpu, worker->second.wall_ms, worker_cpu / bare_cpu, worker_cpu);
   }
 }
 

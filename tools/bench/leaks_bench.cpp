@@ -43,9 +43,12 @@ int main(int argc, char** argv) {
   int runs = 1000;
   std::string json;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) runs = 200;
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    if (!std::strcmp(argv[i], "--quick"))
+      runs = 200;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+      json = argv[++i];
     else {
       fmt::print(stderr, "usage: leaks_bench [--runs N] [--quick] [--json FILE]\n");
       return 2;
@@ -61,7 +64,9 @@ int main(int argc, char** argv) {
     std::vector<SimSite> sites;
     Rate growing;
   };
-  std::vector<Workload> bounded = {{"lru", {Lru()}, {}}, {"ring", {Ring()}, {}}, {"fill", {Fill()}, {}},
+  std::vector<Workload> bounded = {{"lru", {Lru()}, {}},
+                                   {"ring", {Ring()}, {}},
+                                   {"fill", {Fill()}, {}},
                                    {"lru+ring+fill", {Lru(), Ring(), Fill()}, {}}};
   Rate power, coverage;
   double track_seconds = 0;
@@ -96,10 +101,12 @@ int main(int argc, char** argv) {
     power.runs++;
     coverage.runs++;
   }
-  fmt::print("leak verdicts over {} simulated 2-minute sessions each (128 MiB limit, 64 KiB interval, a snapshot "
-             "every 5 s, alpha 1 % family-wise):\n",
-             runs);
-  for (const Workload& w : bounded) fmt::print("  false growing, {:<14} {}  (target <= 1 %)\n", w.name, w.growing.text());
+  fmt::print(
+      "leak verdicts over {} simulated 2-minute sessions each (128 MiB limit, 64 KiB interval, a snapshot "
+      "every 5 s, alpha 1 % family-wise):\n",
+      runs);
+  for (const Workload& w : bounded)
+    fmt::print("  false growing, {:<14} {}  (target <= 1 %)\n", w.name, w.growing.text());
   fmt::print("  leak of 1 %/min called growing within 2 min: {}  (target >= 95 %)\n", power.text());
   fmt::print("  its rate's 95 % interval holds the true rate: {}  (target 93-97 %)\n", coverage.text());
   fmt::print("  tracker cost: {:.1f} us per snapshot of ~{} live samples (ingest + one report)\n",

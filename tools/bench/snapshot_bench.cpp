@@ -18,8 +18,8 @@
 
 #include <fmt/format.h>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 #include "heapprof/v8/allocation_tree.h"
 #include "heapprof/v8/v8_host.h"
 #include "tools/bench/ratio_reporter.h"
@@ -165,18 +165,19 @@ BENCHMARK(BM_PrologueSnapshotCached)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benc
 
 // After the usual table: each snapshot as a ratio of V8's part alone.
 void PrintRatios(const bench::RunsByArgument& runs) {
-  std::printf("\nCPU ms; ratio = snapshot / GetAllocationProfile alone; walk = heapprof's part / V8's\n"
-              "%-10s %22s %24s %7s %24s %7s %22s %7s\n",
-              "functions", "GetAllocationProfile", "snapshot, new functions", "ratio", "snapshot, known functions",
-              "ratio", "snapshot, node cache", "walk");
+  std::printf(
+      "\nCPU ms; ratio = snapshot / GetAllocationProfile alone; walk = heapprof's part / V8's\n"
+      "%-10s %22s %24s %7s %24s %7s %22s %7s\n",
+      "functions", "GetAllocationProfile", "snapshot, new functions", "ratio", "snapshot, known functions", "ratio",
+      "snapshot, node cache", "walk");
   for (const auto& [size, v] : runs) {
     auto base = v.find("BM_GetAllocationProfile"), cold = v.find("BM_PrologueSnapshot"),
          warm = v.find("BM_PrologueSnapshotWarm"), cached = v.find("BM_PrologueSnapshotCached");
     if (base == v.end() || cold == v.end() || warm == v.end() || cached == v.end()) continue;
     const double v8_ms = base->second.cpu_ms;
     std::printf("%-10s %22.3f %24.3f %7.2f %24.3f %7.2f %22.3f %7.2f\n", size.c_str(), v8_ms, cold->second.cpu_ms,
-                cold->second.cpu_ms / v8_ms, warm->second.cpu_ms, warm->second.cpu_ms / v8_ms,
-                cached->second.cpu_ms, (cached->second.cpu_ms - v8_ms) / v8_ms);
+                cold->second.cpu_ms / v8_ms, warm->second.cpu_ms, warm->second.cpu_ms / v8_ms, cached->second.cpu_ms,
+                (cached->second.cpu_ms - v8_ms) / v8_ms);
   }
 }
 

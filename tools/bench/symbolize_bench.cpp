@@ -7,21 +7,21 @@
 //   symbolize_bench [locations=10000] [target_map_mib=5] [--json FILE]
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <algorithm>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/profile_builder.h"
 #include "heapprof/core/source_map.h"
+#include "heapprof/core/stack_table.h"
 #include "heapprof/core/symbolizer.h"
 
 namespace {
@@ -89,11 +89,12 @@ Bundle MakeBundle(size_t target_bytes, const std::string& script) {
       int64_t oline = (src_line[source] += 1 + rng() % 20);
       int64_t name = rng() % kNames;
       std::string gen_name = fmt::format("{}{}", static_cast<char>('a' + rng() % 26), fn % 10);
-      segment(gen_col, source, oline, 0, -1);                                    // "function"
-      segment(gen_col + 9, source, oline, 9, name);                              // name token
+      segment(gen_col, source, oline, 0, -1);        // "function"
+      segment(gen_col + 9, source, oline, 9, name);  // name token
       int64_t paren = gen_col + 9 + static_cast<int64_t>(gen_name.size());
       segment(paren, source, oline, 9 + static_cast<int64_t>(names[name].size()), -1);  // '('
-      b.functions.push_back(heapprof::Frame{gen_name, script, 1, static_cast<int>(line + 1), static_cast<int>(paren + 1)});
+      b.functions.push_back(
+          heapprof::Frame{gen_name, script, 1, static_cast<int>(line + 1), static_cast<int>(paren + 1)});
       // The body: a handful of statements.
       int64_t col = paren + 4;
       for (int s = 0; s < 6; ++s) {
@@ -147,8 +148,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--json" && i + 1 < argc) json_path = argv[++i];
-    else positional.emplace_back(argv[i]);
+    if (std::string_view(argv[i]) == "--json" && i + 1 < argc)
+      json_path = argv[++i];
+    else
+      positional.emplace_back(argv[i]);
   }
   size_t locations = positional.size() > 0 ? std::strtoul(positional[0].c_str(), nullptr, 10) : 10000;
   double target_mib = positional.size() > 1 ? std::strtod(positional[1].c_str(), nullptr) : 5.0;
@@ -236,15 +239,16 @@ int main(int argc, char** argv) {
   fmt::print("  baseline: JSON parse only (nlohmann)   {:8.2f} ms\n", json_ms);
   fmt::print("  map parse (JSON + VLQ decode)          {:8.2f} ms  ({:.2f}x the baseline)\n", parse_ms,
              parse_ms / json_ms);
-  fmt::print("  symbolize, map already parsed          {:8.2f} ms  ({:.0f} ns per location; {:.2f} ms of it in\n"
-             "                                                      Lookup+MappingBefore, {:.2f} ms with no map at all)\n",
-             lookup_ms, lookup_ms * 1e6 / static_cast<double>(locations), raw_lookup_ms, nomap_ms);
+  fmt::print(
+      "  symbolize, map already parsed          {:8.2f} ms  ({:.0f} ns per location; {:.2f} ms of it in\n"
+      "                                                      Lookup+MappingBefore, {:.2f} ms with no map at all)\n",
+      lookup_ms, lookup_ms * 1e6 / static_cast<double>(locations), raw_lookup_ms, nomap_ms);
   fmt::print("  symbolize from disk (find+read+parse)  {:8.2f} ms  ({:.2f}x the baseline; map parsed {}x)\n", total_ms,
              total_ms / json_ms, parses);
   fmt::print("  target: whole symbolize under 100 ms -> {}\n", total_ms < 100 ? "met" : "NOT met");
   if (!json_path.empty()) {
-    nlohmann::json out = {{"locations", locations},          {"map_bytes", bundle.map_json.size()},
-                          {"json_parse_ms", json_ms},        {"map_parse_ms", parse_ms},
+    nlohmann::json out = {{"locations", locations},           {"map_bytes", bundle.map_json.size()},
+                          {"json_parse_ms", json_ms},         {"map_parse_ms", parse_ms},
                           {"symbolize_parsed_ms", lookup_ms}, {"symbolize_total_ms", total_ms}};
     std::ofstream(json_path) << out.dump(2) << "\n";
   }

@@ -10,27 +10,27 @@
 #include <string>
 #include <vector>
 
+#include "heapprof/core/units.h"
 #include "heapprof/remote/devtools_client.h"
 #include "heapprof/remote/exact_attribution.h"
 #include "heapprof/remote/remote_profiler.h"
-#include "heapprof/core/units.h"
 #include "heapprof/v8/attribution.h"
+#include "tools/heapprof/attach_continuous.h"
+#include "tools/heapprof/attach_leaks.h"
+#include "tools/heapprof/attach_target.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
-#include "tools/heapprof/attach_leaks.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
 #include "tools/heapprof/remote_report.h"
-#include "tools/heapprof/attach_continuous.h"
-#include "tools/heapprof/attach_target.h"
 
 namespace heapprof::cli {
 namespace {
 
 using remote::DevToolsSession;
-using remote::InspectorTarget;
 using remote::InliningSwitch;
+using remote::InspectorTarget;
 using remote::Millis;
 
 // How long the target runs after the deoptimization before the first window
@@ -100,12 +100,14 @@ int Attach(const AttachArgs& args) {
     return UsageError("attach", "--cadence and --leaks-json belong to --leaks");
   }
   if (args.leaks && args.sample_types_option && args.sample_types_option->count() > 0) {
-    return UsageError("attach", "--leaks profiles what stays alive (in-use) from one session; --sample-types does "
-                                "not apply");
+    return UsageError("attach",
+                      "--leaks profiles what stays alive (in-use) from one session; --sample-types does "
+                      "not apply");
   }
   if (args.leaks && (args.allow_inlining || args.warmup)) {
-    return UsageError("attach", "--leaks does not switch the target's inlining off yet; --allow-inlining and "
-                                "--warmup do not apply to it");
+    return UsageError("attach",
+                      "--leaks does not switch the target's inlining off yet; --allow-inlining and "
+                      "--warmup do not apply to it");
   }
   if (args.leaks && !args.leaks_json.empty()) {
     if (Status s = CheckOutputs({}, {args.leaks_json}); !s.ok()) return Fail("attach", s);
@@ -146,8 +148,8 @@ int Attach(const AttachArgs& args) {
 
   InterruptWatcher interrupts([] {});
   if (args.leaks) {
-    AttachLeakArgs leak_args{args.cadence_ns, args.no_gc,      args.timeout,        args.top,
-                             args.leaks_json, args.output,     args.flamegraph,     args.sample_index,
+    AttachLeakArgs leak_args{args.cadence_ns,     args.no_gc,    args.timeout,         args.top,
+                             args.leaks_json,     args.output,   args.flamegraph,      args.sample_index,
                              args.no_source_maps, args.map_dirs, args.source_map_paths};
     return AttachLeaks(leak_args, session.value(), *target, runtime, interval, window);
   }
@@ -178,9 +180,10 @@ int Attach(const AttachArgs& args) {
     switch (sw.outcome) {
       case InliningSwitch::Outcome::kCannotSwitch: {
         options.inlining_allowed = -1;
-        const std::string line = fmt::format("inlining cannot be turned off in this target ({}): a function's "
-                                             "allocations may be charged to its caller; for exact attribution {}",
-                                             sw.why, sw.how);
+        const std::string line = fmt::format(
+            "inlining cannot be turned off in this target ({}): a function's "
+            "allocations may be charged to its caller; for exact attribution {}",
+            sw.why, sw.how);
         fmt::print(stderr, "heapprof attach: warning: {}\n", line);
         options.notes.push_back("exact_attribution: not possible: " + line);
         break;
@@ -205,9 +208,10 @@ int Attach(const AttachArgs& args) {
           Status restored = exact.Restore();
           if (!restored.ok()) return Fail("attach", restored);
           options.inlining_allowed = -1;
-          const std::string line = fmt::format("{}; inlining left as the target runs it: a function's allocations "
-                                               "may be charged to its caller",
-                                               d.message());
+          const std::string line = fmt::format(
+              "{}; inlining left as the target runs it: a function's allocations "
+              "may be charged to its caller",
+              d.message());
           fmt::print(stderr, "heapprof attach: warning: {}\n", line);
           options.notes.push_back("exact_attribution: not possible: " + line);
           break;
@@ -215,12 +219,14 @@ int Attach(const AttachArgs& args) {
         exact.deoptimized = true;
         options.inlining_allowed = 0;
         const int64_t warmup_ns = args.warmup ? std::chrono::nanoseconds(*args.warmup).count() : kDefaultWarmupNs;
-        fmt::print(stderr, "heapprof attach: inlining off: set {} in the target and deoptimized it; {:g} s of "
-                           "warm-up before the window (restored at detach)\n",
+        fmt::print(stderr,
+                   "heapprof attach: inlining off: set {} in the target and deoptimized it; {:g} s of "
+                   "warm-up before the window (restored at detach)\n",
                    FlagList(sw.changed, "--no-"), static_cast<double>(warmup_ns) / 1e9);
         const auto warm_start = std::chrono::steady_clock::now();
         if (warmup_ns > 0) {
-          Status waited = session->Wait(std::chrono::nanoseconds(warmup_ns), [] { return InterruptWatcher::received() != 0; });
+          Status waited =
+              session->Wait(std::chrono::nanoseconds(warmup_ns), [] { return InterruptWatcher::received() != 0; });
           if (!waited.ok()) return Fail("attach", waited.message() + "\n(no profile written)");
         }
         const double warmed = std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count();
@@ -262,15 +268,16 @@ int Attach(const AttachArgs& args) {
   // but a second signal, which ends heapprof at once.
   bool second_window = false;
   options.stop = [&] { return InterruptWatcher::received() != 0 && !(until_interrupted && second_window); };
-  const std::string how_long =
-      until_interrupted ? std::string("until Ctrl-C")
-                        : fmt::format("for {:g} s", static_cast<double>(*args.duration_ns) / 1e9);
+  const std::string how_long = until_interrupted
+                                   ? std::string("until Ctrl-C")
+                                   : fmt::format("for {:g} s", static_cast<double>(*args.duration_ns) / 1e9);
   options.on_window = [&](std::string_view kind) {
     bool inuse = kind == "inuse";
     if (inuse && types.value() == remote::RemoteSampleTypes::kBoth) {
       second_window = true;
-      fmt::print(stderr, "heapprof attach: in-use window open for as long again (what the target allocates and "
-                         "keeps){}\n",
+      fmt::print(stderr,
+                 "heapprof attach: in-use window open for as long again (what the target allocates and "
+                 "keeps){}\n",
                  until_interrupted ? "; a second Ctrl-C ends heapprof without a profile" : "");
     } else {
       fmt::print(stderr, "heapprof attach: {} window open {} on {}\n", inuse ? "in-use" : "allocation", how_long,
@@ -289,8 +296,8 @@ int Attach(const AttachArgs& args) {
   if (!restored.ok()) {
     fmt::print(stderr, "heapprof attach: warning: could not restore the target's inlining flags: {}\n",
                restored.message());
-    profile.comments.push_back(profile.AddString("detach: the inlining flags could not be restored: " +
-                                                 restored.message()));
+    profile.comments.push_back(
+        profile.AddString("detach: the inlining flags could not be restored: " + restored.message()));
   } else if (!exact.restore_line.empty()) {
     fmt::print(stderr, "heapprof attach: {}\n", exact.restore_line);
     profile.comments.push_back(profile.AddString("detach: " + exact.restore_line));
@@ -339,8 +346,9 @@ void RegisterAttach(Commands& commands) {
         args->continuous.output_given = args->output_option->count() > 0;
         return Attach(*args);
       });
-  attach->add_option("target", args->target,
-                     "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
+  attach
+      ->add_option("target", args->target,
+                   "HOST:PORT of the inspector (its /json/list names the targets) or a target's ws:// URL")
       ->required();
   attach->add_option("--target", args->name, "Which listed target: its id or title (or part of its title or URL)");
   attach->add_option("--duration,-d")
@@ -363,16 +371,18 @@ void RegisterAttach(Commands& commands) {
       ->check(ParsedInto(&args->cadence_ns, ParsePositiveDuration));
   attach->add_option("--leaks-json", args->leaks_json, "With --leaks: also write the growth report as JSON to FILE");
   args->sample_types_option =
-      attach->add_option("--sample-types", args->sample_types,
-                         "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
-                         "back-to-back windows)")
+      attach
+          ->add_option("--sample-types", args->sample_types,
+                       "inuse (one window, what stays alive), alloc (one window, every allocation) or both (two "
+                       "back-to-back windows)")
           ->capture_default_str();
   attach->add_flag("--no-gc", args->no_gc,
                    "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
   args->output_option =
       attach->add_option("-o,--output", args->output, "Where to write the profile")->capture_default_str();
   AddAttachContinuousOptions(attach, args->continuous);
-  attach->add_option("--flamegraph", args->flamegraph, "Also write an interactive flamegraph page (HTML) of the profile");
+  attach->add_option("--flamegraph", args->flamegraph,
+                     "Also write an interactive flamegraph page (HTML) of the profile");
   attach->add_option("--top", args->top, "Rows per table printed at the end (0: no tables)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
@@ -382,26 +392,30 @@ void RegisterAttach(Commands& commands) {
   attach->add_flag("--no-source-maps", args->no_source_maps,
                    "Keep the generated names and positions (by default the source maps of the scripts the target "
                    "reports are applied: sourceMappingURL comment, inline map or SCRIPT.map, under --source-map-path)");
-  attach->add_option("--source-map-path", args->source_map_paths,
-                     "Read the scripts the target names, and their maps, only under DIR (repeatable) "
-                     "[default: the current folder]")
+  attach
+      ->add_option("--source-map-path", args->source_map_paths,
+                   "Read the scripts the target names, and their maps, only under DIR (repeatable) "
+                   "[default: the current folder]")
       ->allow_extra_args(false);
-  attach->add_option("--maps", args->map_dirs,
-                     "Also look for maps in DIR: DIR/<script>.map (for scripts named by module name, e.g. workerd's)")
+  attach
+      ->add_option("--maps", args->map_dirs,
+                   "Also look for maps in DIR: DIR/<script>.map (for scripts named by module name, e.g. workerd's)")
       ->allow_extra_args(false);
   attach->add_flag("--allow-inlining", args->allow_inlining,
                    "Leave the target as it runs: by default heapprof turns its inlining flags off, deoptimizes it "
                    "once and lets it warm up before the window, and at detach restores the flags and deoptimizes "
                    "again (Node >= 20.16; workerd and older Node cannot be switched and are said so)");
   attach->add_option("--warmup")
-      ->description("After the deoptimization, how long the target runs before the first window opens (its hot "
-                    "code optimized again, without inlining); 0 for none")
+      ->description(
+          "After the deoptimization, how long the target runs before the first window opens (its hot "
+          "code optimized again, without inlining); 0 for none")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->warmup, ParseRequestTimeout))
       ->default_str("3s");
   attach->add_option("--timeout")
-      ->description("How long to wait for each step of the target: the connection, the WebSocket handshake, "
-                    "each answer")
+      ->description(
+          "How long to wait for each step of the target: the connection, the WebSocket handshake, "
+          "each answer")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->timeout, ParseTimeout))
       ->default_str("30s");

@@ -34,9 +34,10 @@ std::string LocalScript(const remote::InspectorTarget& target) {
 
 void AddAttachContinuousOptions(CLI::App* app, AttachContinuousFlags& flags) {
   app->add_option("--continuous")
-      ->description("Back-to-back windows of this length (each of --sample-types' windows) until Ctrl-C or "
-                    "--duration, each written to <dir of -o>/<target>-<start-time>.pb.gz or, with --push, pushed as "
-                    "it closes")
+      ->description(
+          "Back-to-back windows of this length (each of --sample-types' windows) until Ctrl-C or "
+          "--duration, each written to <dir of -o>/<target>-<start-time>.pb.gz or, with --push, pushed as "
+          "it closes")
       ->type_name("DURATION")
       ->check(ParsedInto(&flags.every_ns, ParsePositiveDuration));
   AddPushOptions(app, flags.push);
@@ -91,17 +92,17 @@ int AttachContinuous(remote::DevToolsSession& session, remote::RemoteWindowOptio
   const auto begun = Clock::now();
   auto over = [&] {
     return InterruptWatcher::received() != 0 ||
-           (run.total_ns && std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - begun).count() >=
-                                *run.total_ns);
+           (run.total_ns &&
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - begun).count() >= *run.total_ns);
   };
   options.window = std::chrono::nanoseconds(*flags.every_ns);
   options.stop = over;  // the open window ends there and is delivered
   options.on_window = {};
-  fmt::print(stderr, "heapprof attach: back-to-back windows of {:g} s on {} {}{}\n",
-             static_cast<double>(*flags.every_ns) / 1e9, options.target_name,
-             run.total_ns ? fmt::format("for {:g} s", static_cast<double>(*run.total_ns) / 1e9)
-                          : std::string("until Ctrl-C"),
-             push ? ", pushed to " + push->url() : "");
+  fmt::print(
+      stderr, "heapprof attach: back-to-back windows of {:g} s on {} {}{}\n",
+      static_cast<double>(*flags.every_ns) / 1e9, options.target_name,
+      run.total_ns ? fmt::format("for {:g} s", static_cast<double>(*run.total_ns) / 1e9) : std::string("until Ctrl-C"),
+      push ? ", pushed to " + push->url() : "");
   std::fflush(stderr);
   SourceMapSearch search;
   search.map_dirs = run.map_dirs;

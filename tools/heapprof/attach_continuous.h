@@ -22,7 +22,7 @@ namespace heapprof::cli {
 struct AttachContinuousFlags {
   std::optional<int64_t> every_ns;  // --continuous D; empty: one window (no continuous run)
   PushFlags push;
-  bool output_given = false;        // -o given: files too when pushing
+  bool output_given = false;  // -o given: files too when pushing
 };
 
 // --continuous and the --push flags.
@@ -39,8 +39,8 @@ remote::PushIdentity AttachIdentity(const remote::InspectorTarget& target, const
 
 struct AttachContinuousRun {
   remote::PushIdentity identity;  // AttachIdentity's
-  std::string target_label;   // each window's replica label and file stem
-  std::string output;         // -o: its folder takes the files
+  std::string target_label;       // each window's replica label and file stem
+  std::string output;             // -o: its folder takes the files
   bool symbolize = true;
   std::vector<std::string> map_dirs, roots;
   std::optional<int64_t> total_ns;  // --duration: how long the run goes on (empty: until Ctrl-C)

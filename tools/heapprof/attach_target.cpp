@@ -10,8 +10,7 @@ using remote::InspectorTarget;
 
 namespace {
 std::string TargetLine(const InspectorTarget& t) {
-  return fmt::format("  {}  {}{}", t.id.empty() ? "(no id)" : t.id, t.title,
-                     t.url.empty() ? "" : "  (" + t.url + ")");
+  return fmt::format("  {}  {}{}", t.id.empty() ? "(no id)" : t.id, t.title, t.url.empty() ? "" : "  (" + t.url + ")");
 }
 
 }  // namespace
@@ -33,8 +32,8 @@ Result<InspectorTarget> ChooseTarget(const ChooseTargetArgs& args) {
   std::string list;
   for (const InspectorTarget& t : targets) list += "\n" + TargetLine(t);
   if (targets.empty()) {
-    return Error(ErrorCode::kNotFound, fmt::format("{} lists no target to attach to (a debugger may hold it)",
-                                                   args.target));
+    return Error(ErrorCode::kNotFound,
+                 fmt::format("{} lists no target to attach to (a debugger may hold it)", args.target));
   }
   if (args.name.empty()) {
     if (targets.size() == 1) return targets.front();
@@ -44,7 +43,8 @@ Result<InspectorTarget> ChooseTarget(const ChooseTargetArgs& args) {
   }
   std::vector<InspectorTarget> exact, partial;
   for (const InspectorTarget& t : targets) {
-    if (t.id == args.name || t.title == args.name) exact.push_back(t);
+    if (t.id == args.name || t.title == args.name)
+      exact.push_back(t);
     else if (t.title.find(args.name) != std::string::npos || t.url.find(args.name) != std::string::npos) {
       partial.push_back(t);
     }

@@ -62,13 +62,17 @@ std::string DescribeConfig(const WorkerConfig& config) {
   if (config.files.empty() && config.compatibility_flags.empty() && config.compatibility_date.empty()) return "";
   std::vector<std::string> vars, secrets, parts;
   for (const auto& [name, value] : config.bindings.vars) {
-    (std::find(config.secrets.begin(), config.secrets.end(), name) != config.secrets.end() ? secrets : vars).push_back(name);
+    (std::find(config.secrets.begin(), config.secrets.end(), name) != config.secrets.end() ? secrets : vars)
+        .push_back(name);
   }
-  auto list = [](const std::vector<std::string>& v) { return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", ")); };
+  auto list = [](const std::vector<std::string>& v) {
+    return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", "));
+  };
   parts.push_back("vars " + list(vars));
   if (!secrets.empty()) parts.push_back("secrets " + list(secrets));
   std::vector<std::string> kv;
-  for (const KvNamespace& ns : config.bindings.kv) kv.push_back(fmt::format("{} ({} keys preloaded)", ns.binding, ns.entries.size()));
+  for (const KvNamespace& ns : config.bindings.kv)
+    kv.push_back(fmt::format("{} ({} keys preloaded)", ns.binding, ns.entries.size()));
   parts.push_back("KV " + list(kv));
   std::vector<std::string> objects;
   for (const DurableObjectBinding& b : config.durable_objects) objects.push_back(b.name + " -> " + b.class_name);
@@ -78,7 +82,8 @@ std::string DescribeConfig(const WorkerConfig& config) {
   if (!services.empty()) parts.push_back("services " + list(services));
   if (!config.compatibility_date.empty()) parts.push_back("compatibility_date " + config.compatibility_date);
   if (!config.compatibility_flags.empty()) parts.push_back("compatibility_flags " + list(config.compatibility_flags));
-  return fmt::format("Bindings from {}: {}", config.files.empty() ? std::string("the flags") : fmt::format("{}", fmt::join(config.files, ", ")),
+  return fmt::format("Bindings from {}: {}",
+                     config.files.empty() ? std::string("the flags") : fmt::format("{}", fmt::join(config.files, ", ")),
                      fmt::join(parts, "; "));
 }
 

@@ -22,13 +22,13 @@ struct Warmup {
   int64_t ns = 0;
 };
 
-Result<int64_t> ParsePositiveDuration(const std::string& text);  // 5s, 250ms; more than 0
-Result<Warmup> ParseWarmup(const std::string& text);              // 200 (requests) or 2s
-Result<uint64_t> ParseInterval(const std::string& text);          // a size, 1 byte .. 1 GiB
+Result<int64_t> ParsePositiveDuration(const std::string& text);                // 5s, 250ms; more than 0
+Result<Warmup> ParseWarmup(const std::string& text);                           // 200 (requests) or 2s
+Result<uint64_t> ParseInterval(const std::string& text);                       // a size, 1 byte .. 1 GiB
 Result<std::optional<uint64_t>> ParseIntervalOrAuto(const std::string& text);  // the same, or auto (empty)
-Result<uint64_t> ParseHeapLimit(const std::string& text);         // MiB (128) or a size (1GiB), 8 MiB .. 64 GiB
-Result<double> ParseFailureShare(const std::string& text);         // 50% or 0.5
-Result<std::chrono::milliseconds> ParseTimeout(const std::string& text);         // at least 1ms
+Result<uint64_t> ParseHeapLimit(const std::string& text);                 // MiB (128) or a size (1GiB), 8 MiB .. 64 GiB
+Result<double> ParseFailureShare(const std::string& text);                // 50% or 0.5
+Result<std::chrono::milliseconds> ParseTimeout(const std::string& text);  // at least 1ms
 Result<std::chrono::milliseconds> ParseRequestTimeout(const std::string& text);  // the same, or 0 / none (0)
 
 // The libraries' defaults as --help shows them: "512KiB" (kDefaultIntervalBytes),

@@ -42,8 +42,10 @@ int InterruptedExitCode(int signal) { return 128 + signal; }
 
 const char* SignalName(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
   }
   return "a signal";
 }

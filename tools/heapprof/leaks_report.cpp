@@ -8,9 +8,7 @@
 namespace heapprof::cli {
 
 void AddLeakComments(Profile& profile, const LeakReport& report, size_t top) {
-  auto comment = [&](const std::string& text) {
-    profile.comments.push_back(profile.AddString(text));
-  };
+  auto comment = [&](const std::string& text) { profile.comments.push_back(profile.AddString(text)); };
   comment("leaks: " + report.projection.text);
   comment(fmt::format("leaks_session: {} snapshots over {:.0f} s, look {}, alpha {:.3g} ({} tests)",
                       report.last - report.first + 1,

@@ -1,7 +1,7 @@
 // heapprof: the command-line front end. Parses the command line with CLI11
 // and runs the chosen subcommand; exit codes are in commands.h.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <csignal>
@@ -10,21 +10,17 @@
 #include <string>
 #include <system_error>
 
+#include "heapprof/core/version.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
-#include "heapprof/core/version.h"
 #include "tools/heapprof/commands.h"
 
 namespace {
 
 // Every subcommand, in the order `heapprof --help` lists them.
 constexpr void (*kRegistrations[])(heapprof::cli::Commands&) = {
-    heapprof::cli::RegisterRun,
-    heapprof::cli::RegisterServe,
-    heapprof::cli::RegisterAttach,
-    heapprof::cli::RegisterTop,
-    heapprof::cli::RegisterFlamegraph,
-    heapprof::cli::RegisterDiff,
+    heapprof::cli::RegisterRun,       heapprof::cli::RegisterServe,      heapprof::cli::RegisterAttach,
+    heapprof::cli::RegisterTop,       heapprof::cli::RegisterFlamegraph, heapprof::cli::RegisterDiff,
     heapprof::cli::RegisterSymbolize,
 };
 
@@ -41,9 +37,9 @@ int main(int argc, char** argv) {
       "`go tool pprof`, Pyroscope and speedscope open. Start with:\n"
       "  heapprof run examples/workers/prometheus-leak.js",
       "heapprof"};
-  app.set_version_flag("--version", fmt::format("heapprof {} (embedded V8 {}, sampling strategy {})",
-                                                heapprof::kVersion, heapprof::V8RuntimeVersion(),
-                                                heapprof::CompiledStrategy()));
+  app.set_version_flag("--version",
+                       fmt::format("heapprof {} (embedded V8 {}, sampling strategy {})", heapprof::kVersion,
+                                   heapprof::V8RuntimeVersion(), heapprof::CompiledStrategy()));
   app.require_subcommand(1);
   app.fallthrough(false);
   heapprof::cli::Commands commands(app);

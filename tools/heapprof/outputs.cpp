@@ -5,12 +5,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "heapprof/core/report.h"
 
@@ -31,8 +31,8 @@ Status ProbeFolder(const std::string& output, const fs::path& dir) {
   int fd = ::mkostemp(probe.data(), O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return Refuse(output, fmt::format("cannot create a file in '{}': {}", dir.empty() ? "." : dir.string(),
-                                      std::strerror(err)));
+    return Refuse(
+        output, fmt::format("cannot create a file in '{}': {}", dir.empty() ? "." : dir.string(), std::strerror(err)));
   }
   ::close(fd);
   ::unlink(probe.c_str());
@@ -74,8 +74,8 @@ Status CheckOutputs(const std::vector<std::string>& inputs, const std::vector<st
     }
     fs::path dir = fs::path(output).parent_path();
     if (!dir.empty() && !fs::is_directory(dir, ec)) {
-      return Refuse(output, fs::exists(dir, ec) ? dir.string() + " is not a directory"
-                                                : "no such directory " + dir.string());
+      return Refuse(output,
+                    fs::exists(dir, ec) ? dir.string() + " is not a directory" : "no such directory " + dir.string());
     }
     HEAPPROF_RETURN_IF_ERROR(ProbeFolder(output, dir));
   }
@@ -110,7 +110,8 @@ Status CheckFallbackDir(const std::string& fallback_dir) {
   if (fallback_dir.empty()) return Status::Ok();
   std::error_code ec;
   if (!fs::is_directory(fallback_dir, ec)) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("--fallback-dir needs an existing folder, not {}", fallback_dir));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("--fallback-dir needs an existing folder, not {}", fallback_dir));
   }
   return ProbeFolder("--fallback-dir " + fallback_dir, fallback_dir);
 }
@@ -122,8 +123,8 @@ bool DeliverReported(const std::string& command, const std::string& what, const 
   *written = d.written;
   if (d.at_named_path()) return true;
   if (!d.written.empty()) {
-    fmt::print(stderr, "heapprof {}: {}\nheapprof {}: the {} is written to {} instead\n", command,
-               d.failures.front(), command, what, d.written);
+    fmt::print(stderr, "heapprof {}: {}\nheapprof {}: the {} is written to {} instead\n", command, d.failures.front(),
+               command, what, d.written);
   } else {
     std::string all;
     for (const std::string& f : d.failures) all += "\n  " + f;

@@ -18,15 +18,15 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   for (const std::string& comment : profile.CommentTexts()) {
     if (comment == "inlining: allowed" || comment == "inlining: unknown") {
       fmt::print("\ninlining on: a function's allocations may be charged to its caller{}\n",
-                 comment == "inlining: unknown" ? " (the target's inlining could not be checked or switched off)"
-                                                : "");
+                 comment == "inlining: unknown" ? " (the target's inlining could not be checked or switched off)" : "");
       break;
     }
   }
   if (profile.samples.empty()) {
-    fmt::print("\nNo samples: the window allocated less than about one sampling interval ({}).\n"
-               "{} or sample more often (--interval 64KiB).\n",
-               FormatValue(static_cast<int64_t>(options.interval_bytes), "bytes"), options.more_samples_hint);
+    fmt::print(
+        "\nNo samples: the window allocated less than about one sampling interval ({}).\n"
+        "{} or sample more often (--interval 64KiB).\n",
+        FormatValue(static_cast<int64_t>(options.interval_bytes), "bytes"), options.more_samples_hint);
     return;
   }
   bool builtins = false, runtime_frames = false, library_frames = false;
@@ -46,24 +46,28 @@ void PrintTables(const Profile& profile, const TableOptions& options) {
   }
   // One line per kind of unfamiliar row, so a first reader can tell them apart.
   if (builtins) {
-    fmt::print("\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
-               "their caller, or VM states: (V8 API) is work done from C++ outside any JavaScript frame;\n"
-               "(anonymous) without a file is where V8 resumes async functions.\n");
+    fmt::print(
+        "\nRows without a file are V8 built-ins (Map, set, exec...) charged for what they allocate for\n"
+        "their caller, or VM states: (V8 API) is work done from C++ outside any JavaScript frame;\n"
+        "(anonymous) without a file is where V8 resumes async functions.\n");
   }
   if (runtime_frames) {
     fmt::print("heapprof:runtime rows are heapprof's own worker runtime (Request, Headers, Response, URL, streams).\n");
   }
   if ((builtins || runtime_frames) && options.view == FrameView::kAll) {
-    fmt::print("The answers below charge those rows to their nearest user-code caller; --user-code prints the tables "
-               "that way.\n");
+    fmt::print(
+        "The answers below charge those rows to their nearest user-code caller; --user-code prints the tables "
+        "that way.\n");
   }
   if (library_frames) {
-    fmt::print("heapprof:runtime-libraries/PACKAGE/... rows are npm packages the runtime bundles (streams, URLPattern),\n"
-               "at the line of the package's own file; one- or two-letter names are as the package ships them, minified.\n");
+    fmt::print(
+        "heapprof:runtime-libraries/PACKAGE/... rows are npm packages the runtime bundles (streams, URLPattern),\n"
+        "at the line of the package's own file; one- or two-letter names are as the package ships them, minified.\n");
   }
 }
 
-void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests, const std::string& runtime) {
+void PrintSummary(const Profile& profile, const std::vector<int>& indexes, int64_t requests,
+                  const std::string& runtime) {
   SummaryOptions options;
   options.requests = requests;
   if (!runtime.empty()) options.runtime = runtime;

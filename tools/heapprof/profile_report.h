@@ -15,12 +15,12 @@
 namespace heapprof::cli {
 
 struct TableOptions {
-  std::vector<int> indexes;                   // sample types to print, in order
-  size_t rows = 10;                           // 0: no tables
-  uint64_t interval_bytes = 0;                // for the "no samples" advice
-  std::function<std::string(int)> title;      // the heading of each sample type's table
-  std::string more_samples_hint;              // how to get a longer window, for the "no samples" advice
-  FrameView view = FrameView::kAll;           // --user-code: the tables in the "your code" view
+  std::vector<int> indexes;               // sample types to print, in order
+  size_t rows = 10;                       // 0: no tables
+  uint64_t interval_bytes = 0;            // for the "no samples" advice
+  std::function<std::string(int)> title;  // the heading of each sample type's table
+  std::string more_samples_hint;          // how to get a longer window, for the "no samples" advice
+  FrameView view = FrameView::kAll;       // --user-code: the tables in the "your code" view
 };
 
 // The top table of each sample type, and one line for each kind of unfamiliar row.

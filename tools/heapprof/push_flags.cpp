@@ -50,10 +50,10 @@ void AddPushOptions(CLI::App* app, PushFlags& flags) {
 
 std::string PushFlagsWithoutPush(const PushFlags& flags) {
   if (!flags.url.empty()) return "";
-  const char* flag = !flags.labels.empty()       ? "--push-label"
-                     : !flags.token_file.empty() ? "--push-token-file"
-                     : !flags.tenant.empty()     ? "--push-tenant"
-                     : !flags.ca_file.empty()    ? "--push-ca-file"
+  const char* flag = !flags.labels.empty()                             ? "--push-label"
+                     : !flags.token_file.empty()                       ? "--push-token-file"
+                     : !flags.tenant.empty()                           ? "--push-tenant"
+                     : !flags.ca_file.empty()                          ? "--push-ca-file"
                      : flags.queue != remote::PushOptions{}.max_queued ? "--push-queue"
                                                                        : nullptr;
   if (flag == nullptr) return "";
@@ -118,7 +118,8 @@ void WindowOutputs::Window(const std::string& replica, Result<Profile> window) {
   if (!window.ok()) {
     ++failed_;
     errors_.push_back(replica + ": " + window.status().message());
-    fmt::print(stderr, "heapprof {}: {}: a continuous window failed: {}\n", command_, replica, window.status().message());
+    fmt::print(stderr, "heapprof {}: {}: a continuous window failed: {}\n", command_, replica,
+               window.status().message());
     std::fflush(stderr);
     return;
   }
@@ -126,7 +127,8 @@ void WindowOutputs::Window(const std::string& replica, Result<Profile> window) {
   if (dir_.empty()) return;
   std::string path = fmt::format("{}/{}-{}.pb.gz", dir_, internal::FileSafeName(replica), window->time_nanos);
   // A full disk does not lose the window: a fallback folder takes it, said as it happens.
-  Delivery d = WriteOrFallBack(path, fallback_dirs_, [&](const std::string& to) { return WritePprofFile(to, window.value()); });
+  Delivery d =
+      WriteOrFallBack(path, fallback_dirs_, [&](const std::string& to) { return WritePprofFile(to, window.value()); });
   if (d.at_named_path()) {
     ++written_;
     return;

@@ -20,8 +20,10 @@ std::string TableTitle(int index, remote::RemoteSampleTypes types, bool gc) {
                          both ? "second " : "", gc ? ", after a full GC" : ", no GC before the snapshot");
     case kAllocSpace:
       return fmt::format("Memory allocated during the {}window, freed or not (alloc_space):", both ? "first " : "");
-    case kInuseObjects: return "Objects still in use at the window's end (inuse_objects):";
-    case kAllocObjects: return "Objects allocated during the window (alloc_objects):";
+    case kInuseObjects:
+      return "Objects still in use at the window's end (inuse_objects):";
+    case kAllocObjects:
+      return "Objects allocated during the window (alloc_objects):";
   }
   return "";
 }
@@ -49,8 +51,9 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
     }
   }
   std::string written;
-  const bool at_output = DeliverReported(report.command, "profile", report.output, FallbackDirs(report.fallback_dir),
-                                         [&](const std::string& p) { return WritePprofFile(p, profile); }, &written);
+  const bool at_output = DeliverReported(
+      report.command, "profile", report.output, FallbackDirs(report.fallback_dir),
+      [&](const std::string& p) { return WritePprofFile(p, profile); }, &written);
 
   fmt::print("{}\n", report.headline);
   for (const std::string& comment : profile.CommentTexts()) {
@@ -63,11 +66,9 @@ int ReportRemoteProfile(Profile& profile, const RemoteReport& report) {
   bool page_ok = true;
   if (!report.flamegraph.empty()) {
     std::string page;
-    page_ok = DeliverReported(report.command, "flamegraph", report.flamegraph, FallbackDirs(report.fallback_dir),
-                              [&](const std::string& p) {
-                                return WriteFlamegraph(profile, p, "heapprof " + report.command);
-                              },
-                              &page);
+    page_ok = DeliverReported(
+        report.command, "flamegraph", report.flamegraph, FallbackDirs(report.fallback_dir),
+        [&](const std::string& p) { return WriteFlamegraph(profile, p, "heapprof " + report.command); }, &page);
   }
   TableOptions table_options;
   table_options.indexes = tables;

@@ -22,8 +22,8 @@ struct RemoteReport {
   std::vector<std::string> roots;     // folders whose trees scripts and maps may be read from
   uint64_t interval_bytes = 0;
   size_t top = 10;
-  bool user_code = false;    // --user-code
-  std::string headline;      // "Profiled X (runtime) through the DevTools protocol"
+  bool user_code = false;            // --user-code
+  std::string headline;              // "Profiled X (runtime) through the DevTools protocol"
   std::vector<std::string> details;  // extra lines under the headline
   std::string more_samples_hint;
 };

@@ -7,22 +7,22 @@
 #include <memory>
 #include <string>
 
+#include "heapprof/core/file_io.h"
 #include "heapprof/remote/workerd.h"
 #include "heapprof/runtime/runtime_support.h"
-#include "heapprof/workload/worker_config.h"
-#include "tools/heapprof/config_flags.h"
-#include "heapprof/core/file_io.h"
-#include "heapprof/workload/traffic.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
+#include "heapprof/workload/traffic.h"
+#include "heapprof/workload/worker_config.h"
 #include "tools/heapprof/commands.h"
-#include "tools/heapprof/run_engine.h"
-#include "tools/heapprof/run_plan.h"
+#include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
-#include "tools/heapprof/run_workerd.h"
-#include "tools/heapprof/run_report.h"
 #include "tools/heapprof/push_flags.h"
+#include "tools/heapprof/run_engine.h"
+#include "tools/heapprof/run_plan.h"
+#include "tools/heapprof/run_report.h"
+#include "tools/heapprof/run_workerd.h"
 
 namespace heapprof::cli {
 namespace {
@@ -38,17 +38,20 @@ int RunCommand(const RunArgs& given) {
   }
   const bool workerd = given.runtime == "workerd";
   if (!workerd && (given.sample_types != "both" || !given.workerd.empty())) {
-    return UsageError("run", "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
-                             "all four sample types in one window)");
+    return UsageError("run",
+                      "--sample-types and --workerd are for --runtime workerd (the embedded host measures "
+                      "all four sample types in one window)");
   }
   if (!workerd && !given.services.empty()) {
-    return UsageError("run", "--service is for --runtime workerd: the embedded runtime runs one worker (its services "
-                             "bindings are refused)");
+    return UsageError("run",
+                      "--service is for --runtime workerd: the embedded runtime runs one worker (its services "
+                      "bindings are refused)");
   }
   if (workerd && (given.leaks || given.cadence_ns || !given.leaks_json.empty())) {
-    return UsageError("run", "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
-                             "workerd, start workerd with its inspector (--inspector-addr) and run `heapprof attach "
-                             "HOST:PORT --leaks`");
+    return UsageError("run",
+                      "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
+                      "workerd, start workerd with its inspector (--inspector-addr) and run `heapprof attach "
+                      "HOST:PORT --leaks`");
   }
   // The worker's configuration, checked against the runtime: WORKER is its
   // script or its folder (wrangler config and the `main` it names).
@@ -69,35 +72,37 @@ int RunCommand(const RunArgs& given) {
     const std::string ns = args.profile_target.substr(0, colon);
     for (const DurableObjectBinding& b : config->durable_objects) {
       if (b.name != ns) continue;
-      return UsageError("run", "--profile " + args.profile_target + ": the embedded runtime runs Durable Objects "
-                               "in the worker's isolate, so one object cannot be profiled alone; profile the "
-                               "worker (the report lists each object with its requests)");
+      return UsageError("run", "--profile " + args.profile_target +
+                                   ": the embedded runtime runs Durable Objects "
+                                   "in the worker's isolate, so one object cannot be profiled alone; profile the "
+                                   "worker (the report lists each object with its requests)");
     }
   }
   if (!config->durable_objects.empty() && args.replicas != 1) {
-    return UsageError("run", "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
-                             "replica would have its own object of every id; run one replica");
+    return UsageError("run",
+                      "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
+                      "replica would have its own object of every id; run one replica");
   }
 
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());
   Plan& plan = planned.value();
   if (!fs::is_regular_file(args.worker)) {
-    return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file"
-                                               : "no such worker file: " + args.worker);
+    return Fail("run",
+                fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
   }
   // Unwritable outputs, and an output that is one of the inputs, are found before the run.
   std::vector<std::string> inputs = {args.worker};
   if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
-  if (Status s = CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out,
-                                       plan.leaks_json});
+  if (Status s =
+          CheckOutputs(inputs, {plan.output, plan.flamegraph, plan.on_heap_limit, plan.responses_out, plan.leaks_json});
       !s.ok()) {
     return Fail("run", s);
   }
   if (Status s = CheckFallbackDir(args.fallback_dir); !s.ok()) return Fail("run", s);
   // A full filesystem is found now, not after the run (where the size can be told).
   if (Status s = CheckFreeSpace(plan.output, EstimatedProfileBytes(plan.heap_limit_bytes, plan.session.interval_bytes) *
-                                                  plan.profiled.size());
+                                                 plan.profiled.size());
       !s.ok()) {
     return Fail("run", s);
   }
@@ -130,9 +135,9 @@ int RunCommand(const RunArgs& given) {
   int code = ReportRun(plan, outcome.value());
   if (!plan.responses_out.empty()) {
     std::string written;
-    if (!DeliverReported("run", "responses file", plan.responses_out, FallbackDirs(plan.fallback_dir),
-                         [&](const std::string& p) { return WriteFileAtomic(p, outcome->replicas.front().responses); },
-                         &written)) {
+    if (!DeliverReported(
+            "run", "responses file", plan.responses_out, FallbackDirs(plan.fallback_dir),
+            [&](const std::string& p) { return WriteFileAtomic(p, outcome->replicas.front().responses); }, &written)) {
       code = std::max(code, int{kExitFailure});
     }
   }
@@ -157,9 +162,11 @@ void RegisterRun(Commands& commands) {
                   "The worker script (.js), or its folder: the wrangler.toml / wrangler.jsonc there names the "
                   "script (main), its bindings and compatibility settings")
       ->required();
-  run->add_option("--requests,-n", args->requests, "Stop after N requests (warm-up included). With --runtime workerd: the windows share what the warm-up leaves, "
-                  "each ending once it has seen its share (requests served while one window closes and the next opens "
-                  "are counted apart)")
+  run->add_option(
+         "--requests,-n", args->requests,
+         "Stop after N requests (warm-up included). With --runtime workerd: the windows share what the warm-up leaves, "
+         "each ending once it has seen its share (requests served while one window closes and the next opens "
+         "are counted apart)")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   run->add_option("--duration,-d")
       ->description("Stop after this much time, e.g. 5s (warm-up included)")
@@ -170,13 +177,15 @@ void RegisterRun(Commands& commands) {
       ->type_name("N|DURATION")
       ->check(ParsedInto(&args->warmup, ParseWarmup));
   run->add_option("--window")
-      ->description("How long the profiling window stays open, e.g. 2s; the run ends when it closes "
-                    "[default: the rest of the run]")
+      ->description(
+          "How long the profiling window stays open, e.g. 2s; the run ends when it closes "
+          "[default: the rest of the run]")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->window_ns, ParsePositiveDuration));
   run->add_option("--interval")
-      ->description("Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
-                    "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
+      ->description(
+          "Mean bytes between samples, e.g. 512KiB, 64k, 1MiB, or auto: the interval that gives a function "
+          "holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB)")
       ->type_name("SIZE|auto")
       ->check(ParsedInto(&args->interval_bytes, ParseIntervalOrAuto))
       ->default_str("auto");
@@ -208,8 +217,9 @@ void RegisterRun(Commands& commands) {
   run->add_option("--replicas", args->replicas,
                   "Run N isolates of the worker on threads, each with its own window and files (NAME-<i>.pb.gz)")
       ->check(CLI::Range(1, 64));
-  run->add_option("--profile", args->profile_target,
-                  "With --replicas: profile only this replica (NAME-i, e.g. worker-1); the others keep serving [default: all]");
+  run->add_option(
+      "--profile", args->profile_target,
+      "With --replicas: profile only this replica (NAME-i, e.g. worker-1); the others keep serving [default: all]");
   run->add_option("--continuous")
       ->description("Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
       ->type_name("DURATION")
@@ -222,9 +232,10 @@ void RegisterRun(Commands& commands) {
                 "that allocations are charged to the function that makes them)");
   run->add_flag("--no-gc", args->no_gc,
                 "Skip the full GC before the in-use snapshot (garbage not yet collected then counts as in use)");
-  run->add_option("--requests-file", args->requests_file,
-                  "Replay these requests in order, cycling (with either --runtime): JSON lines ({\"method\", \"url\", \"headers\", "
-                  "\"body\"}) or a HAR file [default: heapprof's synthetic stream]");
+  run->add_option(
+      "--requests-file", args->requests_file,
+      "Replay these requests in order, cycling (with either --runtime): JSON lines ({\"method\", \"url\", \"headers\", "
+      "\"body\"}) or a HAR file [default: heapprof's synthetic stream]");
   run->add_option("--responses-out", args->responses_out,
                   "Also write every response the worker served, in order, as JSON lines: {\"index\", \"method\", "
                   "\"url\", \"status\", \"headers\", \"body\" (or \"body_base64\")}, or \"error\" for a request "
@@ -239,16 +250,18 @@ void RegisterRun(Commands& commands) {
   AddConfigOptions(run, args->config);
   AddFetchHandlerOption(run, args->fetch_handler);
   run->add_option("--max-failures")
-      ->description("Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
-                    "or answer 5xx (with --runtime workerd: answer 5xx, which is how workerd answers a handler that throws or "
-                    "rejects, time out, or get no response)")
+      ->description(
+          "Exit 1 (profile still written) when more than this share of requests throw, reject, time out "
+          "or answer 5xx (with --runtime workerd: answer 5xx, which is how workerd answers a handler that throws or "
+          "rejects, time out, or get no response)")
       ->type_name("SHARE")
       ->check(ParsedInto(&args->max_failures, ParseFailureShare))
       ->default_str("50%");
   run->add_option("--request-timeout")
-      ->description("Terminate a request (or the worker's top level) that runs longer, and count it as failed "
-                    "(0: no limit). With --runtime workerd the limit is heapprof's as the client: it stops waiting, drops the "
-                    "connection and counts the request as timed out; workerd's own limits still apply inside")
+      ->description(
+          "Terminate a request (or the worker's top level) that runs longer, and count it as failed "
+          "(0: no limit). With --runtime workerd the limit is heapprof's as the client: it stops waiting, drops the "
+          "connection and counts the request as timed out; workerd's own limits still apply inside")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
       ->default_str(DefaultRequestTimeoutText());
@@ -259,7 +272,8 @@ void RegisterRun(Commands& commands) {
   run->add_option("--sample-types", args->sample_types,
                   "With --runtime workerd: inuse, alloc or both (an alloc window, then an in-use window)")
       ->capture_default_str();
-  run->add_option("--workerd", args->workerd, "With --runtime workerd: the workerd executable [default: .deps/workerd]");
+  run->add_option("--workerd", args->workerd,
+                  "With --runtime workerd: the workerd executable [default: .deps/workerd]");
   run->add_option("--service", args->services,
                   "NAME=WORKER: with --runtime workerd, the worker (its folder or script, with its own wrangler "
                   "config) that the config's services binding to NAME calls [default: the folder beside the worker's "
@@ -276,10 +290,11 @@ void RegisterRun(Commands& commands) {
       ->type_name("DURATION")
       ->check(ParsedInto(&args->cadence_ns, ParsePositiveDuration));
   run->add_option("--leaks-json", args->leaks_json, "With --leaks: also write the growth report as JSON to FILE");
-  run->add_flag("--no-source-maps", args->no_source_maps,
-                "Keep the generated names and positions of bundled or compiled workers (by default their source "
-                "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map), and of the runtime's bundled "
-                "libraries (by default named by package file through their embedded map)");
+  run->add_flag(
+      "--no-source-maps", args->no_source_maps,
+      "Keep the generated names and positions of bundled or compiled workers (by default their source "
+      "maps are applied: sourceMappingURL comment, inline map or WORKER.js.map), and of the runtime's bundled "
+      "libraries (by default named by package file through their embedded map)");
   run->add_option("--source-map-path", args->source_map_paths,
                   "A folder whose tree source maps may also be read from (by default only the worker's folder "
                   "tree is; maps named elsewhere are refused); may be repeated")

@@ -16,13 +16,13 @@
 #include <optional>
 #include <thread>
 
-#include "heapprof/core/text.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
 #include "heapprof/core/symbolizer.h"
-#include "heapprof/workload/traffic.h"
+#include "heapprof/core/text.h"
 #include "heapprof/core/units.h"
 #include "heapprof/runtime/runtime_source_maps.h"
+#include "heapprof/workload/traffic.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
 
@@ -47,7 +47,7 @@ struct Run {
   std::mutex progress_mu;
   ProgressLine progress;
   Clock::time_point start = Clock::now();
-  std::mutex mu;               // guards `done` counts below; `cv` announces changes
+  std::mutex mu;  // guards `done` counts below; `cv` announces changes
   std::condition_variable cv;
   int profiled_done = 0;
   int all_done = 0;
@@ -64,14 +64,14 @@ struct Replica {
   bool profiled = false;
   std::thread thread;
 
-  std::mutex mu;                    // guards runtime and the sinks' fields of `out`
+  std::mutex mu;                     // guards runtime and the sinks' fields of `out`
   WorkerRuntime* runtime = nullptr;  // while it may run JS, for Terminate on a signal
   std::shared_future<Result<WindowProfile>> window;
   uint64_t continuous_id = 0;
   std::atomic<uint64_t> served{0};
   std::atomic<bool> window_open{false};
   std::atomic<size_t> heap_used{0}, heap_limit{0};
-  ReplicaOutcome out;               // the thread's own fields; complete after join
+  ReplicaOutcome out;  // the thread's own fields; complete after join
 };
 
 // Applies source maps (the worker's and the runtime libraries') when the plan
@@ -86,11 +86,13 @@ void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run) {
 // How a failed Dispatch counts, or nullopt when the run cannot go on.
 std::optional<RequestFailure> ClassifyFailure(const Status& status) {
   switch (status.code()) {
-    case ErrorCode::kDeadlineExceeded: return RequestFailure::kTimedOut;
+    case ErrorCode::kDeadlineExceeded:
+      return RequestFailure::kTimedOut;
     case ErrorCode::kScriptError:
       return status.message().find(" promise was rejected: ") != std::string::npos ? RequestFailure::kRejected
-                                                                                     : RequestFailure::kThrown;
-    default: return std::nullopt;
+                                                                                   : RequestFailure::kThrown;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -163,8 +165,8 @@ void Serve(Run& run, Replica& r) {
   // which is the snapshot's cost to the worker.
   bool leaks_active = false;
   auto leak_snapshot = [&](bool due_only) {
-    Result<bool> taken = due_only ? out.leaks->Tick(r.served.load())
-                                  : Result<bool>(out.leaks->SnapshotNow(r.served.load()).ok());
+    Result<bool> taken =
+        due_only ? out.leaks->Tick(r.served.load()) : Result<bool>(out.leaks->SnapshotNow(r.served.load()).ok());
     if (taken.ok() && out.leaks->active()) return;
     leaks_active = false;
     run.Print(fmt::format("heapprof run: {}: the leak session's snapshot failed: {}", r.name,
@@ -216,9 +218,9 @@ void Serve(Run& run, Replica& r) {
               Delivery d = WriteOrFallBack(path, FallbackDirs(run.plan.fallback_dir),
                                            [&](const std::string& to) { return WritePprofFile(to, p->profile); });
               if (!d.at_named_path()) {
-                written = Error(ErrorCode::kIo, d.failures.front() +
-                                                    (d.written.empty() ? "; no fallback folder took it either"
-                                                                       : "; written to " + d.written + " instead"));
+                written = Error(ErrorCode::kIo,
+                                d.failures.front() + (d.written.empty() ? "; no fallback folder took it either"
+                                                                        : "; written to " + d.written + " instead"));
               }
             }
             if (!written.ok()) run.Print(fmt::format("heapprof run: {}: {}", r.name, written.message()));
@@ -375,8 +377,8 @@ Result<EngineOutcome> RunEngine(const Plan& plan) {
       served += r->served.load();
       open += r->window_open.load() ? 1 : 0;
     }
-    std::string state = open > 0 ? (total == 1 ? "window open" : fmt::format("{} windows open", open))
-                                 : std::string("warming up");
+    std::string state =
+        open > 0 ? (total == 1 ? "window open" : fmt::format("{} windows open", open)) : std::string("warming up");
     std::lock_guard<std::mutex> lock(run.progress_mu);
     run.progress.Show(fmt::format("heapprof: {} requests  {:.1f}s  {}  heap {} / {}", served, Since(run.start) / 1e9,
                                   state, FormatValue(static_cast<int64_t>(replicas[0]->heap_used.load()), "bytes"),

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "heapprof/core/text.h"
 #include "heapprof/core/estimate.h"
-#include "heapprof/workload/traffic.h"
+#include "heapprof/core/text.h"
 #include "heapprof/core/units.h"
+#include "heapprof/workload/traffic.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/profile_report.h"
 
@@ -108,12 +108,14 @@ Result<Plan> MakePlan(const RunArgs& args) {
   if (args.continuous_ns) {
     plan.continuous_ns = *args.continuous_ns;
     if (args.window_ns) {
-      return Bad("--continuous sets the length of each window; drop --window (the run's length is --duration or "
-                 "--requests)");
+      return Bad(
+          "--continuous sets the length of each window; drop --window (the run's length is --duration or "
+          "--requests)");
     }
     if (!args.flamegraph.empty()) {
-      return Bad("--flamegraph writes the page of one window, and --continuous writes a file per window: drop "
-                 "--flamegraph and open any of them with `heapprof flamegraph FILE`");
+      return Bad(
+          "--flamegraph writes the page of one window, and --continuous writes a file per window: drop "
+          "--flamegraph and open any of them with `heapprof flamegraph FILE`");
     }
   }
   if (args.window_ns) {
@@ -128,8 +130,9 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.from_start = args.from_start;
   if (args.from_start) {
     if (args.warmup) {
-      return Bad("--from-start opens the window before the worker is loaded, so there is no warm-up; "
-                 "drop --warmup or --from-start");
+      return Bad(
+          "--from-start opens the window before the worker is loaded, so there is no warm-up; "
+          "drop --warmup or --from-start");
     }
   } else if (!args.warmup) {
     plan.warmup_requests = kDefaultWarmupRequests;

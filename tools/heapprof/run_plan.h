@@ -12,10 +12,10 @@
 
 #include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/status.h"
-#include "heapprof/v8/session.h"
 #include "heapprof/runtime/worker_runtime.h"
-#include "heapprof/workload/worker_messages.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/workload/worker_config.h"
+#include "heapprof/workload/worker_messages.h"
 #include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/push_flags.h"
@@ -61,13 +61,13 @@ struct RunArgs {
   std::string method = "GET";
   std::vector<std::string> headers;
   std::string body;
-  ConfigFlags config;                 // --config, --env-json, --kv-data, --compatibility-*, --ignore-config-key
-  std::string fetch_handler;          // --fetch-handler: the module answering subrequests
-  std::optional<double> max_failures;                        // default 0.5
+  ConfigFlags config;                  // --config, --env-json, --kv-data, --compatibility-*, --ignore-config-key
+  std::string fetch_handler;           // --fetch-handler: the module answering subrequests
+  std::optional<double> max_failures;  // default 0.5
   std::optional<std::chrono::milliseconds> request_timeout;  // default 30 s; 0 = none
-  std::string runtime = "embedded";  // or "workerd" (run_workerd.h)
+  std::string runtime = "embedded";                          // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
-  std::string workerd;               // --runtime workerd: the executable [default: .deps/workerd]
+  std::string workerd;                // --runtime workerd: the executable [default: .deps/workerd]
   std::vector<std::string> services;  // --runtime workerd: --service NAME=WORKER, a services binding's worker
   bool leaks = false;                 // --leaks: a leak session (live snapshots at a cadence) instead of a window
   std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost (remote::AutoCadence)
@@ -78,8 +78,8 @@ struct RunArgs {
 // What a run does, checked before V8 starts. Every limit applies to each
 // replica; a profiled replica's window closes at the first limit it reaches.
 struct Plan {
-  std::string worker;               // the script
-  std::string display_name;         // "prometheus-leak.js" (one replica) for reports
+  std::string worker;                 // the script
+  std::string display_name;           // "prometheus-leak.js" (one replica) for reports
   std::vector<std::string> replicas;  // target names: "stem" or "stem-0".."stem-N-1"
   std::vector<std::string> profiled;  // the replicas that get a window (--profile or all)
   bool from_start = false;
@@ -91,7 +91,7 @@ struct Plan {
   int64_t continuous_ns = 0;     // --continuous: back-to-back windows of this length (0 = off)
   size_t heap_limit_bytes = 0;
   SessionOptions session;
-  bool interval_auto = false;      // --interval auto: session.interval_bytes chosen from the heap limit
+  bool interval_auto = false;  // --interval auto: session.interval_bytes chosen from the heap limit
   bool symbolize = true;
   SourceMapSearch source_maps;     // the worker's folder and --source-map-path: where maps may be read
   std::string output;              // -o: the profile (one replica) or the stem of each replica's file
@@ -100,11 +100,11 @@ struct Plan {
   std::string fallback_dir;        // --fallback-dir: then the temporary folder (tools/heapprof/outputs.h)
   std::vector<int> table_indexes;  // sample types to print, in order
   size_t top_rows = 10;
-  bool user_code = false;  // --user-code: the tables in the "your code" view
+  bool user_code = false;              // --user-code: the tables in the "your code" view
   std::vector<WorkerRequest> traffic;  // replayed in order and cycled; empty = the synthetic stream
   std::string responses_out;           // --responses-out: every response as a JSON line ("" = none)
   WorkerConfig config;                 // env and compatibility: wrangler config, .dev.vars, the flags
-  std::string fetch_handler;               // the module answering the worker's fetch() ("" = none)
+  std::string fetch_handler;           // the module answering the worker's fetch() ("" = none)
   double max_failures = 0.5;           // share of failed requests above which the run exits 1
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;  // 0 = none
   // --leaks: the "window" is a leak session: a live snapshot (after a full GC

@@ -7,15 +7,15 @@
 #include <filesystem>
 
 #include "heapprof/core/file_io.h"
-#include "heapprof/workload/outcomes.h"
+#include "heapprof/core/leaks.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
-#include "heapprof/core/leaks.h"
 #include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/symbolizer.h"
-#include "heapprof/core/units.h"
 #include "heapprof/core/terminal_text.h"
+#include "heapprof/core/units.h"
 #include "heapprof/runtime/runtime_source_maps.h"
+#include "heapprof/workload/outcomes.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/leaks_report.h"
@@ -38,21 +38,25 @@ std::string Bytes(uint64_t bytes) { return FormatValue(static_cast<int64_t>(byte
 // What the tables say about each sample type, for a newcomer.
 std::string TableTitle(int index, bool gc, bool near_limit, bool leaks) {
   if (leaks && !near_limit && (index == kInuseSpace || index == kInuseObjects)) {
-    return fmt::format("{} in use at the leak session's last snapshot ({}, {}):",
-                       index == kInuseSpace ? "Memory" : "Objects", index == kInuseSpace ? "inuse_space" : "inuse_objects",
-                       gc ? "after a full GC" : "no GC before the snapshot");
+    return fmt::format(
+        "{} in use at the leak session's last snapshot ({}, {}):", index == kInuseSpace ? "Memory" : "Objects",
+        index == kInuseSpace ? "inuse_space" : "inuse_objects", gc ? "after a full GC" : "no GC before the snapshot");
   }
   if (near_limit && (index == kInuseSpace || index == kInuseObjects)) {
-    return index == kInuseSpace ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
-                                : "Objects in use near the heap limit (inuse_objects):";
+    return index == kInuseSpace
+               ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
+               : "Objects in use near the heap limit (inuse_objects):";
   }
   switch (index) {
     case kInuseSpace:
       return gc ? "Memory still in use when the window closed (inuse_space, after a full GC):"
                 : "Memory still in use when the window closed (inuse_space, no GC before the snapshot):";
-    case kAllocSpace: return "Memory allocated during the window, freed or not (alloc_space):";
-    case kInuseObjects: return "Objects still in use when the window closed (inuse_objects):";
-    case kAllocObjects: return "Objects allocated during the window (alloc_objects):";
+    case kAllocSpace:
+      return "Memory allocated during the window, freed or not (alloc_space):";
+    case kInuseObjects:
+      return "Objects still in use when the window closed (inuse_objects):";
+    case kAllocObjects:
+      return "Objects allocated during the window (alloc_objects):";
   }
   return "";
 }
@@ -86,10 +90,13 @@ bool WriteProfile(const Plan& plan, const std::string& path, WindowProfile& wind
       fmt::print(stderr, "heapprof run: warning: {}\n", w);
     }
   }
-  return DeliverReported("run", "profile", path, FallbackDirs(plan.fallback_dir), [&](const std::string& p) {
-    return plan.symbolize || window.pprof_gzip.empty() ? WritePprofFile(p, window.profile)
-                                                       : WriteFileAtomic(p, window.pprof_gzip);
-  }, written);
+  return DeliverReported(
+      "run", "profile", path, FallbackDirs(plan.fallback_dir),
+      [&](const std::string& p) {
+        return plan.symbolize || window.pprof_gzip.empty() ? WritePprofFile(p, window.profile)
+                                                           : WriteFileAtomic(p, window.pprof_gzip);
+      },
+      written);
 }
 
 // The name a replica goes by in the report.
@@ -100,10 +107,9 @@ std::string Label(const Plan& plan, const ReplicaOutcome& r) {
 // Why a profiled replica has no window (or leak session); always false.
 bool ReportNoWindow(const ReplicaOutcome& r, const std::string& prefix, int signal) {
   if (signal != 0) {
-    Fail("run", fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix,
-                            SignalName(signal),
-                            r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up",
-                            r.served));
+    Fail("run",
+         fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix, SignalName(signal),
+                     r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up", r.served));
   } else if (r.failure.ok()) {
     Fail("run", fmt::format("{}the run ended after {} requests, before the warm-up was over; no profile "
                             "written (shorten --warmup or lengthen the run)",
@@ -201,22 +207,22 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
              plan.from_start ? std::string("from before the worker was loaded")
                              : fmt::format("after a warm-up of {} requests", r.window_opened_at));
   const double share = stats.session_nanos > 0 ? static_cast<double>(stats.snapshot_nanos_total) /
-                                                    static_cast<double>(stats.session_nanos) * 100
-                                              : 0;
-  fmt::print("  cost     the snapshots paused the worker {:.1f} ms in all ({:.2f} % of the session), the slowest "
-             "{:.1f} ms\n",
-             static_cast<double>(stats.snapshot_nanos_total) / 1e6, share,
-             static_cast<double>(stats.snapshot_nanos_max) / 1e6);
+                                                     static_cast<double>(stats.session_nanos) * 100
+                                               : 0;
+  fmt::print(
+      "  cost     the snapshots paused the worker {:.1f} ms in all ({:.2f} % of the session), the slowest "
+      "{:.1f} ms\n",
+      static_cast<double>(stats.snapshot_nanos_total) / 1e6, share,
+      static_cast<double>(stats.snapshot_nanos_max) / 1e6);
   fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
              Bytes(plan.session.interval_bytes));
   fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
   if (!path.empty()) fmt::print("Wrote {}\n", path);
   if (!plan.flamegraph.empty() && !output_taken) {
     std::string page;
-    if (!DeliverReported("run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one),
-                         FallbackDirs(plan.fallback_dir),
-                         [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); },
-                         &page)) {
+    if (!DeliverReported(
+            "run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one), FallbackDirs(plan.fallback_dir),
+            [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); }, &page)) {
       ok = false;
     }
   }
@@ -288,7 +294,8 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
     return false;
   }
   if (signal != 0) {
-    fmt::print(stderr, "heapprof run: {}interrupted by {} after {} requests; writing the profile of the window so far\n",
+    fmt::print(stderr,
+               "heapprof run: {}interrupted by {} after {} requests; writing the profile of the window so far\n",
                prefix, SignalName(signal), r.served);
   }
   WindowProfile& window = r.window->value();
@@ -318,10 +325,9 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   if (!path.empty()) fmt::print("Wrote {}\n", path);
   if (!plan.flamegraph.empty()) {
     std::string page;
-    if (!DeliverReported("run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one),
-                         FallbackDirs(plan.fallback_dir),
-                         [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); },
-                         &page)) {
+    if (!DeliverReported(
+            "run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one), FallbackDirs(plan.fallback_dir),
+            [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); }, &page)) {
       ok = false;
     }
   }
@@ -422,17 +428,19 @@ int ReportRun(const Plan& plan, EngineOutcome& outcome) {
   }
   if (!first_file.empty() && all_ok) {
     if (plan.leaks) {
-      fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -tagfocus=age=60: {0}  (in use for a minute or "
-                 "more)\n",
-                 first_file);
+      fmt::print(
+          "\nMore: heapprof top {0} --cum    go tool pprof -top -tagfocus=age=60: {0}  (in use for a minute or "
+          "more)\n",
+          first_file);
     } else {
       fmt::print("\nMore: heapprof top {0} --cum    go tool pprof -top -sample_index=alloc_space {0}\n", first_file);
     }
   }
   if (outcome.signal != 0) {
     if (!first_file.empty() || plan.continuous_ns > 0) {
-      fmt::print(stderr, "heapprof run: the run was interrupted by {}; the windows ended early and what they held was "
-                         "written\n",
+      fmt::print(stderr,
+                 "heapprof run: the run was interrupted by {}; the windows ended early and what they held was "
+                 "written\n",
                  SignalName(outcome.signal));
     }
     return InterruptedExitCode(outcome.signal);

@@ -13,17 +13,17 @@
 #include <map>
 #include <thread>
 
-#include "heapprof/remote/http_client.h"
-#include "heapprof/remote/remote_profiler.h"
-#include "heapprof/remote/workerd.h"
 #include "heapprof/core/estimate.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/source_map_locator.h"
+#include "heapprof/core/units.h"
+#include "heapprof/remote/http_client.h"
+#include "heapprof/remote/remote_profiler.h"
+#include "heapprof/remote/workerd.h"
+#include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/v8/attribution.h"
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/workload/traffic.h"
-#include "heapprof/core/units.h"
-#include "heapprof/v8/attribution.h"
-#include "heapprof/runtime/worker_runtime.h"
 #include "tools/heapprof/commands.h"
 #include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/interrupt.h"
@@ -61,12 +61,14 @@ Status RefuseEmbeddedOnly(const RunArgs& args) {
   }
   if (std::string e = PushFlagsWithoutPush(args.push); !e.empty()) return Error(ErrorCode::kInvalidArgument, e);
   if (!args.push.url.empty()) {
-    return refuse("--push", "it pushes the windows of --continuous; start workerd with its inspector "
-                            "(--inspector-addr) and run heapprof attach HOST:PORT --continuous D --push URL");
+    return refuse("--push",
+                  "it pushes the windows of --continuous; start workerd with its inspector "
+                  "(--inspector-addr) and run heapprof attach HOST:PORT --continuous D --push URL");
   }
   if (args.continuous_ns) {
-    return refuse("--continuous", "start workerd with its inspector (--inspector-addr) and run heapprof attach "
-                                  "HOST:PORT --continuous D");
+    return refuse("--continuous",
+                  "start workerd with its inspector (--inspector-addr) and run heapprof attach "
+                  "HOST:PORT --continuous D");
   }
   if (!args.on_heap_limit.empty()) {
     return refuse("--on-heap-limit", "the near-heap-limit hook needs the embedded host's V8 API");
@@ -124,8 +126,7 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     return UsageError("run", indexes.status().message());
   }
   // auto: as the embedded host chooses it for the platform's 128 MB limit, which workerd's isolates share.
-  const uint64_t interval =
-      args.interval_bytes.value_or(static_cast<uint64_t>(AutoInterval(kDefaultHeapLimitBytes)));
+  const uint64_t interval = args.interval_bytes.value_or(static_cast<uint64_t>(AutoInterval(kDefaultHeapLimitBytes)));
   uint64_t warmup_requests = args.warmup ? args.warmup->requests : kDefaultWarmupRequests;
   const int64_t warmup_ns = args.warmup ? args.warmup->ns : 0;
   const int windows = types.value() == remote::RemoteSampleTypes::kBoth ? 2 : 1;
@@ -140,8 +141,9 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   if (args.requests > 0) {
     const uint64_t n = static_cast<uint64_t>(args.requests);
     if (warmup_ns > 0) {
-      return UsageError("run", "with --runtime workerd, --requests counts the warm-up in requests: give --warmup "
-                               "as a number of requests");
+      return UsageError("run",
+                        "with --runtime workerd, --requests counts the warm-up in requests: give --warmup "
+                        "as a number of requests");
     }
     if (warmup_requests >= n) {
       if (args.warmup) {
@@ -153,9 +155,11 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     if (gc_kick) kicks = std::clamp<uint64_t>((n - warmup_requests) / 20, 1, kMaxKicks);
     window_requests = (n - warmup_requests - std::min(kicks, n - warmup_requests)) / windows;
     if (window_requests == 0) {
-      return UsageError("run", fmt::format("--requests {} leaves no request for each of the {} windows after the "
-                                           "warm-up of {}{}", n, windows, warmup_requests,
-                                           kicks > 0 ? fmt::format(" and the {} kept for the in-use window's GC", kicks) : ""));
+      return UsageError(
+          "run", fmt::format("--requests {} leaves no request for each of the {} windows after the "
+                             "warm-up of {}{}",
+                             n, windows, warmup_requests,
+                             kicks > 0 ? fmt::format(" and the {} kept for the in-use window's GC", kicks) : ""));
     }
   }
   int64_t window_ns = kDefaultWindowNs;
@@ -166,14 +170,16 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   } else if (window_requests > 0) {
     window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(kNoTimeout).count();  // the count ends it
   }
-  if (window_ns <= 0) return UsageError("run", "the window must be longer than 0 (check --window, --duration, --warmup)");
+  if (window_ns <= 0)
+    return UsageError("run", "the window must be longer than 0 (check --window, --duration, --warmup)");
   Result<std::vector<WorkerRequest>> traffic = TrafficFromFlags(args);
   if (!traffic.ok()) return UsageError("run", traffic.status().message());
   const double max_failures = args.max_failures.value_or(0.5);
   const std::chrono::milliseconds request_timeout = args.request_timeout.value_or(kDefaultRequestTimeout);
   const std::string output = args.output.empty() ? fs::path(args.worker).stem().string() + ".pb.gz" : args.output;
   if (!fs::is_regular_file(args.worker)) {
-    return Fail("run", fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
+    return Fail("run",
+                fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);
   }
   std::vector<std::string> inputs = {args.worker};
   if (!args.requests_file.empty()) inputs.push_back(args.requests_file);
@@ -215,7 +221,9 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
       return Fail("run", "workerd's V8 does not know the flag " + flag);
     }
   }
-  int inlining = args.allow_inlining ? 1 : std::find(unknown.begin(), unknown.end(), "--no-turbo-inlining") == unknown.end() ? 0 : 1;
+  int inlining = args.allow_inlining                                                                 ? 1
+                 : std::find(unknown.begin(), unknown.end(), "--no-turbo-inlining") == unknown.end() ? 0
+                                                                                                     : 1;
 
   // The worker's uncaught exceptions, from workerd's log, with the stacks'
   // module names made the scripts' paths (for their source maps).
@@ -238,17 +246,19 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
                     .record = !args.responses_out.empty(),
                     .exceptions = exceptions});
   (void)workerd.OutputSince(&log_offset);  // startup's lines are not a request's
-  if (window_requests > 0) load.Hold();  // after the warm-up, only the windows' shares
+  if (window_requests > 0) load.Hold();    // after the warm-up, only the windows' shares
   const Clock::time_point start = Clock::now();
   load.Serve(warmup_requests);
   load.Start();
-  while (warmup_ns > 0 && Clock::now() - start < std::chrono::nanoseconds(warmup_ns) && InterruptWatcher::received() == 0) {
+  while (warmup_ns > 0 && Clock::now() - start < std::chrono::nanoseconds(warmup_ns) &&
+         InterruptWatcher::received() == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const uint64_t warmed = load.answered();
   if (InterruptWatcher::received() != 0) {
     load.Stop();
-    Fail("run", fmt::format("interrupted by {} during the warm-up; no profile written", SignalName(InterruptWatcher::received())));
+    Fail("run", fmt::format("interrupted by {} during the warm-up; no profile written",
+                            SignalName(InterruptWatcher::received())));
     return InterruptedExitCode(InterruptWatcher::received());
   }
 
@@ -285,11 +295,13 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   options.on_window = [&](std::string_view kind) {
     window_kind = std::string(kind);
     if (window_requests > 0) window_target = load.Allow(window_requests);
-    const std::string length = window_requests == 0 ? fmt::format("{:.2f} s", static_cast<double>(window_ns) / 1e9)
-                               : args.window_ns || args.duration_ns
-                                   ? fmt::format("{} requests or {:.2f} s", window_requests, static_cast<double>(window_ns) / 1e9)
-                                   : fmt::format("{} requests", window_requests);
-    fmt::print(stderr, "heapprof run: {} window open for {} in workerd\n", kind == "inuse" ? "in-use" : "allocation", length);
+    const std::string length =
+        window_requests == 0 ? fmt::format("{:.2f} s", static_cast<double>(window_ns) / 1e9)
+        : args.window_ns || args.duration_ns
+            ? fmt::format("{} requests or {:.2f} s", window_requests, static_cast<double>(window_ns) / 1e9)
+            : fmt::format("{} requests", window_requests);
+    fmt::print(stderr, "heapprof run: {} window open for {} in workerd\n", kind == "inuse" ? "in-use" : "allocation",
+               length);
   };
   options.target_name = fs::path(args.worker).filename().string();
   options.runtime = "workerd";
@@ -297,9 +309,10 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     options.runtime = version.value();  // "workerd"
   }
   options.inlining_allowed = inlining;
-  options.notes.push_back(fmt::format("v8_flags: {} (workerd config v8Flags{})",
-                                      spec.v8_flags.empty() ? std::string("none") : fmt::format("{}", fmt::join(spec.v8_flags, " ")),
-                                      unknown.empty() ? ", all accepted" : "; unknown to its V8: " + fmt::format("{}", fmt::join(unknown, " "))));
+  options.notes.push_back(fmt::format(
+      "v8_flags: {} (workerd config v8Flags{})",
+      spec.v8_flags.empty() ? std::string("none") : fmt::format("{}", fmt::join(spec.v8_flags, " ")),
+      unknown.empty() ? ", all accepted" : "; unknown to its V8: " + fmt::format("{}", fmt::join(unknown, " "))));
   options.notes.push_back("compatibility_date: " + spec.worker.compatibility_date);
   if (!spec.worker.compatibility_flags.empty()) {
     options.notes.push_back(fmt::format("compatibility_flags: {}", fmt::join(spec.worker.compatibility_flags, " ")));
@@ -332,7 +345,9 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     statuses += "; " + Plural(load.no_response(), "request got no response", "requests got no response");
   }
   const uint64_t threw = outcomes.thrown() + outcomes.rejected() - load.no_response();
-  if (threw > 0) statuses += "; " + Plural(threw, "request threw or rejected (workerd answered 500)", "requests threw or rejected (workerd answered 500)");
+  if (threw > 0)
+    statuses += "; " + Plural(threw, "request threw or rejected (workerd answered 500)",
+                              "requests threw or rejected (workerd answered 500)");
   const uint64_t total = outcomes.requests();
   Profile& profile = profiled->profile;
   profile.comments.push_back(profile.AddString(fmt::format("responses {}", statuses)));
@@ -364,15 +379,15 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     report.details.push_back(fmt::format("{} beyond --requests {}: workerd's inspector waited that long for its GC",
                                          Plural(load.extra_kicks(), "request", "requests"), args.requests));
   }
-  report.details.push_back(fmt::format("responses {}{}", statuses,
-                                       load.empty_bodies() > 0
-                                           ? "; " + Plural(load.empty_bodies(), "response had an empty body",
-                                                           "responses had an empty body")
-                                           : std::string()));
+  report.details.push_back(
+      fmt::format("responses {}{}", statuses,
+                  load.empty_bodies() > 0
+                      ? "; " + Plural(load.empty_bodies(), "response had an empty body", "responses had an empty body")
+                      : std::string()));
   report.details.push_back(fmt::format("inlining {} (workerd config v8Flags)", inlining == 0 ? "off" : "allowed"));
   if (!spec.outbound.empty()) {
-    report.details.push_back(fmt::format("subrequests answered by {} (--fetch-handler: every worker's globalOutbound)",
-                                         spec.outbound));
+    report.details.push_back(
+        fmt::format("subrequests answered by {} (--fetch-handler: every worker's globalOutbound)", spec.outbound));
   }
   report.more_samples_hint = "Profile a longer window (--window)";
   int code = ReportRemoteProfile(profile, report);
@@ -385,13 +400,15 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
     fmt::print("\n{}", FormatOutcomes(outcomes, report.symbolize ? &maps : nullptr));
   }
   if (outcomes.failed() > 0) {
-    fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", outcomes.failed(), total, statuses);
+    fmt::print(stderr, "heapprof run: {} of {} requests failed ({}); first errors:\n", outcomes.failed(), total,
+               statuses);
     for (const WorkerdLoad::Failure& f : load.first_failures()) fmt::print(stderr, "  #{} {}\n", f.index + 1, f.text);
   }
   if (!args.responses_out.empty()) {
     std::string written;
-    if (!DeliverReported("run", "responses file", args.responses_out, FallbackDirs(args.fallback_dir),
-                         [&](const std::string& p) { return WriteFileAtomic(p, load.responses()); }, &written)) {
+    if (!DeliverReported(
+            "run", "responses file", args.responses_out, FallbackDirs(args.fallback_dir),
+            [&](const std::string& p) { return WriteFileAtomic(p, load.responses()); }, &written)) {
       return std::max(code, int{kExitFailure});
     }
   }

@@ -12,20 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/http/http_server.h"
-#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/estimate.h"
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/leaks.h"
 #include "heapprof/core/report.h"
-#include "heapprof/runtime/runtime_support.h"
-#include "heapprof/workload/worker_config.h"
-#include "tools/heapprof/config_flags.h"
 #include "heapprof/core/units.h"
-#include "heapprof/v8/attribution.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/runtime/runtime_support.h"
 #include "heapprof/serve/live_service.h"
+#include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
+#include "heapprof/workload/worker_config.h"
 #include "tools/heapprof/commands.h"
+#include "tools/heapprof/config_flags.h"
 #include "tools/heapprof/flag_values.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/outputs.h"
@@ -127,8 +127,9 @@ int Serve(const ServeArgs& args) {
   Result<WorkerConfig> config = LoadCheckedConfig("serve", args.worker, args.config, EmbeddedRuntimeSupport());
   if (!config.ok()) return Fail("serve", config.status());
   if (!config->durable_objects.empty() && args.replicas != 1) {
-    return UsageError("serve", "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
-                               "replica would have its own object of every id; serve one replica");
+    return UsageError("serve",
+                      "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
+                      "replica would have its own object of every id; serve one replica");
   }
   const std::string worker = config->main;
   if (!fs::is_regular_file(worker)) return Fail("serve", worker + " is not a file");
@@ -138,15 +139,17 @@ int Serve(const ServeArgs& args) {
   }
   if (std::string e = PushFlagsWithoutPush(args.push); !e.empty()) return UsageError("serve", e);
   if (!args.push.url.empty() && args.continuous_every_ns == 0) {
-    return UsageError("serve", "--push pushes each window of --continuous D as it closes: give the window's length, "
-                               "e.g. --continuous 60s");
+    return UsageError("serve",
+                      "--push pushes each window of --continuous D as it closes: give the window's length, "
+                      "e.g. --continuous 60s");
   }
   if (args.continuous && !fs::is_directory(args.output_dir, ec)) {
     return Fail("serve", "--output-dir needs an existing directory, not " + args.output_dir);
   }
   if (!args.fallback_dir.empty() && !args.continuous && args.on_heap_limit.empty()) {
-    return UsageError("serve", "--fallback-dir is where --continuous's windows and --on-heap-limit's captures go when "
-                               "their folder cannot take them; without either serve writes no profile");
+    return UsageError("serve",
+                      "--fallback-dir is where --continuous's windows and --on-heap-limit's captures go when "
+                      "their folder cannot take them; without either serve writes no profile");
   }
   if (!args.fallback_dir.empty() && !fs::is_directory(args.fallback_dir, ec)) {
     return Fail("serve", "--fallback-dir needs an existing folder, not " + args.fallback_dir);
@@ -244,11 +247,14 @@ int Serve(const ServeArgs& args) {
                                                "~100 samples)",
                                                FormatValue(static_cast<int64_t>(args.heap_limit_bytes), "bytes")));
   if (!service.debug_address().empty()) {
-    fmt::print("heapprof serve: profiles on {}/debug/pprof/, e.g.\n"
-               "  go tool pprof -top '{}/debug/pprof/heap{}'\n",
-               service.debug_url(), service.debug_url(),
-               fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
-                           args.replicas == 1 ? "" : args.continuous ? "?target=0" : "&target=0"));
+    fmt::print(
+        "heapprof serve: profiles on {}/debug/pprof/, e.g.\n"
+        "  go tool pprof -top '{}/debug/pprof/heap{}'\n",
+        service.debug_url(), service.debug_url(),
+        fmt::format("{}{}", args.continuous ? "" : "?seconds=10",
+                    args.replicas == 1 ? ""
+                    : args.continuous  ? "?target=0"
+                                       : "&target=0"));
   }
   if (args.leaks) {
     fmt::print("heapprof serve: a leak session on every replica: a live snapshot {}{}, between requests; {}\n",
@@ -263,12 +269,14 @@ int Serve(const ServeArgs& args) {
   std::fflush(stdout);
   if (!options.debug_listen.empty() && !IsLoopbackListen(options.debug_listen)) {
     if (options.debug.tokens.empty()) {
-      fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts and has no "
-                         "tokens (--debug-insecure): anyone who reaches it can profile every replica\n",
+      fmt::print(stderr,
+                 "heapprof serve: warning: the debug listener {} is reachable from other hosts and has no "
+                 "tokens (--debug-insecure): anyone who reaches it can profile every replica\n",
                  service.debug_address());
     } else if (options.debug_tls_certificate.empty()) {
-      fmt::print(stderr, "heapprof serve: warning: the debug listener {} is reachable from other hosts; its tokens "
-                         "travel in clear text (no --debug-tls-cert), so keep it on a network you trust\n",
+      fmt::print(stderr,
+                 "heapprof serve: warning: the debug listener {} is reachable from other hosts; its tokens "
+                 "travel in clear text (no --debug-tls-cert), so keep it on a network you trust\n",
                  service.debug_address());
     }
     std::fflush(stderr);
@@ -287,7 +295,8 @@ int Serve(const ServeArgs& args) {
     std::string what;
     if (a.running) what = fmt::format("a request still running (for {}) was terminated", Seconds(a.running_for));
     if (a.queued > 0) {
-      what += fmt::format("{}{} queued request{} never ran", what.empty() ? "" : "; ", a.queued, a.queued == 1 ? "" : "s");
+      what +=
+          fmt::format("{}{} queued request{} never ran", what.empty() ? "" : "; ", a.queued, a.queued == 1 ? "" : "s");
     }
     fmt::print(stderr, "heapprof serve: {}: pending after the {} shutdown timeout: {}; answered 503\n", a.replica,
                Seconds(args.shutdown_timeout), what);
@@ -305,8 +314,8 @@ int Serve(const ServeArgs& args) {
       fmt::print(stderr, "heapprof serve: {}: no growth report: {}\n", f.target, f.report.status().message());
       continue;  // a service stopped before its second snapshot is not a failure
     }
-    fmt::print("\nLeak session on {}: {} snapshots, the slowest paused it {:.1f} ms ({:.1f} ms in all){}\n{}",
-               f.target, f.stats.snapshots, static_cast<double>(f.stats.snapshot_nanos_max) / 1e6,
+    fmt::print("\nLeak session on {}: {} snapshots, the slowest paused it {:.1f} ms ({:.1f} ms in all){}\n{}", f.target,
+               f.stats.snapshots, static_cast<double>(f.stats.snapshot_nanos_max) / 1e6,
                static_cast<double>(f.stats.snapshot_nanos_total) / 1e6,
                f.restarts > 0 ? fmt::format("; since its isolate's re-creation #{}", f.restarts) : std::string(),
                FormatLeakReport(f.report.value()));
@@ -332,74 +341,85 @@ int Serve(const ServeArgs& args) {
 
 void RegisterServe(Commands& commands) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* serve = commands.Add(
-      "serve",
-      "Serve a worker over HTTP and profile it on demand: go tool pprof http://127.0.0.1:6060/debug/pprof/heap?seconds=10",
-      [args] {
-        args->continuous = args->continuous_option->count() > 0;
-        return Serve(*args);
-      });
+  CLI::App* serve = commands.Add("serve",
+                                 "Serve a worker over HTTP and profile it on demand: go tool pprof "
+                                 "http://127.0.0.1:6060/debug/pprof/heap?seconds=10",
+                                 [args] {
+                                   args->continuous = args->continuous_option->count() > 0;
+                                   return Serve(*args);
+                                 });
   serve->add_option("worker", args->worker, "The worker script (.js)")->required();
   serve->add_option("--listen", args->listen, "Where the worker answers: HOST:PORT (port 0 picks a free one)")
       ->capture_default_str();
-  serve->add_option("--debug-listen", args->debug_listen,
-                    "Where /debug/pprof/ answers: HOST:PORT, or 'off' (keep it on loopback: it runs profiling windows)")
+  serve
+      ->add_option("--debug-listen", args->debug_listen,
+                   "Where /debug/pprof/ answers: HOST:PORT, or 'off' (keep it on loopback: it runs profiling windows)")
       ->capture_default_str();
-  serve->add_option("--debug-token-file", args->token_file,
-                    "Require a token on the debug listener: a file with lines 'NAME SECRET PATTERN...' (a pattern "
-                    "names the targets the token may profile: worker-1, worker-*, *); requests send "
-                    "'Authorization: Bearer SECRET'")
+  serve
+      ->add_option("--debug-token-file", args->token_file,
+                   "Require a token on the debug listener: a file with lines 'NAME SECRET PATTERN...' (a pattern "
+                   "names the targets the token may profile: worker-1, worker-*, *); requests send "
+                   "'Authorization: Bearer SECRET'")
       ->check(CLI::ExistingFile);
-  serve->add_option("--debug-tls-cert", args->tls_cert,
-                    "The debug listener speaks HTTPS only, with this certificate (PEM: the certificate, then its "
-                    "intermediates); needs --debug-tls-key")
+  serve
+      ->add_option("--debug-tls-cert", args->tls_cert,
+                   "The debug listener speaks HTTPS only, with this certificate (PEM: the certificate, then its "
+                   "intermediates); needs --debug-tls-key")
       ->type_name("FILE");
-  serve->add_option("--debug-tls-key", args->tls_key,
-                    "The private key of --debug-tls-cert (PEM, without a passphrase)")
+  serve->add_option("--debug-tls-key", args->tls_key, "The private key of --debug-tls-cert (PEM, without a passphrase)")
       ->type_name("FILE");
   serve->add_flag("--debug-insecure", args->debug_insecure,
                   "Let --debug-listen take an address other hosts can reach without --debug-token-file");
-  serve->add_option("--debug-client-windows", args->client_windows,
-                    "Profiling windows one client (a token, or an address) may hold at once; more get 429")
+  serve
+      ->add_option("--debug-client-windows", args->client_windows,
+                   "Profiling windows one client (a token, or an address) may hold at once; more get 429")
       ->check(CLI::Range(size_t{1}, size_t{1} << 16))
       ->capture_default_str();
-  serve->add_option("--debug-windows-per-minute", args->windows_per_minute,
-                    "Profiling windows one client may open in any minute; more get 429 with Retry-After")
+  serve
+      ->add_option("--debug-windows-per-minute", args->windows_per_minute,
+                   "Profiling windows one client may open in any minute; more get 429 with Retry-After")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
-  serve->add_option("--max-connections", args->max_connections,
-                    "Open connections per listener; one more is answered 503 and closed")
+  serve
+      ->add_option("--max-connections", args->max_connections,
+                   "Open connections per listener; one more is answered 503 and closed")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
   serve->add_option("--max-buffered")
-      ->description("Request bodies buffered at once over all connections of a listener (a request that would go "
-                    "beyond gets 503)")
+      ->description(
+          "Request bodies buffered at once over all connections of a listener (a request that would go "
+          "beyond gets 503)")
       ->type_name("SIZE")
-      ->check(ParsedInto(&args->max_buffered, [](const std::string& text) -> Result<uint64_t> {
-        Result<uint64_t> bytes = ParseSize(text);
-        if (!bytes.ok() || bytes.value() < 1024) return Error(ErrorCode::kInvalidArgument, "must be a size of at least 1KiB");
-        return bytes;
-      }))
+      ->check(ParsedInto(&args->max_buffered,
+                         [](const std::string& text) -> Result<uint64_t> {
+                           Result<uint64_t> bytes = ParseSize(text);
+                           if (!bytes.ok() || bytes.value() < 1024)
+                             return Error(ErrorCode::kInvalidArgument, "must be a size of at least 1KiB");
+                           return bytes;
+                         }))
       ->default_str(SizeText(args->max_buffered));
   serve->add_flag("--replica-prefix", args->replica_prefix,
                   "With one replica, still take a /@NAME/ path prefix as the replica's (with several it always is)");
-  serve->add_option("--replicas", args->replicas,
-                    "Isolates of the worker, each on its own thread; a request picks one by the header "
-                    "X-Heapprof-Replica: N or the path prefix /@N/, else round-robin")
+  serve
+      ->add_option("--replicas", args->replicas,
+                   "Isolates of the worker, each on its own thread; a request picks one by the header "
+                   "X-Heapprof-Replica: N or the path prefix /@N/, else round-robin")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   serve->add_option("--queue", args->queue, "Requests waiting per replica before new ones get 503")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
   serve->add_option("--request-timeout")
-      ->description("A request running longer is terminated (503) and its isolate recreated; 0 = no limit while "
-                    "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
+      ->description(
+          "A request running longer is terminated (503) and its isolate recreated; 0 = no limit while "
+          "serving (at SIGTERM/Ctrl-C --shutdown-timeout still ends it)")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->request_timeout, ParseRequestTimeout))
       ->default_str(DefaultRequestTimeoutText());
   serve->add_option("--shutdown-timeout")
-      ->description("At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
-                    "then are terminated, those still queued never run, and all are answered 503")
+      ->description(
+          "At SIGTERM/Ctrl-C, how long the requests already received may run on; those still running "
+          "then are terminated, those still queued never run, and all are answered 503")
       ->type_name("DURATION")
       ->check(ParsedInto(&args->shutdown_timeout, ParseTimeout))
       ->default_str("10s");
@@ -409,33 +429,39 @@ void RegisterServe(Commands& commands) {
       ->check(ParsedInto(&args->heap_limit_bytes, ParseHeapLimit))
       ->default_str(DefaultHeapLimitText());
   serve->add_option("--interval")
-      ->description("Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
-                    "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")
+      ->description(
+          "Mean bytes between samples in a window, e.g. 512KiB, 64k, or auto: the interval that gives a "
+          "function holding 5 % of --heap-limit ~100 samples (64KiB at 128 MiB), as heapprof run chooses")
       ->type_name("SIZE|auto")
       ->check(ParsedInto(&args->interval_bytes, ParseIntervalOrAuto))
       ->default_str("auto");
-  serve->add_option("--depth", args->depth, "Stack frames kept per sample")->check(CLI::Range(1, 1024))->capture_default_str();
+  serve->add_option("--depth", args->depth, "Stack frames kept per sample")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   serve->add_option("--on-heap-limit", args->on_heap_limit,
                     "Directory for near-heap-limit captures (in-use profiles taken before an isolate is stopped); "
                     "listed on /debug/pprof/");
-  args->continuous_option = serve->add_option("--continuous")
-      ->description("Keep a window open on every replica: /debug/pprof/heap without seconds= returns what it has "
-                    "seen since it opened (and opens the next); at SIGTERM each replica's last window is written to "
-                    "--output-dir. With a length D (--continuous 60s) each window closes after D and is written "
-                    "to --output-dir (or pushed, with --push), and the scrape returns the last closed one")
-      ->type_name("[D]")
-      ->expected(0, 1)
-      ->check(CLI::Validator(
-          [args](std::string& text) -> std::string {
-            if (text.empty()) return "";
-            Result<int64_t> ns = ParsePositiveDuration(text);
-            if (!ns.ok()) return ns.status().message() + " (a window length, e.g. 60s; the worker comes first)";
-            args->continuous_every_ns = ns.value();
-            return "";
-          },
-          ""));
-  serve->add_option("--output-dir", args->output_dir,
-                    "Where --continuous writes the last windows at SIGTERM (with D: every window)")
+  args->continuous_option =
+      serve->add_option("--continuous")
+          ->description(
+              "Keep a window open on every replica: /debug/pprof/heap without seconds= returns what it has "
+              "seen since it opened (and opens the next); at SIGTERM each replica's last window is written to "
+              "--output-dir. With a length D (--continuous 60s) each window closes after D and is written "
+              "to --output-dir (or pushed, with --push), and the scrape returns the last closed one")
+          ->type_name("[D]")
+          ->expected(0, 1)
+          ->check(CLI::Validator(
+              [args](std::string& text) -> std::string {
+                if (text.empty()) return "";
+                Result<int64_t> ns = ParsePositiveDuration(text);
+                if (!ns.ok()) return ns.status().message() + " (a window length, e.g. 60s; the worker comes first)";
+                args->continuous_every_ns = ns.value();
+                return "";
+              },
+              ""));
+  serve
+      ->add_option("--output-dir", args->output_dir,
+                   "Where --continuous writes the last windows at SIGTERM (with D: every window)")
       ->each([args](const std::string&) { args->output_dir_given = true; })
       ->capture_default_str();
   AddPushOptions(serve, args->push);
@@ -461,11 +487,13 @@ void RegisterServe(Commands& commands) {
       ->allow_extra_args(false);
   serve->add_flag("--allow-inlining", args->allow_inlining,
                   "Let V8 inline (faster; an inlined helper's allocations are charged to its caller)");
-  serve->add_flag("--no-gc", args->no_gc, "No full GC before a window's in-use snapshot (in-use then includes garbage)");
+  serve->add_flag("--no-gc", args->no_gc,
+                  "No full GC before a window's in-use snapshot (in-use then includes garbage)");
   serve->add_flag("--no-source-maps", args->no_source_maps, "Keep generated names and lines in profiles");
-  serve->add_option("--source-map-path", args->source_map_paths,
-                    "A folder whose tree source maps may also be read from (by default only the worker's folder "
-                    "tree is); may be repeated")
+  serve
+      ->add_option("--source-map-path", args->source_map_paths,
+                   "A folder whose tree source maps may also be read from (by default only the worker's folder "
+                   "tree is); may be repeated")
       ->check(CLI::ExistingDirectory);
 }
 

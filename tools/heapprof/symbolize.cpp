@@ -53,8 +53,8 @@ int RunSymbolize(const SymbolizeArgs& args) {
   if (r.without_map) summary += fmt::format(", {} without a map", r.without_map);
   if (r.outside_map > r.generated) summary += fmt::format(", {} outside their map", r.outside_map - r.generated);
   if (r.generated) summary += fmt::format(", {} in generated helpers no map describes", r.generated);
-  fmt::print(stderr, "heapprof symbolize: {} ({} of {} scripts have a map); wrote {}\n", summary,
-             r.scripts_with_map, r.scripts, args.output);
+  fmt::print(stderr, "heapprof symbolize: {} ({} of {} scripts have a map); wrote {}\n", summary, r.scripts_with_map,
+             r.scripts, args.output);
   return kExitOk;
 }
 

@@ -39,8 +39,8 @@ int RunTop(const TopArgs& args) {
 
 void RegisterTop(Commands& commands) {
   auto args = std::make_shared<TopArgs>();
-  CLI::App* top = commands.Add("top", "Print the top functions of a profile (like `pprof -top`)",
-                               [args] { return RunTop(*args); });
+  CLI::App* top =
+      commands.Add("top", "Print the top functions of a profile (like `pprof -top`)", [args] { return RunTop(*args); });
   top->add_option("profile", args->path, kProfileArgHelp)->required();
   top->add_option("--sample-index,-s", args->sample_index,
                   "Sample type to rank by, by name (inuse_space, alloc_space, inuse_objects, alloc_objects) or "

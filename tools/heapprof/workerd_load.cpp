@@ -119,8 +119,8 @@ void WorkerdLoad::Send(uint64_t index) {
   // the worker's request.url, scheme included, as the embedded host gives it.
   http.target = request.url;
   http.headers = request.headers;
-  const bool has_host = std::any_of(http.headers.begin(), http.headers.end(),
-                                    [](const auto& h) { return Lower(h.first) == "host"; });
+  const bool has_host =
+      std::any_of(http.headers.begin(), http.headers.end(), [](const auto& h) { return Lower(h.first) == "host"; });
   if (!has_host) {
     std::string_view url = request.url;
     size_t scheme = url.find("://");
@@ -171,8 +171,9 @@ void WorkerdLoad::Send(uint64_t index) {
     const remote::WorkerdException& e = exceptions.front();
     outcomes_.AddFailure(e.rejected ? RequestFailure::kRejected : RequestFailure::kThrown, e.description);
     if (failures_.size() < kFailuresKept) {
-      failures_.push_back({index, fmt::format("{} -> 500: {} {}", what, e.rejected ? "rejected:" : "threw:",
-                                              e.description.substr(0, e.description.find('\n'))),
+      failures_.push_back({index,
+                           fmt::format("{} -> 500: {} {}", what, e.rejected ? "rejected:" : "threw:",
+                                       e.description.substr(0, e.description.find('\n'))),
                            500});
     }
     return;

@@ -55,17 +55,16 @@ std::string FindBeside(const WorkerConfig& config, const std::string& service, s
 
 }  // namespace
 
-std::string WorkerdServiceName(const WorkerConfig& config) {
-  return PlainName(config.name) ? config.name : "main";
-}
+std::string WorkerdServiceName(const WorkerConfig& config) { return PlainName(config.name) ? config.name : "main"; }
 
 Result<std::vector<remote::WorkerdWorker>> WorkerdServices(const WorkerConfig& config,
-                                                          const std::vector<std::string>& service_flags) {
+                                                           const std::vector<std::string>& service_flags) {
   std::map<std::string, std::string> given;  // --service NAME=WORKER
   for (const std::string& flag : service_flags) {
     const size_t eq = flag.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("--service {}: expected NAME=WORKER (a folder or a script)", flag));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("--service {}: expected NAME=WORKER (a folder or a script)", flag));
     }
     given[flag.substr(0, eq)] = flag.substr(eq + 1);
   }
@@ -96,11 +95,12 @@ Result<std::vector<remote::WorkerdWorker>> WorkerdServices(const WorkerConfig& c
       ConfigFlags none;
       Result<WorkerConfig> loaded = LoadCheckedConfig("run", worker, none, remote::WorkerdRuntimeSupport());
       if (!loaded.ok()) {
-        return Error(loaded.status().code(),
-                     fmt::format("the worker \"{}\" of services binding {}: {}", s.service, s.binding, loaded.status().message()));
+        return Error(loaded.status().code(), fmt::format("the worker \"{}\" of services binding {}: {}", s.service,
+                                                         s.binding, loaded.status().message()));
       }
       if (!loaded->name.empty() && loaded->name != s.service && given.count(s.service) == 0) {
-        return Error(ErrorCode::kInvalidArgument, fmt::format("{} is named \"{}\", not \"{}\"", worker, loaded->name, s.service));
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("{} is named \"{}\", not \"{}\"", worker, loaded->name, s.service));
       }
       known.push_back(s.service);
       out.push_back(remote::WorkerdWorkerFor(loaded.value(), s.service, loaded->main));

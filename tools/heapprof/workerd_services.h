@@ -23,6 +23,6 @@ std::string WorkerdServiceName(const WorkerConfig& config);
 // worker's). `service_flags` are --service NAME=WORKER. An error names the
 // binding whose worker cannot be found, and --service.
 Result<std::vector<remote::WorkerdWorker>> WorkerdServices(const WorkerConfig& config,
-                                                          const std::vector<std::string>& service_flags);
+                                                           const std::vector<std::string>& service_flags);
 
 }  // namespace heapprof::cli

@@ -29,9 +29,9 @@ struct FunctionDelta {
   // sampled on each side, and whether its change is beyond that noise.
   SampledValue base_sampling;
   SampledValue new_sampling;
-  double p_value = 1;        // chance of a change this large from sampling alone
-  double noise = 0;          // 95 % half-width of the change from sampling (0 = unknown)
-  bool significant = true;   // beyond the noise; always true when the profiles cannot say
+  double p_value = 1;       // chance of a change this large from sampling alone
+  double noise = 0;         // 95 % half-width of the change from sampling (0 = unknown)
+  bool significant = true;  // beyond the noise; always true when the profiles cannot say
 
   int64_t flat_delta() const { return new_flat - base_flat; }
   int64_t cum_delta() const { return new_cum - base_cum; }
@@ -74,7 +74,7 @@ std::string FormatDiffTable(const ProfileDiff& diff, size_t rows = 10);
 
 // The interactive flamegraph page of `next`, each frame coloured by its
 // change against `base` (red grew, blue shrank); its table ranks the changes.
-Result<std::string> RenderDiffFlamegraphHtml(const Profile& base, const Profile& next,
-                                             const DiffOptions& options = {}, const std::string& title = "");
+Result<std::string> RenderDiffFlamegraphHtml(const Profile& base, const Profile& next, const DiffOptions& options = {},
+                                             const std::string& title = "");
 
 }  // namespace heapprof

@@ -24,7 +24,7 @@ Result<std::string> RenderFlamegraphHtml(const Profile& profile, const Flamegrap
 struct FlamegraphSvgOptions {
   std::string sample_type;  // as in FlamegraphOptions
   std::string title;
-  int width = 1200;         // image width in pixels (at least 200)
+  int width = 1200;  // image width in pixels (at least 200)
 };
 
 // A static flamegraph of one sample type: <title> tooltips, frames narrower

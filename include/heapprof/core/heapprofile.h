@@ -39,8 +39,8 @@ Result<Profile> DecodeHeapProfile(std::string_view json);
 
 // What one sampling window's samples stand for when they become RawSamples.
 struct SampledWindow {
-  bool live = false;       // the window sampled without the include-collected flags: what it holds is alive
-  bool allocated = true;   // its samples count as allocations of the profile (alloc_*)
+  bool live = false;      // the window sampled without the include-collected flags: what it holds is alive
+  bool allocated = true;  // its samples count as allocations of the profile (alloc_*)
   // The interval the window sampled at (HeapProfiler.startSampling's
   // samplingInterval). The inspector's sizes are object size x V8's rounded
   // count at this interval; they are turned back into object sizes with it.

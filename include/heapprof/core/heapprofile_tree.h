@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heapprof/core/stack_table.h"
 #include "heapprof/core/heapprofile.h"
 #include "heapprof/core/raw_snapshot.h"
+#include "heapprof/core/stack_table.h"
 
 namespace heapprof {
 

@@ -31,9 +31,9 @@ struct SimSite {
 
 struct SimSessionOptions {
   uint64_t interval_bytes = 64 * 1024;
-  double warmup = 0;      // seconds of traffic before the first snapshot
-  double seconds = 120;   // session length (from the first snapshot)
-  double cadence = 5;     // seconds between snapshots
+  double warmup = 0;     // seconds of traffic before the first snapshot
+  double seconds = 120;  // session length (from the first snapshot)
+  double cadence = 5;    // seconds between snapshots
   double requests_per_second = 100;
   uint64_t heap_limit_bytes = 128ull * 1024 * 1024;
   uint64_t base_heap_bytes = 4ull * 1024 * 1024;  // heap used besides the sites
@@ -42,8 +42,8 @@ struct SimSessionOptions {
 
 struct SimSession {
   std::vector<RawSnapshot> snapshots;
-  std::vector<uint64_t> requests;                 // served by each snapshot
-  std::vector<std::vector<double>> true_live;     // [snapshot][site] bytes
+  std::vector<uint64_t> requests;              // served by each snapshot
+  std::vector<std::vector<double>> true_live;  // [snapshot][site] bytes
 };
 
 // The session, deterministic for a seed.

@@ -52,12 +52,12 @@ const char* LeakVerdictName(LeakVerdict verdict);
 
 // The growth of a site over one interval of snapshots.
 struct Growth {
-  SampledValue born;   // sampled bytes allocated in (a, b] and alive at b
-  SampledValue died;   // sampled bytes alive at a and dead at b
-  double bytes = 0;    // born - died
-  Interval interval;   // at LeakOptions::confidence
-  double p_value = 1;  // one-sided: "born exceeds died" by chance alone
-  double seconds = 0;  // b - a
+  SampledValue born;                 // sampled bytes allocated in (a, b] and alive at b
+  SampledValue died;                 // sampled bytes alive at a and dead at b
+  double bytes = 0;                  // born - died
+  Interval interval;                 // at LeakOptions::confidence
+  double p_value = 1;                // one-sided: "born exceeds died" by chance alone
+  double seconds = 0;                // b - a
   std::optional<uint64_t> requests;  // requests served in (a, b], when known
 
   double PerMinute() const { return seconds > 0 ? bytes * 60 / seconds : 0; }
@@ -72,18 +72,18 @@ struct LeakSite {
   SampledValue live_start;    // live at a
   SampledValue live_end;      // live at b
   Interval live_end_interval;
-  Growth whole;               // over [a, b]
-  Growth early;               // over [a, m]
-  Growth late;                // over [m, b]
+  Growth whole;  // over [a, b]
+  Growth early;  // over [a, m]
+  Growth late;   // over [m, b]
   LeakVerdict verdict = LeakVerdict::kUnclear;
-  std::string reason;         // why the verdict, and for unclear what would settle it
-  size_t site_index = 0;      // the tracker's site number (for LeakTracker::LiveSeries)
+  std::string reason;     // why the verdict, and for unclear what would settle it
+  size_t site_index = 0;  // the tracker's site number (for LeakTracker::LiveSeries)
   // A growing site with the limit known: when this site alone, at its rate of
   // the last part, fills what is left of the limit (an upper bound of the
   // time when other sites grow too); the interval from its rate's.
   std::optional<double> minutes_to_limit;
-  Interval minutes_interval;                 // high = infinity when the rate's interval reaches 0
-  std::optional<double> requests_to_limit;   // the same in requests served, when they are counted
+  Interval minutes_interval;                // high = infinity when the rate's interval reaches 0
+  std::optional<double> requests_to_limit;  // the same in requests served, when they are counted
   Interval requests_interval;
 };
 
@@ -99,10 +99,10 @@ struct LeakProjection {
   // sampled growth's when the last part has fewer than 3 snapshots.
   double rate_per_minute = 0;
   Interval rate_interval;
-  std::string rate_from;          // "heap used" or "sampled growth"
-  bool growing = false;           // the rate's interval is above zero
-  double minutes_to_limit = 0;    // when growing and the limit is known
-  Interval minutes_interval;      // from the growth's interval
+  std::string rate_from;        // "heap used" or "sampled growth"
+  bool growing = false;         // the rate's interval is above zero
+  double minutes_to_limit = 0;  // when growing and the limit is known
+  Interval minutes_interval;    // from the growth's interval
   // Heap used against requests served over the last part's snapshots (the
   // least-squares slope and its interval as for the rate), when every one of
   // them counted its requests: a leak per request reaches the limit after
@@ -119,14 +119,14 @@ struct LeakReport {
   size_t first = 0, middle = 0, last = 0;  // snapshot indices a, m, b
   size_t snapshots = 0;                    // held by the tracker
   int64_t start_unix_nanos = 0, end_unix_nanos = 0;
-  std::optional<uint64_t> requests;        // served in [a, b], when known
+  std::optional<uint64_t> requests;  // served in [a, b], when known
   uint64_t interval_bytes = 0;
-  uint64_t live_samples = 0;               // at b
-  int look = 1;                            // which look this is (docs/statistics.md: multiple looks)
-  double alpha = 0;                        // family-wise level of this look
-  double alpha_per_test = 0;               // after Tarone's correction over `tests` hypotheses
+  uint64_t live_samples = 0;  // at b
+  int look = 1;               // which look this is (docs/statistics.md: multiple looks)
+  double alpha = 0;           // family-wise level of this look
+  double alpha_per_test = 0;  // after Tarone's correction over `tests` hypotheses
   size_t tests = 0;
-  std::vector<LeakSite> sites;             // growing first, then by live bytes at b
+  std::vector<LeakSite> sites;  // growing first, then by live bytes at b
   LeakProjection projection;
 };
 
@@ -190,7 +190,7 @@ class LeakTracker {
   struct SnapshotRecord {
     int64_t unix_nanos = 0;
     std::optional<uint64_t> requests;
-    uint64_t heap_used = 0;     // what the projection follows (Add's heap_used_bytes)
+    uint64_t heap_used = 0;  // what the projection follows (Add's heap_used_bytes)
     uint64_t heap_limit = 0;
     uint64_t live_samples = 0;
     uint64_t heap_objects = 0;  // info.heap_used_bytes

@@ -29,9 +29,9 @@ Result<std::string> EncodePprofGzip(const Profile& profile, int gzip_level);
 // What DecodePprof accepts, checked before protobuf builds anything, so a
 // small hostile file cannot take gigabytes: heapprof's own profiles hold a
 // few thousand aggregated samples of at most a few hundred frames.
-inline constexpr uint64_t kMaxPprofSamples = uint64_t{1} << 18;      // 262,144 samples
-inline constexpr uint64_t kMaxPprofStackDepth = uint64_t{1} << 16;   // 65,536 frames in one sample
-inline constexpr uint64_t kMaxPprofFrames = uint64_t{1} << 24;       // 16,777,216 frames over all samples
+inline constexpr uint64_t kMaxPprofSamples = uint64_t{1} << 18;     // 262,144 samples
+inline constexpr uint64_t kMaxPprofStackDepth = uint64_t{1} << 16;  // 65,536 frames in one sample
+inline constexpr uint64_t kMaxPprofFrames = uint64_t{1} << 24;      // 16,777,216 frames over all samples
 // The magnitudes of one sample type's values may add up to at most 2^61
 // (2 EiB): then no total, subtotal or difference of two profiles' totals
 // that the tools compute can overflow int64.

@@ -15,7 +15,7 @@
 namespace heapprof {
 
 struct SplitLimits {
-  uint64_t max_samples = 16'000;       // samples in one part
+  uint64_t max_samples = 16'000;           // samples in one part
   uint64_t max_bytes = uint64_t{4} << 20;  // one part's serialized, uncompressed size
 };
 

@@ -71,8 +71,8 @@ std::vector<StackTotal> TopStacks(const Profile& profile, int sample_index, size
                                   const FrameMatcher* through = nullptr);
 // One line per stack: "  1.2 MiB  leaf (file:line) <- caller (file:line) <- ...",
 // at most `max_frames` frames each.
-std::string FormatStacks(const Profile& profile, const std::vector<StackTotal>& stacks,
-                         std::string_view unit, size_t max_frames = 8);
+std::string FormatStacks(const Profile& profile, const std::vector<StackTotal>& stacks, std::string_view unit,
+                         size_t max_frames = 8);
 
 // In-use bytes (inuse_space) of samples whose stack passes through a matching
 // frame: what those functions allocated and still keep alive at window end.

@@ -37,9 +37,9 @@ struct StackNode {
 struct RawSample {
   uint64_t sample_id = 0;  // V8's time-ordered id, 1-based within a window
   StackId stack{};
-  uint64_t size = 0;       // object size in bytes
-  bool live = false;       // still alive at the end of the window
-  bool allocated = true;   // counts in alloc_*; false for a DevTools in-use-only window (heapprof attach)
+  uint64_t size = 0;      // object size in bytes
+  bool live = false;      // still alive at the end of the window
+  bool allocated = true;  // counts in alloc_*; false for a DevTools in-use-only window (heapprof attach)
 };
 
 // The mean bytes between samples when nobody says (sessions, heapprof attach, serve, run).
@@ -53,9 +53,9 @@ struct WindowInfo {
   int max_stack_depth = 64;
   std::string v8_version;
   std::string isolate_name;
-  std::string strategy;         // "gc-prologue-ledger" or "native-liveness"
+  std::string strategy;  // "gc-prologue-ledger" or "native-liveness"
   bool gc_before_snapshot = true;
-  int inlining_allowed = -1;    // 1 yes, 0 no, -1 unknown
+  int inlining_allowed = -1;  // 1 yes, 0 no, -1 unknown
   uint64_t heap_used_bytes = 0;
   uint64_t heap_limit_bytes = 0;
   uint64_t prologue_snapshots = 0;  // GC-prologue snapshots taken (ledger only)

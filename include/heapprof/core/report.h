@@ -65,9 +65,9 @@ std::string FormatTopTable(const Profile& profile, const TopOptions& options);
 // widest 95 % error of the top `rows` flat and cum shares, in points, against
 // the 10 points above which the tables say "too few to rank functions".
 struct SamplingCheck {
-  bool sampled = false;        // the profile says how it was sampled
-  bool enough = true;          // every share within 10 points (or not sampled)
-  double samples = 0;          // raw samples of the sample type
+  bool sampled = false;  // the profile says how it was sampled
+  bool enough = true;    // every share within 10 points (or not sampled)
+  double samples = 0;    // raw samples of the sample type
   double widest_points = 0;
   int64_t suggested_interval = 0;  // the interval that would give ~400 samples (power of two, >= 1 KiB)
 };

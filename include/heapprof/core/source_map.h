@@ -19,10 +19,10 @@ class SourceMapParser;
 
 // An original position; line and column are 1-based, like heapprof frames.
 struct OriginalPosition {
-  uint32_t source = 0;    // index into SourceMap::sources()
-  int64_t line = 0;       // 1-based
-  int64_t column = 0;     // 1-based
-  int32_t name = -1;      // index into SourceMap::names(), -1 = no name
+  uint32_t source = 0;           // index into SourceMap::sources()
+  int64_t line = 0;              // 1-based
+  int64_t column = 0;            // 1-based
+  int32_t name = -1;             // index into SourceMap::names(), -1 = no name
   int64_t generated_column = 0;  // 1-based column of the mapping that matched
 };
 
@@ -74,9 +74,9 @@ class SourceMap {
   struct Contents;
   std::shared_ptr<Contents> contents_;  // shared_ptr keeps SourceMap movable
   std::vector<std::string> names_;
-  std::vector<Segment> segments_;       // sorted by (generated line, column)
-  std::vector<uint32_t> columns_;       // segments_[i].generated_column, dense for binary search
-  std::vector<uint32_t> line_starts_;   // segments of line L: [starts[L], starts[L+1])
+  std::vector<Segment> segments_;      // sorted by (generated line, column)
+  std::vector<uint32_t> columns_;      // segments_[i].generated_column, dense for binary search
+  std::vector<uint32_t> line_starts_;  // segments of line L: [starts[L], starts[L+1])
 };
 
 }  // namespace heapprof

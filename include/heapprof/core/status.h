@@ -13,15 +13,15 @@ namespace heapprof {
 // What went wrong, coarse enough for a caller to branch on.
 enum class ErrorCode {
   kOk = 0,
-  kInvalidArgument,   // bad option or input value
+  kInvalidArgument,     // bad option or input value
   kFailedPrecondition,  // wrong state: already started, not started, isolate gone
-  kUnavailable,       // a resource is held by someone else (e.g. the sampler)
-  kDataLoss,          // corrupt or truncated input
-  kNotFound,          // missing file or target
-  kIo,                // read/write failure
-  kScriptError,       // JavaScript threw or failed to compile
-  kResourceExhausted, // heap limit or cap reached
-  kDeadlineExceeded,  // a time limit was reached (the call was stopped)
+  kUnavailable,         // a resource is held by someone else (e.g. the sampler)
+  kDataLoss,            // corrupt or truncated input
+  kNotFound,            // missing file or target
+  kIo,                  // read/write failure
+  kScriptError,         // JavaScript threw or failed to compile
+  kResourceExhausted,   // heap limit or cap reached
+  kDeadlineExceeded,    // a time limit was reached (the call was stopped)
   kInternal,
 };
 
@@ -55,16 +55,25 @@ namespace internal {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     if (status_.ok()) status_ = Status(ErrorCode::kInternal, "a Result was built from an OK status without a value");
   }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() & { Check(); return *value_; }
-  const T& value() const& { Check(); return *value_; }
-  T&& value() && { Check(); return std::move(*value_); }
+  T& value() & {
+    Check();
+    return *value_;
+  }
+  const T& value() const& {
+    Check();
+    return *value_;
+  }
+  T&& value() && {
+    Check();
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -83,7 +92,9 @@ inline Status Error(ErrorCode code, std::string message) { return {code, std::mo
 namespace internal {
 inline const Status& StatusOf(const Status& status) { return status; }
 template <typename T>
-const Status& StatusOf(const Result<T>& result) { return result.status(); }
+const Status& StatusOf(const Result<T>& result) {
+  return result.status();
+}
 }  // namespace internal
 
 }  // namespace heapprof
@@ -93,11 +104,11 @@ const Status& StatusOf(const Result<T>& result) { return result.status(); }
 
 // Returns the error of `expr` (a Status or a Result) from the enclosing
 // function, which returns Status or Result<U>.
-#define HEAPPROF_RETURN_IF_ERROR(expr)                                                        \
-  do {                                                                                        \
-    if (const auto& heapprof_status_or_ = (expr); !heapprof_status_or_.ok()) {                \
-      return ::heapprof::internal::StatusOf(heapprof_status_or_);                            \
-    }                                                                                         \
+#define HEAPPROF_RETURN_IF_ERROR(expr)                                         \
+  do {                                                                         \
+    if (const auto& heapprof_status_or_ = (expr); !heapprof_status_or_.ok()) { \
+      return ::heapprof::internal::StatusOf(heapprof_status_or_);              \
+    }                                                                          \
   } while (false)
 
 // `lhs = value of expr` (a Result), or returns its error from the enclosing

@@ -14,18 +14,18 @@ namespace heapprof {
 
 // What one Symbolize call did.
 struct SymbolizeResult {
-  size_t frames = 0;             // script frames seen (VM-state frames without a file are not counted)
-  size_t mapped = 0;             // of those, rewritten to an original position (now or by an earlier run)
-  size_t without_map = 0;        // their script has no usable map
-  size_t outside_map = 0;        // their script has a map, but it has nothing for the position
+  size_t frames = 0;       // script frames seen (VM-state frames without a file are not counted)
+  size_t mapped = 0;       // of those, rewritten to an original position (now or by an earlier run)
+  size_t without_map = 0;  // their script has no usable map
+  size_t outside_map = 0;  // their script has a map, but it has nothing for the position
   // Of outside_map: frames in code the map never described (a bundler's or
   // compiler's generated helpers, such as esbuild's __spreadValues or tsc's
   // __awaiter: unmapped lines the map reaches), counted in the profile's
   // comment without a warning. The rest, past the map's last line or with a
   // map older than its script, are warned of.
   size_t generated = 0;
-  size_t scripts = 0;            // distinct scripts among the frames
-  size_t scripts_with_map = 0;   // of those, with a usable map
+  size_t scripts = 0;                 // distinct scripts among the frames
+  size_t scripts_with_map = 0;        // of those, with a usable map
   std::vector<std::string> warnings;  // why maps were unusable or did not fit
 };
 

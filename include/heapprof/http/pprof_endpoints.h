@@ -28,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/http/http_server.h"
 #include "heapprof/core/profile.h"
 #include "heapprof/core/status.h"
+#include "heapprof/http/http_server.h"
 
 namespace heapprof {
 
@@ -67,7 +67,8 @@ class ProfileSource {
   // look of its session; kNotFound when the source runs no leak sessions,
   // kUnavailable while a session has too few snapshots.
   virtual Result<std::string> LeakReportJson(const std::string& target) {
-    return Error(ErrorCode::kNotFound, "no leak session runs on " + target + " (heapprof serve --leaks runs one per replica)");
+    return Error(ErrorCode::kNotFound,
+                 "no leak session runs on " + target + " (heapprof serve --leaks runs one per replica)");
   }
   virtual bool HasLeakSessions() { return false; }
 };
@@ -97,7 +98,7 @@ struct IndexSection {
 
 struct PprofEndpointOptions {
   std::chrono::seconds max_window = std::chrono::hours(1);  // longer `seconds` get 400
-  std::chrono::milliseconds min_window{100};               // shorter `seconds` get 400
+  std::chrono::milliseconds min_window{100};                // shorter `seconds` get 400
   bool continuous = false;  // whether SinceContinuousStart is available (else `seconds` is required)
   // Empty: anyone who reaches the listener may profile every target (keep it
   // on loopback). Else every request needs one of these tokens: none or an

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/remote/devtools_client.h"
 
 namespace heapprof::remote {
 

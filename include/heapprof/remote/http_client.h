@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/remote/devtools_client.h"
 
 namespace heapprof::remote {
 
 struct HttpRequest {
   std::string method = "GET";
-  std::string target = "/";  // path and query
+  std::string target = "/";                                  // path and query
   std::vector<std::pair<std::string, std::string>> headers;  // Host is added when absent
   std::string body;
 };

@@ -32,14 +32,14 @@ struct PushLabel {
 
 // Where and how to push. Every default is here, once.
 struct PushOptions {
-  std::string url;           // http(s)://HOST[:PORT][/PREFIX]; the RPC path is appended
-  std::string ca_file;       // https: PEM CAs to verify the store with ("" = the system's)
-  std::string bearer_token;  // "Authorization: Bearer ..." when not empty
-  std::string tenant;        // "X-Scope-OrgID: ..." when not empty (multi-tenant stores)
-  size_t max_queued = 64;                       // windows waiting to be pushed
+  std::string url;                                 // http(s)://HOST[:PORT][/PREFIX]; the RPC path is appended
+  std::string ca_file;                             // https: PEM CAs to verify the store with ("" = the system's)
+  std::string bearer_token;                        // "Authorization: Bearer ..." when not empty
+  std::string tenant;                              // "X-Scope-OrgID: ..." when not empty (multi-tenant stores)
+  size_t max_queued = 64;                          // windows waiting to be pushed
   uint64_t max_queued_bytes = uint64_t{64} << 20;  // their gzipped bytes together
-  std::chrono::milliseconds timeout{10'000};    // one request, connect to answer
-  std::chrono::milliseconds first_backoff{500};  // after the first failure in a row; doubles
+  std::chrono::milliseconds timeout{10'000};       // one request, connect to answer
+  std::chrono::milliseconds first_backoff{500};    // after the first failure in a row; doubles
   std::chrono::milliseconds max_backoff{30'000};
   // Problems and recoveries, one line each (the first failure of a run of
   // them, the recovery, the first window dropped of a run); from the
@@ -73,18 +73,18 @@ std::string EncodePushRequest(const std::vector<const PushProfile*>& windows);
 
 // What the pusher did so far.
 struct PushStats {
-  uint64_t enqueued = 0;  // windows handed to Enqueue
-  uint64_t pushed = 0;    // windows the store accepted
-  uint64_t parts = 0;     // profiles in them (more than `pushed` when windows were split)
-  uint64_t bytes = 0;     // gzipped pprof bytes in them
-  uint64_t requests = 0;  // HTTP requests sent, retries included
-  uint64_t retries = 0;   // requests that failed and were tried again
-  uint64_t dropped = 0;   // windows dropped because the queue was full (the oldest first)
-  uint64_t rejected = 0;  // windows the store refused (not retried)
-  uint64_t unsent = 0;    // windows still queued when Stop's drain time ran out
-  size_t queued = 0;      // waiting now
+  uint64_t enqueued = 0;      // windows handed to Enqueue
+  uint64_t pushed = 0;        // windows the store accepted
+  uint64_t parts = 0;         // profiles in them (more than `pushed` when windows were split)
+  uint64_t bytes = 0;         // gzipped pprof bytes in them
+  uint64_t requests = 0;      // HTTP requests sent, retries included
+  uint64_t retries = 0;       // requests that failed and were tried again
+  uint64_t dropped = 0;       // windows dropped because the queue was full (the oldest first)
+  uint64_t rejected = 0;      // windows the store refused (not retried)
+  uint64_t unsent = 0;        // windows still queued when Stop's drain time ran out
+  size_t queued = 0;          // waiting now
   uint64_t queued_bytes = 0;  // their gzipped bytes
-  std::string last_error; // the most recent failure, "" if none
+  std::string last_error;     // the most recent failure, "" if none
 };
 
 class Pusher {

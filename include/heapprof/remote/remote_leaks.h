@@ -13,8 +13,8 @@
 
 #include "heapprof/core/leaks.h"
 #include "heapprof/core/raw_snapshot.h"
-#include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/remote/devtools_client.h"
 
 namespace heapprof::remote {
 
@@ -23,8 +23,8 @@ struct RemoteLeakOptions {
   std::chrono::nanoseconds duration{std::chrono::seconds(60)};  // nanoseconds::max(): until `stop`
   // Between snapshots; 0: chosen from the first snapshot's cost (AutoCadence).
   std::chrono::nanoseconds cadence{0};
-  bool gc = true;                            // HeapProfiler.collectGarbage before each snapshot
-  std::function<bool()> stop;                // when it turns true, the session takes its last snapshot now
+  bool gc = true;              // HeapProfiler.collectGarbage before each snapshot
+  std::function<bool()> stop;  // when it turns true, the session takes its last snapshot now
   // After each snapshot is in the tracker, with the cadence in force.
   std::function<void(size_t snapshots, std::chrono::nanoseconds cadence)> on_snapshot;
   Millis command_timeout{30000};
@@ -33,10 +33,10 @@ struct RemoteLeakOptions {
 
 // What the session measured besides the tracker's series.
 struct RemoteLeakSession {
-  RawSnapshot last;           // the last snapshot (live samples, info filled)
-  bool interrupted = false;   // `stop` ended it early
-  int64_t snapshot_nanos_max = 0;    // the slowest snapshot (GC + getSamplingProfile)
-  int64_t snapshot_nanos_total = 0;  // all of them
+  RawSnapshot last;                     // the last snapshot (live samples, info filled)
+  bool interrupted = false;             // `stop` ended it early
+  int64_t snapshot_nanos_max = 0;       // the slowest snapshot (GC + getSamplingProfile)
+  int64_t snapshot_nanos_total = 0;     // all of them
   std::chrono::nanoseconds cadence{0};  // the cadence used
 };
 

@@ -15,8 +15,8 @@
 
 #include "heapprof/core/profile.h"
 #include "heapprof/core/raw_snapshot.h"
-#include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/remote/devtools_client.h"
 
 namespace heapprof::remote {
 
@@ -35,25 +35,25 @@ struct RemoteWindowOptions {
   uint64_t interval_bytes = kDefaultIntervalBytes;
   std::chrono::nanoseconds window{std::chrono::seconds(5)};  // length of each window
   RemoteSampleTypes types = RemoteSampleTypes::kBoth;
-  bool gc_before_inuse = true;      // HeapProfiler.collectGarbage before the in-use snapshot
-  std::function<bool()> stop;       // when it turns true, the open window ends now (e.g. Ctrl-C)
+  bool gc_before_inuse = true;  // HeapProfiler.collectGarbage before the in-use snapshot
+  std::function<bool()> stop;   // when it turns true, the open window ends now (e.g. Ctrl-C)
   // When it turns true, the open window ends as if its time were up (e.g. it
   // has seen its share of --requests); not an interruption.
   std::function<bool()> window_full;
   std::function<void(std::string_view)> on_window;  // told "alloc" / "inuse" once each window's sampler runs
-  Millis command_timeout{30000};    // per protocol command (a big getSamplingProfile takes a while)
+  Millis command_timeout{30000};                    // per protocol command (a big getSamplingProfile takes a while)
   // Metadata for the profile's comments.
-  std::string target_name;          // the isolate comment
-  std::string runtime;              // e.g. "node.js/v20.19.0", "workerd"
-  int inlining_allowed = -1;        // 1 yes, 0 no, -1 unknown
-  std::vector<std::string> notes;   // extra "key: value" comments
+  std::string target_name;         // the isolate comment
+  std::string runtime;             // e.g. "node.js/v20.19.0", "workerd"
+  int inlining_allowed = -1;       // 1 yes, 0 no, -1 unknown
+  std::vector<std::string> notes;  // extra "key: value" comments
 };
 
 // What ProfileRemote measured besides the profile.
 struct RemoteProfile {
   Profile profile;
-  bool interrupted = false;          // `stop` ended a window early
-  bool inuse_window_skipped = false; // kBoth interrupted in the alloc window: no in-use window ran
+  bool interrupted = false;           // `stop` ended a window early
+  bool inuse_window_skipped = false;  // kBoth interrupted in the alloc window: no in-use window ran
 };
 
 // Enables the target's HeapProfiler domain and checks that its sampler is

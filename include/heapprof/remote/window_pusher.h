@@ -37,10 +37,10 @@ struct PushIdentity {
 
 // The push's counters, as the debug index and the final reports show them.
 struct WindowPushStats {
-  PushStats push;            // the pusher's (sent, retried, dropped, refused, queued, last error)
-  uint64_t queued_bytes = 0; // gzipped bytes waiting now
-  uint64_t failed = 0;       // windows that failed before reaching the pusher (the window or its split)
-  uint64_t split = 0;        // windows pushed as more than one profile (the store's limits)
+  PushStats push;             // the pusher's (sent, retried, dropped, refused, queued, last error)
+  uint64_t queued_bytes = 0;  // gzipped bytes waiting now
+  uint64_t failed = 0;        // windows that failed before reaching the pusher (the window or its split)
+  uint64_t split = 0;         // windows pushed as more than one profile (the store's limits)
 };
 
 class WindowPusher {

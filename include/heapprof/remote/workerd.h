@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "heapprof/remote/devtools_client.h"
 #include "heapprof/core/status.h"
+#include "heapprof/remote/devtools_client.h"
 #include "heapprof/remote/workerd_config.h"
 
 namespace heapprof::remote {

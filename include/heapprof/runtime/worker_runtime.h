@@ -43,12 +43,12 @@
 #include <utility>
 #include <vector>
 
-#include "heapprof/workload/bindings.h"
 #include "heapprof/core/profile.h"
-#include "heapprof/v8/session.h"
 #include "heapprof/core/status.h"
-#include "heapprof/workload/worker_messages.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
+#include "heapprof/workload/bindings.h"
+#include "heapprof/workload/worker_messages.h"
 
 namespace heapprof {
 
@@ -76,16 +76,16 @@ struct DurableObjectNamespaceOptions {
 // One object that received events, for the run's report.
 struct DurableObjectReport {
   std::string binding;
-  std::string id;    // 64 hex digits
-  std::string name;  // "" for an id not made by idFromName
+  std::string id;         // 64 hex digits
+  std::string name;       // "" for an id not made by idFromName
   uint64_t requests = 0;  // fetch() and RPC calls it started
 };
 
 struct WorkerOptions {
-  std::string name = "worker";                   // isolate name, recorded in profiles
+  std::string name = "worker";                       // isolate name, recorded in profiles
   size_t heap_limit_bytes = kDefaultHeapLimitBytes;  // whole V8 heap, like the platform's limit
-  NearHeapLimitHook on_near_heap_limit;          // runs before the script is terminated
-  ConsoleSink console;                           // default: stderr, prefixed with the name
+  NearHeapLimitHook on_near_heap_limit;              // runs before the script is terminated
+  ConsoleSink console;                               // default: stderr, prefixed with the name
   // Wall-clock limit of one Dispatch (handler, microtasks, timers, body) and of
   // Load (a module's top level); past it the JavaScript is terminated and the
   // call fails with kDeadlineExceeded, and the runtime serves on. Zero: none.

@@ -27,9 +27,9 @@ namespace heapprof {
 struct FinalLeakReport {
   std::string target;
   Result<LeakReport> report = Error(ErrorCode::kInternal, "no report");  // source-mapped
-  std::string json;                  // when the report is there
+  std::string json;                                                      // when the report is there
   LeakSessionStats stats;
-  uint64_t restarts = 0;             // sessions that ended with their isolate before this one
+  uint64_t restarts = 0;  // sessions that ended with their isolate before this one
 };
 
 class PoolLeakSessions {

@@ -14,13 +14,13 @@
 #include <optional>
 #include <string>
 
-#include "heapprof/http/http_server.h"
-#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/source_map_locator.h"
 #include "heapprof/core/status.h"
-#include "heapprof/v8/session.h"
+#include "heapprof/http/http_server.h"
+#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/serve/leak_sessions.h"
 #include "heapprof/serve/worker_pool.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof {
 
@@ -44,9 +44,9 @@ struct LiveServiceOptions {
   // Whether /@NAME/ and /@NUMBER/ path prefixes pick a replica; nullopt: only
   // with more than one replica (with one, /@alice/... is the worker's path).
   std::optional<bool> replica_prefix;
-  WorkerPoolOptions pool;                       // worker, replicas, queue, time limit
-  SessionOptions session;                       // every profiling window's options
-  std::optional<SourceMapSearch> source_maps;   // where the worker's source maps may be read; nullopt: unmapped
+  WorkerPoolOptions pool;                      // worker, replicas, queue, time limit
+  SessionOptions session;                      // every profiling window's options
+  std::optional<SourceMapSearch> source_maps;  // where the worker's source maps may be read; nullopt: unmapped
   // A window open on every replica from the start: heap, allocs and
   // flamegraph without seconds= return what it has seen (and open the next);
   // at shutdown each replica's last one is written to continuous_dir.
@@ -79,9 +79,9 @@ struct LiveServiceOptions {
 // What the service did, for the summary at exit.
 struct LiveServiceSummary {
   std::vector<TargetStatus> replicas;
-  uint64_t refused = 0;  // 503: queue full or shutting down
-  std::vector<std::string> written;  // continuous windows written at shutdown
-  std::vector<std::string> errors;   // ... and those that could not be (where they went instead, if anywhere)
+  uint64_t refused = 0;                  // 503: queue full or shutting down
+  std::vector<std::string> written;      // continuous windows written at shutdown
+  std::vector<std::string> errors;       // ... and those that could not be (where they went instead, if anywhere)
   std::vector<AbortedRequests> aborted;  // pending past shutdown_timeout, ended at shutdown
   std::vector<FinalLeakReport> leaks;    // with `leaks`: each replica's report at shutdown
 };

@@ -2,25 +2,25 @@
 // controller on the pool's replicas, source-mapped off the isolate's thread.
 #pragma once
 
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <future>
-#include <thread>
-#include <utility>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
-#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/source_map_locator.h"
-#include "heapprof/v8/controller.h"
-#include "heapprof/v8/session.h"
+#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/serve/leak_sessions.h"
 #include "heapprof/serve/worker_pool.h"
+#include "heapprof/v8/controller.h"
+#include "heapprof/v8/session.h"
 
 namespace heapprof {
 
@@ -34,8 +34,7 @@ class PoolProfileSource final : public ProfileSource {
 
   std::vector<TargetStatus> Targets() override;
   // Cancelling ends the target's window at once (Controller::EndWindows).
-  Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration,
-                         CancelSignal& cancel) override;
+  Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration, CancelSignal& cancel) override;
   Result<Profile> SinceContinuousStart(const std::string& target) override;
   std::vector<CaptureFile> Captures() override;
   // serve --leaks: the replicas' leak sessions (null: none).
@@ -63,7 +62,7 @@ class PoolProfileSource final : public ProfileSource {
   struct Continuous {
     std::mutex mu;
     std::future<Result<WindowProfile>> window;
-    uint64_t id = 0;  // the open window's, for Controller::EndWindow
+    uint64_t id = 0;              // the open window's, for Controller::EndWindow
     std::optional<Profile> last;  // rotating: the last closed window
   };
   // Opens the target's next window, then closes the open one: its profile.

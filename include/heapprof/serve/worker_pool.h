@@ -13,21 +13,21 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/http/pprof_endpoints.h"
 #include "heapprof/core/status.h"
+#include "heapprof/http/pprof_endpoints.h"
+#include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/session.h"
-#include "heapprof/runtime/worker_runtime.h"
 
 namespace heapprof {
 
 struct WorkerPoolOptions {
-  std::string worker;                    // the worker file, loaded into every replica
-  std::vector<std::string> names;        // one replica per name (targets for the controller)
-  WorkerOptions worker_options;          // heap limit, request timeout, console (the name is each replica's)
-  size_t queue_limit = 64;               // requests waiting per replica; more are refused
-  Controller* controller = nullptr;      // registers every replica's isolate (optional)
-  std::string capture_dir;               // near-heap-limit captures go here ("" = off; needs controller)
+  std::string worker;                // the worker file, loaded into every replica
+  std::vector<std::string> names;    // one replica per name (targets for the controller)
+  WorkerOptions worker_options;      // heap limit, request timeout, console (the name is each replica's)
+  size_t queue_limit = 64;           // requests waiting per replica; more are refused
+  Controller* controller = nullptr;  // registers every replica's isolate (optional)
+  std::string capture_dir;           // near-heap-limit captures go here ("" = off; needs controller)
   // Where a capture goes when capture_dir cannot take it (a full disk): this
   // folder ("" for none), then the system's temporary folder.
   std::string capture_fallback_dir;

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "heapprof/core/profile.h"
-#include "heapprof/v8/session.h"
 #include "heapprof/core/status.h"
+#include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof::testing {
@@ -31,8 +31,7 @@ Result<Profile> ProfileWindow(Isolate& isolate, const std::function<void()>& bod
 
 // Runs `source` as a classic script inside a window. A script that throws
 // fails with kScriptError (the profile of a half-run script is rarely wanted).
-Result<Profile> ProfileScript(Isolate& isolate, std::string_view source,
-                              std::string_view resource_name = "<test>",
+Result<Profile> ProfileScript(Isolate& isolate, std::string_view source, std::string_view resource_name = "<test>",
                               const SessionOptions& options = DefaultWindowOptions());
 
 }  // namespace heapprof::testing

@@ -115,8 +115,7 @@ class Controller {
   // sees nothing older than itself. Any thread; answered at the target's
   // next interrupt or Pump.
   std::future<Result<RawSnapshot>> LiveSnapshot(const std::string& target, bool full_gc);
-  std::future<Result<RawSnapshot>> LiveSnapshot(const std::string& target, bool full_gc,
-                                                const SessionOptions& options);
+  std::future<Result<RawSnapshot>> LiveSnapshot(const std::string& target, bool full_gc, const SessionOptions& options);
 
   // Near-heap-limit capture: the target's sampler runs from now on (with
   // `options`' interval, unless a window started it already); when V8 nears
@@ -126,8 +125,8 @@ class Controller {
   // on the isolate's thread. Without `between_windows` the sampler starts
   // with the first window only, and a capture with no window open gives the
   // sink an error.
-  Status EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink,
-                                    const SessionOptions& options = {}, bool between_windows = true);
+  Status EnableNearHeapLimitCapture(const std::string& name, ProfileSink sink, const SessionOptions& options = {},
+                                    bool between_windows = true);
 
   // Fails every request in flight with an error and joins the threads.
   void Shutdown();

@@ -49,9 +49,9 @@ struct LeakSessionStats {
   std::chrono::nanoseconds cadence{0};  // in force (0 before the first snapshot)
   int64_t snapshot_nanos_max = 0;       // the slowest snapshot: the isolate ran nothing meanwhile
   int64_t snapshot_nanos_total = 0;
-  int64_t session_nanos = 0;            // from the first snapshot's start to the last one's
-  int looks = 0;                        // reports taken so far (each is a look)
-  Status failure;                       // a snapshot failed: the session ended there
+  int64_t session_nanos = 0;  // from the first snapshot's start to the last one's
+  int looks = 0;              // reports taken so far (each is a look)
+  Status failure;             // a snapshot failed: the session ended there
 };
 
 class LeakSession {

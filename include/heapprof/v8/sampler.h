@@ -28,7 +28,7 @@ namespace heapprof {
 
 struct SamplerOptions {
   uint64_t interval_bytes = kDefaultIntervalBytes;  // mean bytes between samples (fixed for the sampler's life)
-  int max_stack_depth = 64;              // frames kept per stack (fixed for the sampler's life)
+  int max_stack_depth = 64;                         // frames kept per stack (fixed for the sampler's life)
   // The full GC before a snapshot that asks for one (see SessionOptions::full_gc).
   std::function<void()> full_gc;
   // Cap on ledger entries (sampled allocations kept for open windows) and on
@@ -44,7 +44,7 @@ SamplerOptions SamplerOptionsFrom(const SessionOptions& options);
 
 // What a window records about itself (per window, not per sampler).
 struct WindowLabels {
-  std::string isolate_name;  // recorded in the profile
+  std::string isolate_name;   // recorded in the profile
   int inlining_allowed = -1;  // recorded: 1 allowed, 0 disabled, -1 unknown
 };
 

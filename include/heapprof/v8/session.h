@@ -20,16 +20,16 @@ namespace heapprof {
 
 struct SessionOptions {
   uint64_t interval_bytes = kDefaultIntervalBytes;  // mean bytes between samples
-  int max_stack_depth = 64;              // frames kept per stack
-  bool gc_before_snapshot = true;        // full GC before the in-use snapshot
+  int max_stack_depth = 64;                         // frames kept per stack
+  bool gc_before_snapshot = true;                   // full GC before the in-use snapshot
   // Runs that GC where V8's testing API is off (V8 started by someone else):
   // the Node addon passes the gc() of --expose-gc. Empty: a critical
   // memory-pressure notification, a memory-reducing GC that costs 2-3x a
   // plain one on small heaps (heapprof/node/README.md).
   std::function<void()> full_gc;
-  uint64_t max_samples = 4'000'000;      // cap on recorded samples; the rest are counted as dropped
-  std::string isolate_name;              // recorded in the profile
-  int inlining_allowed = -1;             // recorded: 1 allowed, 0 disabled, -1 unknown
+  uint64_t max_samples = 4'000'000;  // cap on recorded samples; the rest are counted as dropped
+  std::string isolate_name;          // recorded in the profile
+  int inlining_allowed = -1;         // recorded: 1 allowed, 0 disabled, -1 unknown
 };
 
 // The sampling strategy compiled into this build: "native-liveness" when the

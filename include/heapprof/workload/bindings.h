@@ -14,7 +14,7 @@ namespace heapprof {
 
 // One KV namespace binding, held in memory for the run.
 struct KvNamespace {
-  std::string binding;                                      // env.<binding>
+  std::string binding;                                       // env.<binding>
   std::vector<std::pair<std::string, std::string>> entries;  // preloaded key -> value
 };
 
@@ -46,9 +46,9 @@ Status ParseKvData(std::string_view text, std::string_view name, KvNamespace& in
 // .dev.vars beside that config, then --env-json and --kv-data files.
 struct BindingSources {
   std::string worker;
-  std::string config;                    // "" = look beside the worker
-  std::string env_json;                  // "" = none
-  std::vector<std::string> kv_data;      // "BINDING=FILE"
+  std::string config;                // "" = look beside the worker
+  std::string env_json;              // "" = none
+  std::vector<std::string> kv_data;  // "BINDING=FILE"
 };
 struct LoadedBindings {
   WorkerBindings bindings;

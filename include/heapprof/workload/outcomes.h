@@ -23,8 +23,8 @@ enum class RequestFailure {
 
 // One distinct error: the first time it happened, and how often.
 struct DistinctError {
-  std::string message;   // the error's first line ("TypeError: x is undefined")
-  std::string stack;     // the rest of the stack ("    at f (src/app.ts:3:9)"), mapped when possible
+  std::string message;  // the error's first line ("TypeError: x is undefined")
+  std::string stack;    // the rest of the stack ("    at f (src/app.ts:3:9)"), mapped when possible
   RequestFailure kind = RequestFailure::kThrown;
   uint64_t count = 0;
   uint64_t first_request = 0;  // 1-based index among the run's requests

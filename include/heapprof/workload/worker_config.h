@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "heapprof/workload/bindings.h"
 #include "heapprof/core/status.h"
+#include "heapprof/workload/bindings.h"
 
 namespace heapprof {
 
@@ -59,10 +59,10 @@ struct QueueConsumer {
 };
 
 struct WorkerConfig {
-  std::string file;  // the configuration read ("" = none)
-  std::string dir;   // where relative paths of the configuration resolve
-  std::string name;  // "" = none given
-  std::string main;  // the entry module as the file names it, resolved against dir ("" = none)
+  std::string file;                // the configuration read ("" = none)
+  std::string dir;                 // where relative paths of the configuration resolve
+  std::string name;                // "" = none given
+  std::string main;                // the entry module as the file names it, resolved against dir ("" = none)
   std::string compatibility_date;  // "" = none given
   std::vector<std::string> compatibility_flags;
   WorkerBindings bindings;           // vars (JSON text) and KV namespaces, .dev.vars and flags applied
@@ -74,7 +74,7 @@ struct WorkerConfig {
   std::vector<NamedBinding> d1_databases;
   std::vector<NamedBinding> queue_producers;
   std::vector<QueueConsumer> queue_consumers;
-  std::vector<std::string> crons;  // [triggers] crons
+  std::vector<std::string> crons;                           // [triggers] crons
   std::vector<std::pair<std::string, std::string>> define;  // build-time replacements
   std::vector<std::pair<std::string, std::string>> alias;   // build-time module aliases
   // Every key of the file, top level ("queues" split into "queues.producers"
@@ -96,11 +96,11 @@ struct WorkerConfigSources {
   // The worker: its script (the config is looked for beside it), or a folder
   // holding wrangler.toml / wrangler.jsonc / wrangler.json (its `main` is the script).
   std::string worker;
-  std::string config;                 // --config ("" = look beside the worker)
-  std::string env_json;               // --env-json ("" = none)
-  std::vector<std::string> kv_data;   // --kv-data BINDING=FILE
-  std::optional<std::string> compatibility_date;   // --compatibility-date: replaces the config's
-  std::vector<std::string> compatibility_flags;    // --compatibility-flag: added to the config's
+  std::string config;                             // --config ("" = look beside the worker)
+  std::string env_json;                           // --env-json ("" = none)
+  std::vector<std::string> kv_data;               // --kv-data BINDING=FILE
+  std::optional<std::string> compatibility_date;  // --compatibility-date: replaces the config's
+  std::vector<std::string> compatibility_flags;   // --compatibility-flag: added to the config's
 };
 
 // Reads everything: the configuration (the first of wrangler.toml,
@@ -112,10 +112,10 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources);
 
 // What one runtime honours of a configuration.
 struct RuntimeSupport {
-  std::string runtime;              // "the embedded runtime", "workerd", for messages
-  std::vector<std::string> keys;    // configuration keys honoured (as in WorkerConfig::keys)
-  bool all_compatibility_flags = false;           // workerd: every flag is the runtime's own
-  std::vector<std::string> compatibility_flags;   // else the flags it honours
+  std::string runtime;                           // "the embedded runtime", "workerd", for messages
+  std::vector<std::string> keys;                 // configuration keys honoured (as in WorkerConfig::keys)
+  bool all_compatibility_flags = false;          // workerd: every flag is the runtime's own
+  std::vector<std::string> compatibility_flags;  // else the flags it honours
   // Keys it honours only in part, each with what it does instead (e.g.
   // compatibility_date: recorded in the profile): named in the warning.
   std::vector<std::pair<std::string, std::string>> partly;

@@ -21,7 +21,7 @@ struct WorkerResponse {
   int status = 200;  // response.status
   std::string status_text;
   std::vector<std::pair<std::string, std::string>> headers;  // lower-case names, in Headers iteration order
-  std::string body;  // the body's bytes (a string body as UTF-8)
+  std::string body;                                          // the body's bytes (a string body as UTF-8)
 };
 
 }  // namespace heapprof
