@@ -244,4 +244,8 @@ Delivery WriteOrFallBack(const std::string& path, const std::vector<std::string>
   return d;
 }
 
+std::string WindowFilePath(std::string_view dir, std::string_view name, int64_t time_nanos) {
+  return fmt::format("{}/{}-{}.pb.gz", dir, internal::FileSafeName(std::string(name)), time_nanos);
+}
+
 }  // namespace heapprof

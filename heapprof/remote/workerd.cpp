@@ -13,10 +13,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "heapprof/core/file_io.h"
@@ -202,6 +204,38 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return p;
+}
+
+std::string FindWorkerd(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("HEAPPROF_WORKERD"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
+    fs::path candidate = dir / ".deps/workerd/bin/workerd";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      size_t colon = rest.find(':');
+      fs::path candidate = fs::path(std::string(rest.substr(0, colon))) / "workerd";
+      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  }
+  return ".deps/workerd/bin/workerd";
+}
+
+std::vector<std::string> UnknownV8Flags(const std::string& startup_output, const std::vector<std::string>& flags) {
+  std::vector<std::string> unknown;
+  for (const std::string& flag : flags) {
+    if (startup_output.find("flag " + flag) != std::string::npos ||
+        startup_output.find("flag \"" + flag) != std::string::npos) {
+      unknown.push_back(flag);
+    }
+  }
+  return unknown;
 }
 
 }  // namespace heapprof::remote

@@ -176,8 +176,7 @@ class LiveService::Impl {
         written_errors_.push_back(name + ": " + profile.status().message());
         continue;
       }
-      std::string path =
-          fmt::format("{}/{}-{}.pb.gz", options_.continuous_dir, internal::FileSafeName(name), profile->time_nanos);
+      std::string path = WindowFilePath(options_.continuous_dir, name, profile->time_nanos);
       // The same file name in the fallback folders, never over a file.
       Delivery d = WriteOrFallBack(path, FallbackDirs(options_.fallback_dir),
                                    [&](const std::string& to) { return WritePprofFile(to, profile.value()); });

@@ -69,15 +69,14 @@ class WorkerPool::Impl {
     if (options_.controller == nullptr) return Status::Ok();
     HEAPPROF_RETURN_IF_ERROR(options_.controller->Register(r.name, r.runtime->isolate()));
     if (!options_.capture_dir.empty()) {
-      std::string stem = fmt::format("{}/{}", options_.capture_dir, internal::FileSafeName(r.name));
       HEAPPROF_RETURN_IF_ERROR(options_.controller->EnableNearHeapLimitCapture(
           r.name,
-          [this, &r, stem](Result<WindowProfile> p) {
+          [this, &r](Result<WindowProfile> p) {
             if (!p.ok()) {
               fmt::print(stderr, "heapprof: {}: near-heap-limit capture failed: {}\n", r.name, p.status().message());
               return;
             }
-            std::string path = fmt::format("{}-{}.pb.gz", stem, p->profile.time_nanos);
+            std::string path = WindowFilePath(options_.capture_dir, r.name, p->profile.time_nanos);
             // A full disk does not lose the capture: a fallback folder takes it, said as it happens.
             Delivery d = WriteOrFallBack(path, FallbackDirs(options_.capture_fallback_dir),
                                          [&](const std::string& to) { return WriteFileAtomic(to, p->pprof_gzip); });

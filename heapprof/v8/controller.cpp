@@ -871,7 +871,7 @@ ProfileSink RotatingFileSink(const std::string& directory, const std::string& na
       if (on_error) on_error(r.status());
       return;
     }
-    std::string path = fmt::format("{}/{}-{}.pb.gz", directory, name, r->profile.time_nanos);
+    std::string path = WindowFilePath(directory, name, r->profile.time_nanos);
     Status s = WriteFileAtomic(path, r->pprof_gzip);
     if (!s.ok() && on_error) on_error(s);
   };

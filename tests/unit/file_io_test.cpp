@@ -280,3 +280,10 @@ TEST_CASE("ReadFileBytes refuses a regular file beyond its limit before reading 
   CHECK(ReadFileBytes(path, {.max_bytes = 4097}).ok());
   CHECK(kMaxInputFileBytes == size_t{1} << 30);
 }
+
+TEST_CASE("file io: a rotating window's file is named once for every writer", "[file-io]") {
+  CHECK(WindowFilePath("out", "worker-1", 1700000000123456789) == "out/worker-1-1700000000123456789.pb.gz");
+  // A name made of a replica, an object or a user's label cannot leave its folder.
+  CHECK(WindowFilePath("/tmp/w", "ROOMS:a/../b", 5) == "/tmp/w/ROOMS:a-..-b-5.pb.gz");
+  CHECK(WindowFilePath(".", "two words", 0) == "./two-words-0.pb.gz");
+}

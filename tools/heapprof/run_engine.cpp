@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "heapprof/core/file_io.h"
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
 #include "heapprof/core/symbolizer.h"
@@ -199,10 +200,8 @@ void Serve(Run& run, Replica& r) {
     if (continuous) {
       fs::path dir = fs::path(plan.output).parent_path();
       if (dir.empty()) dir = ".";
-      std::string stem = internal::FileSafeName(r.name);
       Result<uint64_t> id = controller.StartContinuous(
-          {r.name, std::chrono::nanoseconds(plan.continuous_ns), session},
-          [&r, &run, dir, stem](Result<WindowProfile> p) {
+          {r.name, std::chrono::nanoseconds(plan.continuous_ns), session}, [&r, &run, dir](Result<WindowProfile> p) {
             Status written = p.status();
             if (p.ok()) MaybeSymbolize(run.plan, p->profile, run);
             if (run.plan.push) {  // queued for the pusher's thread: never waits for the store
@@ -213,7 +212,7 @@ void Serve(Run& run, Replica& r) {
               }
             }
             if (p.ok() && run.plan.continuous_files) {
-              std::string path = (dir / fmt::format("{}-{}.pb.gz", stem, p->profile.time_nanos)).string();
+              std::string path = WindowFilePath(dir.string(), r.name, p->profile.time_nanos);
               // A full disk does not lose the window: a fallback folder takes it, said as it happens.
               Delivery d = WriteOrFallBack(path, FallbackDirs(run.plan.fallback_dir),
                                            [&](const std::string& to) { return WritePprofFile(to, p->profile); });

@@ -21,220 +21,21 @@
 #include "tools/heapprof/leaks_report.h"
 #include "tools/heapprof/outputs.h"
 #include "tools/heapprof/profile_report.h"
+#include "tools/heapprof/run_report_parts.h"
 
 namespace heapprof::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// "2.31 s" / "850 ms" for reports.
-std::string Seconds(int64_t ns) {
-  if (ns < 1'000'000'000) return fmt::format("{} ms", ns / 1'000'000);
-  return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
-}
-
-std::string Bytes(uint64_t bytes) { return FormatValue(static_cast<int64_t>(bytes), "bytes"); }
-
-// What the tables say about each sample type, for a newcomer.
-std::string TableTitle(int index, bool gc, bool near_limit, bool leaks) {
-  if (leaks && !near_limit && (index == kInuseSpace || index == kInuseObjects)) {
-    return fmt::format(
-        "{} in use at the leak session's last snapshot ({}, {}):", index == kInuseSpace ? "Memory" : "Objects",
-        index == kInuseSpace ? "inuse_space" : "inuse_objects", gc ? "after a full GC" : "no GC before the snapshot");
-  }
-  if (near_limit && (index == kInuseSpace || index == kInuseObjects)) {
-    return index == kInuseSpace
-               ? "Memory in use near the heap limit (inuse_space, captured before V8 stopped the worker):"
-               : "Objects in use near the heap limit (inuse_objects):";
-  }
-  switch (index) {
-    case kInuseSpace:
-      return gc ? "Memory still in use when the window closed (inuse_space, after a full GC):"
-                : "Memory still in use when the window closed (inuse_space, no GC before the snapshot):";
-    case kAllocSpace:
-      return "Memory allocated during the window, freed or not (alloc_space):";
-    case kInuseObjects:
-      return "Objects still in use when the window closed (inuse_objects):";
-    case kAllocObjects:
-      return "Objects allocated during the window (alloc_objects):";
-  }
-  return "";
-}
-
-void PrintTables(const Profile& profile, const Plan& plan, bool near_limit, bool leaks = false) {
-  TableOptions options;
-  options.indexes = plan.table_indexes;
-  options.rows = plan.top_rows;
-  options.interval_bytes = plan.session.interval_bytes;
-  options.title = [&](int index) { return TableTitle(index, plan.session.gc_before_snapshot, near_limit, leaks); };
-  options.more_samples_hint = "Serve more requests (--requests, --duration)";
-  options.view = plan.user_code ? FrameView::kUserCode : FrameView::kAll;
-  cli::PrintTables(profile, options);
-}
-
-void PrintSummary(const Profile& profile, const Plan& plan, int64_t requests) {
-  if (plan.top_rows == 0) return;
-  fmt::print("\n");
-  cli::PrintSummary(profile, plan.table_indexes, requests);
-}
-
-// Source maps (the worker's and the runtime libraries'), when the plan applies
-// them, then the file: at `path`, else in a fallback folder (said on stderr).
-// False when it is not at `path`; *written is where it is ("" when nowhere).
-bool WriteProfile(const Plan& plan, const std::string& path, WindowProfile& window, bool already_symbolized,
-                  std::string* written) {
-  if (plan.symbolize && !already_symbolized) {
-    FileSourceMapProvider files(plan.source_maps);
-    RuntimeSourceMapProvider maps(&files);
-    for (const std::string& w : Symbolize(window.profile, maps).warnings) {
-      fmt::print(stderr, "heapprof run: warning: {}\n", w);
-    }
-  }
-  return DeliverReported(
-      "run", "profile", path, FallbackDirs(plan.fallback_dir),
-      [&](const std::string& p) {
-        return plan.symbolize || window.pprof_gzip.empty() ? WritePprofFile(p, window.profile)
-                                                           : WriteFileAtomic(p, window.pprof_gzip);
-      },
-      written);
-}
-
-// The name a replica goes by in the report.
-std::string Label(const Plan& plan, const ReplicaOutcome& r) {
-  return plan.replicas.size() == 1 ? plan.display_name : r.name;
-}
-
-// Why a profiled replica has no window (or leak session); always false.
-bool ReportNoWindow(const ReplicaOutcome& r, const std::string& prefix, int signal) {
-  if (signal != 0) {
-    Fail("run",
-         fmt::format("{}interrupted by {} {} ({} requests served); no profile written", prefix, SignalName(signal),
-                     r.kind == WorkerKind::kNotLoaded ? "while loading the worker" : "during the warm-up", r.served));
-  } else if (r.failure.ok()) {
-    Fail("run", fmt::format("{}the run ended after {} requests, before the warm-up was over; no profile "
-                            "written (shorten --warmup or lengthen the run)",
-                            prefix, r.served));
-  }
-  return false;
-}
-
-// --leaks: the growth report of one replica's session, its profile (the last
-// snapshot's in-use samples with their age) and the JSON; false when
-// something failed. A worker that reached its heap limit still gets the
-// report of the session up to then, and -o gets the near-limit capture
-// (every sample alive then) unless --on-heap-limit takes it.
-bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file) {
-  const std::string label = Label(plan, r);
-  const std::string prefix = only_one ? "" : r.name + ": ";
-  bool ok = r.failure.ok();
-  if (r.heap_limit) {
-    Fail("run", prefix + r.failure.message() + (r.served > 0 ? fmt::format(" (after {} requests)", r.served) : ""));
-  } else if (!r.failure.ok()) {
-    std::string where = r.kind == WorkerKind::kNotLoaded ? "" : fmt::format("request #{}; ", r.served + 1);
-    Fail("run", prefix + r.failure.message() +
-                    fmt::format("\n({}{})", where,
-                                r.leaks ? "the leak session up to it is reported below" : "no profile written"));
-  }
-  bool output_taken = false;  // -o holds the near-limit capture
-  if (r.near_limit && r.near_limit->ok()) {
-    const std::string base = plan.on_heap_limit.empty() ? plan.output : plan.on_heap_limit;
-    std::string path;
-    if (!WriteProfile(plan, FileFor(base, r.name, only_one), r.near_limit->value(), false, &path)) ok = false;
-    if (!path.empty()) {
-      fmt::print("{}Wrote the in-use profile captured near the heap limit to {}\n", prefix, path);
-      if (first_file.empty()) first_file = path;
-    }
-    // When the limit was reached (the worker ends a little later: the capture raised the limit for itself).
-    fmt::print("{}The heap reached its limit after {} requests\n", prefix, r.near_limit_requests);
-    output_taken = plan.on_heap_limit.empty();
-  } else if (r.near_limit) {
-    Fail("run", prefix + "capturing the profile near the heap limit failed: " + r.near_limit->status().message());
-    ok = false;
-  }
-  if (!r.window_opened || !r.leaks) return ReportNoWindow(r, prefix, signal);
-  const heapprof::LeakSession& session = *r.leaks;
-  const LeakSessionStats stats = session.stats();
-  if (!stats.failure.ok()) {
-    Fail("run", prefix + "a snapshot of the leak session failed: " + stats.failure.message());
-    ok = false;
-  }
-  if (stats.snapshots < 2) {
-    Fail("run", fmt::format("{}the leak session took {} snapshot{}; a growth report needs two (lengthen the run, or "
-                            "a shorter --cadence)",
-                            prefix, stats.snapshots, stats.snapshots == 1 ? "" : "s"));
-    return false;
-  }
-  Result<LeakReport> leaks = session.Report();
-  if (!leaks.ok()) {
-    Fail("run", prefix + "the growth report: " + leaks.status().message());
-    return false;
-  }
-  if (plan.symbolize) {  // growing sites by their original file:line, as the tables name them
-    FileSourceMapProvider files(plan.source_maps);
-    RuntimeSourceMapProvider maps(&files);
-    (void)SymbolizeLeakReport(leaks.value(), maps);
-  }
-  if (signal != 0) {
-    fmt::print(stderr, "heapprof run: {}interrupted by {} after {} requests; reporting the leak session so far\n",
-               prefix, SignalName(signal), r.served);
-  }
-  Result<Profile> last = session.LastProfile();
-  if (!last.ok()) {
-    Fail("run", prefix + last.status().message());
-    return false;
-  }
-  WindowProfile window{r.name, std::move(last).value(), ""};
-  auto note = [&](const std::string& text) { window.profile.comments.push_back(window.profile.AddString(text)); };
-  note(fmt::format(
-      "windows: a leak session of {} live snapshots of the always-on sampler{}; inuse_* from the last, with each "
-      "sample's age (numeric label age, seconds); alloc_* not measured",
-      stats.snapshots, plan.session.gc_before_snapshot ? " (full GC before each)" : ""));
-  note(fmt::format("snapshot_cost_ms: max {:.1f} total {:.1f}", static_cast<double>(stats.snapshot_nanos_max) / 1e6,
-                   static_cast<double>(stats.snapshot_nanos_total) / 1e6));
-
-  AddLeakComments(window.profile, leaks.value(), plan.top_rows);
-  std::string path;
-  if (!output_taken) {
-    if (!WriteProfile(plan, FileFor(plan.output, r.name, only_one), window, false, &path)) ok = false;
-    if (first_file.empty()) first_file = path;
-  }
-
-  fmt::print("{}Leak session on {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind),
-             r.served, Seconds(r.serving_ns));
-  fmt::print("  session  {} live snapshots over {}, one every {}{}, {}\n", stats.snapshots,
-             Seconds(stats.session_nanos), Seconds(stats.cadence.count()),
-             plan.session.gc_before_snapshot ? " after a full GC" : "",
-             plan.from_start ? std::string("from before the worker was loaded")
-                             : fmt::format("after a warm-up of {} requests", r.window_opened_at));
-  const double share = stats.session_nanos > 0 ? static_cast<double>(stats.snapshot_nanos_total) /
-                                                     static_cast<double>(stats.session_nanos) * 100
-                                               : 0;
-  fmt::print(
-      "  cost     the snapshots paused the worker {:.1f} ms in all ({:.2f} % of the session), the slowest "
-      "{:.1f} ms\n",
-      static_cast<double>(stats.snapshot_nanos_total) / 1e6, share,
-      static_cast<double>(stats.snapshot_nanos_max) / 1e6);
-  fmt::print("  sampling one sample per {} allocated on average; values are estimates of the real totals\n",
-             Bytes(plan.session.interval_bytes));
-  fmt::print("  heap     {} used of the {} limit at the end\n", Bytes(r.heap.used_bytes), Bytes(r.heap.limit_bytes));
-  if (!path.empty()) fmt::print("Wrote {}\n", path);
-  if (!plan.flamegraph.empty() && !output_taken) {
-    std::string page;
-    if (!DeliverReported(
-            "run", "flamegraph", FileFor(plan.flamegraph, r.name, only_one), FallbackDirs(plan.fallback_dir),
-            [&](const std::string& p) { return WriteFlamegraph(window.profile, p, "heapprof run " + label); }, &page)) {
-      ok = false;
-    }
-  }
-  PrintTables(window.profile, plan, /*near_limit=*/false, /*leaks=*/true);
-  const std::string json = plan.leaks_json.empty() ? std::string() : FileFor(plan.leaks_json, r.name, only_one);
-  if (session.WithTracker([&](const LeakTracker& tracker) {
-        return PrintLeakReport("run", leaks.value(), tracker, json, plan.top_rows);
-      }) != kExitOk) {
-    ok = false;
-  }
-  return ok;
-}
+using report::Bytes;
+using report::Label;
+using report::PrintDurableObjects;
+using report::PrintSummary;
+using report::PrintTables;
+using report::ReportLeakSession;
+using report::ReportNoWindow;
+using report::Seconds;
+using report::WriteProfile;
 
 // The report of one profiled replica's window; false when something failed.
 bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file) {
@@ -338,20 +139,6 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
 
 // Each Durable Object that received events, with its requests. They live in
 // their worker's isolate, so their heap is the worker's (above).
-void PrintDurableObjects(const EngineOutcome& outcome) {
-  bool header = false;
-  for (const ReplicaOutcome& r : outcome.replicas) {
-    for (const DurableObjectReport& o : r.durable_objects) {
-      if (!header) {
-        fmt::print("\nDurable Objects (in the worker's isolate; their heap is part of the worker's):\n");
-        header = true;
-      }
-      fmt::print("  {}:{}  {} request{}{}\n", o.binding, o.name.empty() ? o.id : o.name, o.requests,
-                 o.requests == 1 ? "" : "s", outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
-    }
-  }
-}
-
 }  // namespace
 
 int ReportRun(const Plan& plan, EngineOutcome& outcome) {

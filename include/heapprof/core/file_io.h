@@ -31,6 +31,11 @@ Result<std::string> ReadFileBytes(const std::string& path, const ReadOptions& op
 // a symbolic link is followed, so the link stays and its target is replaced.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes);
 
+// The file of one window of a rotating series (--continuous, near-limit
+// captures): "<dir>/<name>-<start time in ns>.pb.gz", the name made file-safe
+// (text.h's FileSafeName). Every writer of such series names files here.
+std::string WindowFilePath(std::string_view dir, std::string_view name, int64_t time_nanos);
+
 // Where an output goes when it cannot be written where it was named: the
 // folder the user gave (--fallback-dir; "" for none), then the system's
 // temporary folder ($TMPDIR, else /tmp).

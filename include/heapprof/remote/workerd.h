@@ -18,6 +18,16 @@ namespace heapprof::remote {
 // A free TCP port on 127.0.0.1 (bound, then released for the child to take).
 Result<uint16_t> FreeLoopbackPort();
 
+// The workerd binary: `flag` (--workerd) when given, else $HEAPPROF_WORKERD,
+// else the project's .deps/workerd/bin/workerd in a folder above this
+// executable, else workerd on PATH; else ".deps/workerd/bin/workerd" (Start
+// then says it is missing).
+std::string FindWorkerd(const std::string& flag);
+
+// Which of `flags` workerd's V8 did not know: V8 names such a flag in its
+// startup output ("flag --x" / "flag \"--x"), which workerd passes through.
+std::vector<std::string> UnknownV8Flags(const std::string& startup_output, const std::vector<std::string>& flags);
+
 // A running workerd. Move-only; the destructor stops it (SIGTERM, then
 // SIGKILL), and the child dies with heapprof too (PR_SET_PDEATHSIG), so no
 // exit path leaves it behind. It runs in a process group of its own, so a

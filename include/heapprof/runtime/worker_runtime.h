@@ -48,14 +48,10 @@
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 #include "heapprof/workload/bindings.h"
+#include "heapprof/workload/traffic.h"  // SyntheticRequest
 #include "heapprof/workload/worker_messages.h"
 
 namespace heapprof {
-
-// The index-th request of heapprof's deterministic synthetic stream: a mix of
-// API, static and search routes with varying ids, countries and user agents,
-// so workers can key state by URL or by a label set.
-WorkerRequest SyntheticRequest(uint64_t index);
 
 // Where console output goes: level is "log", "info", "debug", "warn" or "error".
 using ConsoleSink = std::function<void(std::string_view level, std::string_view text)>;

@@ -13,6 +13,11 @@
 
 namespace heapprof {
 
+// The index-th request of heapprof's deterministic synthetic stream: a mix of
+// API, static and search routes with varying ids, countries and user agents,
+// so workers can key state by URL or by a label set.
+WorkerRequest SyntheticRequest(uint64_t index);
+
 // Parses a requests file's text. JSON lines: one object per line,
 // {"method": "POST", "url": "https://...", "headers": {"name": "value"} or
 // [["name", "value"], ...], "body": "text"}; only url is required; blank lines

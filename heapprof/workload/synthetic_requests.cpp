@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/workload/traffic.h"
 
 namespace heapprof {
 namespace {

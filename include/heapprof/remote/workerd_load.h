@@ -25,18 +25,21 @@
 #include "heapprof/workload/outcomes.h"
 #include "heapprof/workload/traffic.h"
 
-namespace heapprof::cli {
+namespace heapprof::remote {
 
 class WorkerdLoad {
  public:
   struct Options {
-    remote::HostPort server;
+    HostPort server;
     std::vector<WorkerRequest> traffic;  // empty: the synthetic stream
-    remote::Millis timeout{0};           // the client gives up and counts the request as timed out
+    Millis timeout{0};                   // the client gives up and counts the request as timed out
     bool record = false;                 // keep ResponseRecord lines
     // The worker's uncaught exceptions workerd logged since the last call
     // (asked after workerd's own 500): the request threw or rejected.
-    std::function<std::vector<remote::WorkerdException>()> exceptions;
+    std::function<std::vector<WorkerdException>()> exceptions;
+    // True once the run is being cut short (Ctrl-C): Serve stops sending, and
+    // a request that then fails without an answer is not counted.
+    std::function<bool()> interrupted;
   };
   // A request that failed (5xx, threw, no answer, timed out): the first few are kept.
   struct Failure {
@@ -79,6 +82,7 @@ class WorkerdLoad {
 
  private:
   void Send(uint64_t index);
+  bool Interrupted() const { return o_.interrupted && o_.interrupted(); }
 
   const Options o_;
   std::atomic<bool> stop_{false};
@@ -97,4 +101,4 @@ class WorkerdLoad {
   std::string responses_;
 };
 
-}  // namespace heapprof::cli
+}  // namespace heapprof::remote

@@ -1,15 +1,14 @@
 // The load thread of `heapprof run --runtime workerd` (workerd_load.h).
-#include "tools/heapprof/workerd_load.h"
+#include "heapprof/remote/workerd_load.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 
-#include "heapprof/runtime/worker_runtime.h"
-#include "tools/heapprof/interrupt.h"
+#include "heapprof/workload/traffic.h"
 
-namespace heapprof::cli {
+namespace heapprof::remote {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -27,7 +26,7 @@ std::string Lower(std::string s) {
 
 // workerd's own answer to a handler that threw: 500, "Internal Server Error",
 // and the connection closed (a worker's own 500 keeps it open).
-bool WorkerdsOwn500(const remote::HttpResponse& r) {
+bool WorkerdsOwn500(const HttpResponse& r) {
   if (r.status != 500 || r.body != "Internal Server Error") return false;
   return std::any_of(r.headers.begin(), r.headers.end(),
                      [](const auto& h) { return Lower(h.first) == "connection" && Lower(h.second) == "close"; });
@@ -78,7 +77,7 @@ void WorkerdLoad::Stop() {
 }
 
 void WorkerdLoad::Serve(uint64_t n) {
-  for (uint64_t i = 0; i < n && InterruptWatcher::received() == 0; ++i) Send(sent_.fetch_add(1));
+  for (uint64_t i = 0; i < n && !Interrupted(); ++i) Send(sent_.fetch_add(1));
 }
 
 uint64_t WorkerdLoad::answered() {
@@ -113,7 +112,7 @@ std::string WorkerdLoad::responses() {
 
 void WorkerdLoad::Send(uint64_t index) {
   const WorkerRequest request = o_.traffic.empty() ? SyntheticRequest(index) : o_.traffic[index % o_.traffic.size()];
-  remote::HttpRequest http;
+  HttpRequest http;
   http.method = request.method;
   // workerd's socket is proxy style: the absolute URL on the request line is
   // the worker's request.url, scheme included, as the embedded host gives it.
@@ -129,13 +128,13 @@ void WorkerdLoad::Send(uint64_t index) {
     if (!host.empty()) http.headers.emplace_back("host", std::string(host));
   }
   http.body = request.body;
-  Result<remote::HttpResponse> response = remote::SendHttp(o_.server, http, o_.timeout);
-  if (InterruptWatcher::received() != 0 && !response.ok()) return;  // cut short by Ctrl-C: not counted
+  Result<HttpResponse> response = SendHttp(o_.server, http, o_.timeout);
+  if (Interrupted() && !response.ok()) return;  // cut short by Ctrl-C: not counted
   const bool timed_out = !response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded;
   const std::string timeout_message = fmt::format("no response within --request-timeout {} ms", o_.timeout.count());
   // A handler that threw: workerd logs the exception (its stack with
   // --verbose) before it answers, so it is in the log's newest lines.
-  std::vector<remote::WorkerdException> exceptions;
+  std::vector<WorkerdException> exceptions;
   if (response.ok() && WorkerdsOwn500(response.value()) && o_.exceptions) {
     for (int attempt = 0; attempt < 10 && exceptions.empty(); ++attempt) {
       if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -168,7 +167,7 @@ void WorkerdLoad::Send(uint64_t index) {
   if (!exceptions.empty()) {
     // The worker's own exception, as the embedded runtime reports one: the
     // request failed (threw, or its promise rejected), it is not an answer.
-    const remote::WorkerdException& e = exceptions.front();
+    const WorkerdException& e = exceptions.front();
     outcomes_.AddFailure(e.rejected ? RequestFailure::kRejected : RequestFailure::kThrown, e.description);
     if (failures_.size() < kFailuresKept) {
       failures_.push_back({index,
@@ -187,4 +186,4 @@ void WorkerdLoad::Send(uint64_t index) {
   }
 }
 
-}  // namespace heapprof::cli
+}  // namespace heapprof::remote
