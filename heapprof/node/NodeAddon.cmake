@@ -58,7 +58,7 @@ function(heapprof_add_node_addon name include_dir)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR})
   target_include_directories(${name} SYSTEM PRIVATE "${include_dir}")
   target_compile_definitions(${name} PRIVATE ${ARGN})
-  target_link_libraries(${name} PRIVATE heapprof_core_lite heapprof_warnings)
+  target_link_libraries(${name} PRIVATE heapprof_core_lite nlohmann_json::nlohmann_json heapprof_warnings)
   # The core's symbols stay inside the addon: a copy loaded RTLD_GLOBAL (or a
   # different heapprof version) cannot bind another copy's references.
   target_link_options(${name} PRIVATE LINKER:--exclude-libs,ALL)

@@ -14,7 +14,6 @@
 #include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {
-namespace {
 
 void Throw(v8::Isolate* isolate, const std::string& message) {
   std::string text = "heapprof: " + message;
@@ -24,14 +23,15 @@ void Throw(v8::Isolate* isolate, const std::string& message) {
   isolate->ThrowException(v8::Exception::Error(s));
 }
 
+namespace {
+
 // One state per isolate (the main thread and each worker load the addon apart).
 std::mutex g_states_mutex;
 std::unordered_map<v8::Isolate*, AddonState*> g_states;
 
-AddonState& StateOf(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  std::lock_guard<std::mutex> lock(g_states_mutex);
-  return *g_states.at(info.GetIsolate());
-}
+AddonState& StateOf(const v8::FunctionCallbackInfo<v8::Value>& info) { return node_addon::StateOf(info.GetIsolate()); }
+
+}  // namespace
 
 // Reads an optional positive integer argument; false (and a thrown Error) on bad input.
 bool ReadUint(const v8::FunctionCallbackInfo<v8::Value>& info, int index, const char* what, uint64_t& out) {
@@ -62,12 +62,18 @@ void RunFullGc(AddonState& state) {
   (void)result;
 }
 
+namespace {
+
 // start(interval, depth, gcBeforeSnapshot, gc)
 void Start(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   AddonState& state = StateOf(info);
   if (state.session && state.session->active()) {
     Throw(isolate, "a profile is already running; call stop() first");
+    return;
+  }
+  if (state.leak_sampler) {
+    Throw(isolate, "a leak session is running and holds V8's sampler; call leaks.stop() first");
     return;
   }
   SessionOptions options;
@@ -154,10 +160,14 @@ void Cleanup(void* data) {
     g_states.erase(state->isolate);
   }
   DisarmNearHeapLimit(*state);
+  state->leak_tracker.reset();
+  state->leak_sampler.reset();
   state->session.reset();
   state->full_gc.Reset();
   delete state;
 }
+
+}  // namespace
 
 void SetMethod(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, const char* name,
                v8::FunctionCallback fn) {
@@ -168,7 +178,10 @@ void SetMethod(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, co
   exports->Set(context, key, f).Check();
 }
 
-}  // namespace
+AddonState& StateOf(v8::Isolate* isolate) {
+  std::lock_guard<std::mutex> lock(g_states_mutex);
+  return *g_states.at(isolate);
+}
 
 void Initialize(v8::Local<v8::Object> exports, v8::Local<v8::Context> context) {
   v8::Isolate* isolate = v8::Isolate::GetCurrent();  // Context::GetIsolate is gone in newer V8
@@ -188,6 +201,7 @@ void Initialize(v8::Local<v8::Object> exports, v8::Local<v8::Context> context) {
   SetMethod(context, exports, "isRunning", IsRunning);
   SetMethod(context, exports, "onHeapLimit", OnHeapLimit);
   SetMethod(context, exports, "strategy", StrategyName);
+  AddLeakMethods(context, exports);
 }
 
 }  // namespace heapprof::node_addon

@@ -4,9 +4,14 @@
 
 #include <v8.h>
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "heapprof/core/leaks.h"
+#include "heapprof/core/raw_snapshot.h"
+#include "heapprof/v8/sampler.h"
 #include "heapprof/v8/session.h"
 
 namespace heapprof::node_addon {
@@ -24,7 +29,30 @@ struct AddonState {
   bool near_limit_armed = false;
   bool near_limit_capturing = false;
   size_t near_limit_raised = 0;  // the heap limit V8 was given while capturing
+  // A leak session (leaks.cpp): the always-on sampler, the tracker of its
+  // live snapshots, the last snapshot (for the profile) and what they cost.
+  std::unique_ptr<Sampler> leak_sampler;
+  std::unique_ptr<LeakTracker> leak_tracker;
+  RawSnapshot leak_last;
+  bool leak_full_gc = true;
+  uint64_t leak_looks = 0;
+  int64_t leak_snapshot_nanos_max = 0, leak_snapshot_nanos_total = 0;
 };
+
+// Adds leaksStart, leaksSnapshot, leaksReport, leaksProfile and leaksStop (leaks.cpp).
+void AddLeakMethods(v8::Local<v8::Context> context, v8::Local<v8::Object> exports);
+// Calls the gc() kept in the state (addon.cpp): the full GC before a snapshot.
+void RunFullGc(AddonState& state);
+// The state of the calling isolate (addon.cpp).
+AddonState& StateOf(v8::Isolate* isolate);
+// Throws a JavaScript Error "heapprof: message" (addon.cpp).
+void Throw(v8::Isolate* isolate, const std::string& message);
+// Reads the optional positive integer argument `index` into `out`; false
+// (and a thrown Error naming `what`) on bad input (addon.cpp).
+bool ReadUint(const v8::FunctionCallbackInfo<v8::Value>& info, int index, const char* what, uint64_t& out);
+// Sets exports[name] = fn (addon.cpp).
+void SetMethod(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, const char* name,
+               v8::FunctionCallback fn);
 
 // Arms the capture: installs V8's near-heap-limit callback on the isolate.
 void ArmNearHeapLimit(AddonState& state, std::string path);

@@ -143,7 +143,80 @@ function bind(native) {
     start, stop, profile, writeProfile, onHeapLimit,
     isRunning: () => native.isRunning(),
     strategy: () => native.strategy(),
+    leaks: bindLeaks(native),
   };
+}
+
+// A leak session: one sampler that runs until stop(), a live snapshot (after
+// a full GC) every `cadence` ms on a timer that does not keep the process
+// alive, and on demand a growth report per allocation site (verdicts growing
+// / bounded / steady / unclear, rates with their 95 % intervals, the time to
+// the heap limit) and the last snapshot's in-use profile with an age label.
+function bindLeaks(native) {
+  let timer = null;
+  let failure = null;
+  function clear() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+  }
+  function start(options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('heapprof: leaks.start() takes an options object');
+    }
+    const { interval, depth, gcBeforeSnapshot, cadence } = options;
+    if (cadence !== undefined && cadence !== 0 && !(Number.isFinite(cadence) && cadence >= 1)) {
+      throw new TypeError('heapprof: leaks.start(): cadence is milliseconds between snapshots (>= 1), or 0 for ' +
+                          'none (snapshots by leaks.snapshot() only)');
+    }
+    native.leaksStart(interval, depth, gcBeforeSnapshot, gcBeforeSnapshot === false ? undefined : plainFullGc());
+    failure = null;
+    const cost = native.leaksSnapshot();
+    // Without a cadence: 100 x the first snapshot's cost, between 1 s and 60 s (as heapprof run --leaks).
+    const every = cadence === undefined ? Math.min(60000, Math.max(1000, Math.ceil(cost * 100))) : cadence;
+    if (every > 0) {
+      timer = setInterval(() => {
+        try {
+          native.leaksSnapshot();
+        } catch (err) {
+          failure = err;
+          clear();
+        }
+      }, every);
+      timer.unref();
+    }
+    return { cadence: every, firstSnapshotMs: cost };
+  }
+  function check() {
+    if (failure !== null) throw failure;
+  }
+  function snapshot() {
+    check();
+    return native.leaksSnapshot();
+  }
+  function report() {
+    check();
+    const [json, text] = native.leaksReport();
+    const out = JSON.parse(json);
+    Object.defineProperty(out, 'text', { value: text, enumerable: false });
+    return out;
+  }
+  function profile() {
+    check();
+    return native.leaksProfile();
+  }
+  function writeProfile(file) {
+    if (typeof file !== 'string' || file === '') {
+      throw new TypeError('heapprof: leaks.writeProfile() needs a file path');
+    }
+    const bytes = profile();
+    writeFileAtomic(file, bytes);
+    return bytes.length;
+  }
+  function stop() {
+    clear();
+    native.leaksStop();
+  }
+  return { start, snapshot, report, profile, writeProfile, stop, isRunning: () => native.leaksRunning() };
 }
 
 let api = null;
@@ -160,6 +233,15 @@ module.exports = {
   onHeapLimit: (f) => get().onHeapLimit(f),
   isRunning: () => get().isRunning(),
   strategy: () => get().strategy(),
+  leaks: {
+    start: (o) => get().leaks.start(o),
+    snapshot: () => get().leaks.snapshot(),
+    report: () => get().leaks.report(),
+    profile: () => get().leaks.profile(),
+    writeProfile: (f) => get().leaks.writeProfile(f),
+    stop: () => get().leaks.stop(),
+    isRunning: () => get().leaks.isRunning(),
+  },
   addonPath,
   // The same API over an explicit addon file (e.g. heapprof_node26_ledger.node).
   load: (file) => bind(require(path.resolve(file))),
