@@ -40,6 +40,7 @@ RuntimeSupport WorkerdRuntimeSupport() {
                   "vars",    "kv_namespaces", "durable_objects",    "migrations",
                   "services"};
   support.all_compatibility_flags = true;  // workerd's own; it refuses one it does not know
+  support.other_workers = true;            // a Durable Object's script_name: found as services are
   return support;
 }
 
@@ -52,21 +53,22 @@ WorkerdWorker WorkerdWorkerFor(const WorkerConfig& config, std::string service, 
   for (const auto& [name, value] : config.bindings.vars) {
     nlohmann::json parsed = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_string()) {
-      w.bindings.push_back({name, WorkerdBinding::Kind::kText, parsed.get<std::string>(), ""});
+      w.bindings.push_back({name, WorkerdBinding::Kind::kText, parsed.get<std::string>(), "", ""});
     } else {
-      w.bindings.push_back({name, WorkerdBinding::Kind::kJson, value, ""});
+      w.bindings.push_back({name, WorkerdBinding::Kind::kJson, value, "", ""});
     }
   }
   for (const KvNamespace& ns : config.bindings.kv) {
     w.kv.push_back(ns);
-    w.bindings.push_back({ns.binding, WorkerdBinding::Kind::kKv, ns.binding, ""});
+    w.bindings.push_back({ns.binding, WorkerdBinding::Kind::kKv, ns.binding, "", ""});
   }
   for (const DurableObjectBinding& b : config.durable_objects) {
-    w.bindings.push_back({b.name, WorkerdBinding::Kind::kDurableObject, b.class_name, ""});
+    const bool other = !b.script_name.empty() && b.script_name != config.name;
+    w.bindings.push_back({b.name, WorkerdBinding::Kind::kDurableObject, b.class_name, "", other ? b.script_name : ""});
   }
   if (!config.durable_objects.empty()) w.durable_objects = config.DurableObjectClasses();
   for (const ServiceBinding& s : config.services) {
-    w.bindings.push_back({s.binding, WorkerdBinding::Kind::kService, s.service, s.entrypoint});
+    w.bindings.push_back({s.binding, WorkerdBinding::Kind::kService, s.service, s.entrypoint, ""});
   }
   return w;
 }
@@ -104,7 +106,11 @@ std::string Binding(const WorkerdWorker& w, const WorkerdBinding& b) {
     case WorkerdBinding::Kind::kKv:
       return fmt::format("(name = {}, kvNamespace = {})", name, CapnpQuote(KvService(w, {b.value, {}})));
     case WorkerdBinding::Kind::kDurableObject:
-      return fmt::format("(name = {}, durableObjectNamespace = (className = {}))", name, CapnpQuote(b.value));
+      if (b.script.empty()) {
+        return fmt::format("(name = {}, durableObjectNamespace = (className = {}))", name, CapnpQuote(b.value));
+      }
+      return fmt::format("(name = {}, durableObjectNamespace = (className = {}, serviceName = {}))", name,
+                         CapnpQuote(b.value), CapnpQuote(b.script));
     case WorkerdBinding::Kind::kService:
       if (b.entrypoint.empty()) return fmt::format("(name = {}, service = {})", name, CapnpQuote(b.value));
       return fmt::format("(name = {}, service = (name = {}, entrypoint = {}))", name, CapnpQuote(b.value),

@@ -268,7 +268,8 @@ std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
     }
   }
   for (const DurableObjectBinding& b : durable_objects) {
-    if (b.script_name.empty() && find(b.class_name) == classes.end()) classes.push_back({b.class_name, false});
+    const bool own = b.script_name.empty() || b.script_name == name;
+    if (own && find(b.class_name) == classes.end()) classes.push_back({b.class_name, false});
   }
   return classes;
 }
@@ -496,15 +497,19 @@ Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const Runtim
       verdict.ignored.push_back(fmt::format("{} ({}{})", key, info->note, info->needed ? "; --ignore-config-key" : ""));
     }
   }
-  // A Durable Object class of another script: heapprof runs this worker's own.
-  if (honoured("durable_objects") && !Contains(ignore, "durable_objects")) {
+  // A Durable Object class of another script: a runtime that runs only the
+  // worker it is given cannot reach it.
+  if (honoured("durable_objects") && !support.other_workers && !Contains(ignore, "durable_objects")) {
     for (const DurableObjectBinding& b : config.durable_objects) {
       if (!b.script_name.empty() && b.script_name != config.name) {
-        return Bad(source, fmt::format("durable_objects binding {} has script_name = \"{}\": its class {} lives in "
-                                       "another worker, which heapprof does not run (it runs the classes of the "
-                                       "worker it is given); --ignore-config-key durable_objects runs without the "
-                                       "binding",
-                                       b.name, b.script_name, b.class_name));
+        return Bad(source,
+                   fmt::format("durable_objects binding {} has script_name = \"{}\": its class {} lives in the worker "
+                               "\"{}\", which {} does not run (it runs the classes of the worker it is given): {}give "
+                               "--ignore-config-key durable_objects to run without the binding",
+                               b.name, b.script_name, b.class_name, b.script_name, support.runtime,
+                               support.instead.empty()
+                                   ? std::string()
+                                   : fmt::format("{} --service {}=FOLDER, or ", support.instead, b.script_name)));
       }
     }
   }

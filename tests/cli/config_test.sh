@@ -126,6 +126,40 @@ expect_in do-profile-one.err "--profile COUNTER:hits: the embedded runtime runs 
 expect_exit 1 ignore-nothing -- "$heapprof" run app -n 5 --warmup 0 --ignore-config-key d1_databases -o x.pb.gz
 expect_in ignore-nothing.err "--ignore-config-key d1_databases: app/wrangler.toml has no such key"
 
+# R2 buckets and D1 databases: neither runtime backs them (workerd's R2 and
+# D1 bindings need a storage service of their own); each refuses them, naming
+# the keys, and runs without them when --ignore-config-key says so.
+mkdir -p storage
+cat >storage/worker.js <<'JS'
+export default { fetch(request, env) { return Response.json({ files: typeof env.FILES, db: typeof env.DB, mode: env.MODE }); } };
+JS
+cat >storage/wrangler.toml <<'TOML'
+name = "storage"
+main = "worker.js"
+
+[vars]
+MODE = "prod"
+
+[[r2_buckets]]
+binding = "FILES"
+bucket_name = "files"
+
+[[d1_databases]]
+binding = "DB"
+database_name = "shop"
+database_id = "0000"
+TOML
+for runtime in embedded workerd; do
+  expect_exit 1 "storage-$runtime" -- "$heapprof" run storage --runtime "$runtime" -n 24 --warmup 4 -o x.pb.gz
+  expect_in "storage-$runtime.err" "cannot honour d1_databases (D1 databases), r2_buckets (R2 buckets), which the worker's code would call"
+  expect_in "storage-$runtime.err" "--ignore-config-key KEY to run without it"
+  expect_exit 0 "storage-ignored-$runtime" -- "$heapprof" run storage --runtime "$runtime" -n 24 --warmup 4 --top 0 \
+    --ignore-config-key r2_buckets --ignore-config-key d1_databases --responses-out "storage-$runtime.jsonl" -o x.pb.gz
+  check_warning "storage-ignored-$runtime" "r2_buckets (R2 buckets; --ignore-config-key)" "d1_databases (D1 databases; --ignore-config-key)"
+  [ "$(body_of "storage-$runtime.jsonl")" = '{"files":"undefined","db":"undefined","mode":"prod"}' ] ||
+    fail "storage-ignored-$runtime: $(body_of "storage-$runtime.jsonl")"
+done
+
 # nodejs_compat changes which code runs: both runtimes honour it, from the flag as from the config;
 # a flag of that kind the embedded runtime lacks (experimental) is refused there.
 cat >node.js <<'JS'

@@ -5,9 +5,10 @@
 # --kv-data (every KV call's answer), the conformance suite's Durable Object
 # apps (every response identical to workerd's when the suite's own driver
 # starts workerd by hand), service bindings to another worker found beside it
-# (its default export and a named entrypoint over RPC) and --fetch-handler as
-# the globalOutbound. A binding's worker that cannot be found is an error
-# naming --service.
+# (its default export and a named entrypoint over RPC), a Durable Object
+# class of another worker (script_name) and --fetch-handler as the
+# globalOutbound. A binding's worker that cannot be found is an error naming
+# --service, and in the embedded runtime a class of another worker is refused.
 #   workerd_bindings_test.sh <heapprof> <source dir> <work dir>
 source "$(dirname "$0")/lib.sh"
 export HEAPPROF_WORKERD="$src/.deps/workerd/bin/workerd"
@@ -25,8 +26,9 @@ bodies() {
 # Every request of the file exactly once (--requests N, no warm-up).
 once() { grep -c . "$1"; }
 
-# KV: preloaded entries, put with metadata and a TTL, list by prefix, bulk
-# get, delete; keys with a space and a slash.
+# KV: preloaded entries, put with metadata and a TTL, list by prefix, get
+# and getWithMetadata of a list of keys, delete; keys with a space and a
+# slash; the embedded runtime's answers are workerd's.
 cp -r "$data/kv" kv
 expect_exit 0 kv -- "$heapprof" run --runtime workerd kv --kv-data CACHE=kv/data.json --requests-file kv/req.jsonl \
   --requests "$(once kv/req.jsonl)" --warmup 0 --top 0 --responses-out kv.jsonl -o kv.pb.gz
@@ -44,10 +46,16 @@ cat >kv.want <<'EOF'
 6 200 ["config","greeting","k new","user/1"]
 7 200 ["user/1"]
 8 200 [["greeting","hello"],["missing",null]]
-9 200 {"after":null}
-10 200 {"value":null}
+9 200 [["greeting",{"value":"hello","metadata":null}],["k new",{"value":"fresh value","metadata":{"by":"test"}}],["missing",{"value":null,"metadata":null}]]
+10 200 {"after":null}
+11 200 {"value":null}
 EOF
 diff kv.want kv.bodies >kv.diff || fail "kv: the answers differ from the expected ones: $(cat kv.diff)"
+# The embedded runtime's KV answers the same calls alike (a list of keys: a Map).
+expect_exit 0 kv-embedded -- "$heapprof" run kv --kv-data CACHE=kv/data.json --requests-file kv/req.jsonl \
+  --requests "$(once kv/req.jsonl)" --warmup 0 --top 0 --responses-out kv-embedded.jsonl -o kv.pb.gz
+bodies kv-embedded.jsonl >kv-embedded.bodies
+diff kv.want kv-embedded.bodies >kv-embedded.diff || fail "kv embedded: the answers differ from workerd's: $(cat kv-embedded.diff)"
 # Without --kv-data the namespace is there, empty.
 expect_exit 0 kv-empty -- "$heapprof" run --runtime workerd kv --url https://kv.example/get/greeting -n 6 --warmup 1 \
   --top 0 --responses-out kv-empty.jsonl -o kv.pb.gz
@@ -107,6 +115,33 @@ expect_in service-embedded.err "--service is for --runtime workerd"
 expect_exit 0 services-ignored -- "$heapprof" run --runtime workerd api --ignore-config-key services --url https://api.example/ \
   -n 5 --warmup 1 --max-failures 100% --top 0 -o x.pb.gz
 expect_in services-ignored.err "services (service bindings to other workers; --ignore-config-key)"
+# A Durable Object namespace of another worker's class (script_name): that
+# worker is found beside, as a service's is, and owns the namespace (its
+# migrations make it SQLite-backed); elsewhere, --service gives it, and
+# without it both runtimes refuse the binding, naming it and the script.
+cp -r "$data/shop" "$data/stock" .
+expect_exit 0 do-script -- "$heapprof" run --runtime workerd shop --requests-file shop/req.jsonl --requests 4 --warmup 0 \
+  --top 0 --responses-out do-script.jsonl -o x.pb.gz
+expect_in do-script.out "Durable Objects INVENTORY -> Inventory of stock"
+expect_in do-script.out "no request failed"
+bodies do-script.jsonl >do-script.bodies
+cat >do-script.want <<'EOF'
+0 200 {"warehouse":"east","item":"tea","reserved":1,"sql":"object"}
+1 200 {"warehouse":"east","item":"tea","reserved":2,"sql":"object"}
+2 200 {"warehouse":"west","item":"tea","reserved":1,"sql":"object"}
+3 200 {"warehouse":"east","item":"mug","reserved":1,"sql":"object"}
+EOF
+diff do-script.want do-script.bodies >do-script.diff || fail "do-script: $(cat do-script.diff)"
+mkdir -p stock-elsewhere && mv stock stock-elsewhere/
+expect_exit 1 do-script-missing -- "$heapprof" run --runtime workerd shop -n 5 --warmup 1 -o x.pb.gz
+expect_in do-script-missing.err 'durable_objects binding INVENTORY (class Inventory, script_name = "stock") names the worker "stock", and no folder in'
+expect_in do-script-missing.err "give its folder with --service stock=FOLDER, or --ignore-config-key durable_objects"
+expect_exit 0 do-script-given -- "$heapprof" run --runtime workerd shop --service stock=stock-elsewhere/stock \
+  --requests-file shop/req.jsonl -n 8 --warmup 2 --top 0 -o x.pb.gz
+expect_in do-script-given.out "Requests: 8; responses by status: 200 x8; no request failed"
+expect_exit 1 do-script-embedded -- "$heapprof" run shop -n 5 --warmup 0 -o x.pb.gz
+expect_in do-script-embedded.err 'durable_objects binding INVENTORY has script_name = "stock": its class Inventory lives in the worker "stock", which the embedded runtime does not run'
+expect_in do-script-embedded.err "run it with --runtime workerd --service stock=FOLDER, or give --ignore-config-key durable_objects"
 pgrep -f "$TMPDIR/heapprof-workerd-" >/dev/null && fail "workerd processes left behind"
 
 finish

@@ -199,23 +199,31 @@ TEST_CASE("worker config: a key the runtime honours but --ignore-config-key name
   CHECK_THAT(ignored->warning, Catch::Contains("durable_objects (Durable Object namespaces; --ignore-config-key)"));
 }
 
-TEST_CASE("worker config: a Durable Object class of another script is refused where Durable Objects are honoured") {
+TEST_CASE("worker config: a Durable Object class of another script is refused by a runtime that runs one worker") {
   auto c = ParseWorkerConfig(
       "name = \"a\"\n[[durable_objects.bindings]]\nname = \"C\"\nclass_name = \"Counter\"\n"
       "script_name = \"b\"\n",
       "w.toml", true);
   REQUIRE(c.ok());
   c->file = "w.toml";
-  RuntimeSupport workerd;
-  workerd.runtime = "workerd";
-  workerd.keys = {"name", "durable_objects"};
-  workerd.all_compatibility_flags = true;
-  auto refused = CheckWorkerConfig(c.value(), workerd, {});
+  RuntimeSupport one;
+  one.runtime = "the one-worker runtime";
+  one.keys = {"name", "durable_objects"};
+  one.all_compatibility_flags = true;
+  one.instead = "run it elsewhere";
+  auto refused = CheckWorkerConfig(c.value(), one, {});
   REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.status().message(), Catch::Contains("script_name = \"b\""));
-  CHECK(CheckWorkerConfig(c.value(), workerd, {"durable_objects"}).ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("durable_objects binding C has script_name = \"b\""));
+  CHECK_THAT(refused.status().message(), Catch::Contains("which the one-worker runtime does not run"));
+  CHECK_THAT(refused.status().message(), Catch::Contains("run it elsewhere --service b=FOLDER"));
+  CHECK(CheckWorkerConfig(c.value(), one, {"durable_objects"}).ok());
   c->durable_objects[0].script_name = "a";  // its own name: its own class
-  CHECK(CheckWorkerConfig(c.value(), workerd, {}).ok());
+  CHECK(CheckWorkerConfig(c.value(), one, {}).ok());
+  // A runtime that runs other workers finds the script itself.
+  c->durable_objects[0].script_name = "b";
+  RuntimeSupport several = one;
+  several.other_workers = true;
+  CHECK(CheckWorkerConfig(c.value(), several, {}).ok());
 }
 
 TEST_CASE("worker config: LoadWorkerConfig reads a folder, .dev.vars, flags and data files") {
@@ -260,4 +268,27 @@ TEST_CASE("worker config: LoadWorkerConfig reads a folder, .dev.vars, flags and 
   std::ofstream(dir / "wrangler.toml") << "main = \"src/index.ts\"\n";
   CHECK_THAT(LoadWorkerConfig(sources).status().message(),
              Catch::Contains("which is not a file (bundle the worker first)"));
+}
+
+TEST_CASE("worker config: docs/remote.md's table names every config key heapprof knows") {
+  // The table of what each runtime honours must say where every key goes: a
+  // key added to KnownConfigKeys without a row fails here.
+  std::ifstream in(heapprof::testing::SourceDir() / "docs" / "remote.md");
+  REQUIRE(in.good());
+  std::string table, line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("| config key |")) inside = true;
+    if (inside && !line.starts_with("|")) break;
+    if (inside) table += line + "\n";
+  }
+  REQUIRE_FALSE(table.empty());
+  for (const ConfigKeyInfo& info : KnownConfigKeys()) {
+    const std::string key = info.key;
+    const bool named = table.find("`" + key + "`") != std::string::npos ||
+                       table.find("`[" + key + "]`") != std::string::npos ||
+                       table.find("`[[" + key + "]]`") != std::string::npos;
+    INFO("config key " << key);
+    CHECK(named);
+  }
 }

@@ -75,7 +75,10 @@ std::string DescribeConfig(const WorkerConfig& config) {
     kv.push_back(fmt::format("{} ({} keys preloaded)", ns.binding, ns.entries.size()));
   parts.push_back("KV " + list(kv));
   std::vector<std::string> objects;
-  for (const DurableObjectBinding& b : config.durable_objects) objects.push_back(b.name + " -> " + b.class_name);
+  for (const DurableObjectBinding& b : config.durable_objects) {
+    const bool other = !b.script_name.empty() && b.script_name != config.name;
+    objects.push_back(b.name + " -> " + b.class_name + (other ? " of " + b.script_name : ""));
+  }
   if (!objects.empty()) parts.push_back("Durable Objects " + list(objects));
   std::vector<std::string> services;
   for (const ServiceBinding& s : config.services) services.push_back(s.binding + " -> " + s.service);

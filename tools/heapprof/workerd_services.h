@@ -1,5 +1,6 @@
-// The workers a worker's service bindings name, for `heapprof run --runtime
-// workerd`: each one another worker of the user's, found by --service
+// The workers a worker's service bindings and its Durable Object bindings'
+// script_name name, for `heapprof run --runtime workerd`: each one another
+// worker of the user's, found by --service
 // NAME=WORKER or as a folder beside the worker's own whose wrangler config is
 // named NAME, read from its own configuration (and its services in turn), and
 // served by the same workerd.
@@ -18,10 +19,12 @@ namespace heapprof::cli {
 // when it is a plain name, else "main".
 std::string WorkerdServiceName(const WorkerConfig& config);
 
-// Every worker the service bindings of `config` reach, in the order found,
-// each from its own configuration (its warning line printed like the
-// worker's). `service_flags` are --service NAME=WORKER. An error names the
-// binding whose worker cannot be found, and --service.
+// Every worker the service bindings and the Durable Object classes of other
+// scripts of `config` reach, in the order found, each from its own
+// configuration (its warning line printed like the worker's); a worker that
+// owns such a class has it among its namespaces. `service_flags` are --service
+// NAME=WORKER. An error names the binding whose worker cannot be found, and
+// --service.
 Result<std::vector<remote::WorkerdWorker>> WorkerdServices(const WorkerConfig& config,
                                                            const std::vector<std::string>& service_flags);
 

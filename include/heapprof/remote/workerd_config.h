@@ -28,6 +28,7 @@ struct WorkerdBinding {
   // one of the worker's kv); kDurableObject: the class; kService: the service.
   std::string value;
   std::string entrypoint;  // kService: a named entrypoint ("" = the default export)
+  std::string script;      // kDurableObject: the service of the worker whose class it is ("" = this worker)
 };
 
 // One worker of the config.
@@ -59,7 +60,8 @@ RuntimeSupport WorkerdRuntimeSupport();
 
 // A worker of the config from its configuration: vars as text (strings,
 // secrets) or JSON (the rest), KV namespaces, Durable Object namespaces of its
-// own classes, service bindings by the service's name.
+// own classes (a binding's script_name names the service whose class it is),
+// service bindings by the service's name.
 WorkerdWorker WorkerdWorkerFor(const WorkerConfig& config, std::string service, std::string script);
 
 // Whether the script is an ES module (it has an `export` statement) rather

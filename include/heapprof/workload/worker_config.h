@@ -120,6 +120,11 @@ struct RuntimeSupport {
   // compatibility_date: recorded in the profile): named in the warning.
   std::vector<std::pair<std::string, std::string>> partly;
   std::string instead;  // what to do for a key it cannot honour ("run it with --runtime workerd"), or ""
+  // Whether it runs other workers of the user's beside this one (workerd:
+  // --service NAME=WORKER or the folder beside), so that a Durable Object
+  // binding's script_name naming another worker is the caller's to find;
+  // else such a binding is refused here.
+  bool other_workers = false;
 };
 
 // What CheckWorkerConfig found.

@@ -18,11 +18,28 @@ class KVNamespace {
       default: throw new TypeError('heapprof\'s KV supports the types text, json and arrayBuffer, not ' + type);
     }
   }
+  // get() and getWithMetadata() of a list of keys: a Map of each key to its
+  // value (or { value, metadata }), null for a missing key's value, as
+  // workerd's KV answers; text and json only, at most 100 keys.
+  #many(keys, options, withMetadata) {
+    const type = KVNamespace.#type(options);
+    if (type !== 'text' && type !== 'json') throw new TypeError(`KV get() of a list of keys takes the type "text" or "json", not "${type}"`);
+    if (keys.length > 100) throw new RangeError('KV get() takes at most 100 keys at once');
+    const out = new Map();
+    for (const key of keys) {
+      const entry = this.#map.get(String(key));
+      const value = entry === undefined ? null : KVNamespace.#decode(entry.value, type);
+      out.set(String(key), withMetadata ? { value, metadata: entry === undefined ? null : entry.metadata } : value);
+    }
+    return out;
+  }
   async get(key, options) {
+    if (Array.isArray(key)) return this.#many(key, options, false);
     const entry = this.#map.get(String(key));
     return entry === undefined ? null : KVNamespace.#decode(entry.value, KVNamespace.#type(options));
   }
   async getWithMetadata(key, options) {
+    if (Array.isArray(key)) return this.#many(key, options, true);
     const entry = this.#map.get(String(key));
     if (entry === undefined) return { value: null, metadata: null };
     return { value: KVNamespace.#decode(entry.value, KVNamespace.#type(options)), metadata: entry.metadata };

@@ -11,6 +11,7 @@ export default {
       case 'list': return Response.json((await env.CACHE.list({ prefix: key })).keys.map(k => k.name));
       case 'delete': await env.CACHE.delete(key); return Response.json({ after: await env.CACHE.get(key) });
       case 'bulk': return Response.json([...(await env.CACHE.get(['greeting', 'missing']))]);
+      case 'bulk-meta': return Response.json([...(await env.CACHE.getWithMetadata(['greeting', 'k new', 'missing'], 'text'))]);
     }
     return new Response('no such route', { status: 404 });
   },
