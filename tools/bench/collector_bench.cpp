@@ -1,17 +1,20 @@
 // Collector benchmarks (a program, not a test): prints ratios measured in the
 // same run against a baseline, because these machines are noisy.
-//   1. run-time overhead of a profiled window vs unprofiled, interleaved pairs
+//   1. run-time overhead of a profiled window vs unprofiled and vs V8's sampler
+//      alone (the floor), rounds of the three until the intervals decide
 //   2. cost of one GC-prologue snapshot as a function of tree size
 //   3. ledger bytes per recorded sample
 //   4. isolate held at Stop, with and without the pre-snapshot GC (64 MB heap)
 //   5. accuracy: estimated vs true bytes for known allocation sizes
 //   6. calibration: how often the 95 % sampling-error interval of a value
 //      contains the true value, over repeated windows at two intervals
-// Usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] [--prologue-only] [--windows N]
-// [--json FILE]
-// --pairs: interleaved pairs of the overhead rows (default 15, --quick 5);
-// the overhead rows print the 95 % confidence interval of the median ratio.
+// Usage: collector_bench [--quick] [--pairs N] [--max-seconds S] [--overhead-only] [--calibration-only]
+// [--prologue-only] [--windows N] [--json FILE]
+// --pairs / --max-seconds: the most rounds and seconds an overhead row may
+// take before it says "undecided" (default 400 / 120 s, --quick 40 / 20 s);
+// the rows stop earlier once their intervals decide (tools/bench/paired.h).
 // --windows: repeated windows per calibration row (default 100, --quick 40).
+#include <v8-profiler.h>
 #include <v8.h>
 
 #include <algorithm>
@@ -33,19 +36,15 @@
 #include "heapprof/core/report.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
+#include "tools/bench/paired.h"
 
 using namespace heapprof;
+using bench::Median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // An alloc-heavy request handler: JSON garbage plus a small retained cache.
 constexpr const char* kWorkload = R"JS(
@@ -81,116 +80,48 @@ struct Env {
   }
 };
 
-// Process CPU time: the isolate's thread and V8's helper threads (concurrent
-// marking), so a profiler's work counts wherever it runs, and time the
-// scheduler gives to other processes does not.
-double CpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-struct Timing {
-  double wall_ms = 0;
-  double cpu_ms = 0;
-};
-
-// One timed run of the workload on a fresh isolate, profiled or not.
-Timing TimedRun(bool profiled, uint64_t interval, int requests) {
+// One timed run of the workload on a fresh isolate: unprofiled, under V8's
+// sampler alone (the floor), or in heapprof's window.
+bench::ArmRun TimedRun(bench::Arm arm, uint64_t interval, int requests) {
   Env env;
-  v8::Isolate::Scope scope(env.iso.get());
-  v8::HandleScope handles(env.iso.get());
+  v8::Isolate* isolate = env.iso.get();
+  v8::Isolate::Scope scope(isolate);
+  v8::HandleScope handles(isolate);
   env.Run(kWorkload);
   env.Run("serve(200)");  // warm-up: compile and optimize before timing
   std::optional<Session> session;
-  if (profiled) {
+  if (arm == bench::Arm::kHeapprof) {
     SessionOptions o;
     o.interval_bytes = interval;
-    session.emplace(std::move(Session::Start(env.iso.get(), o).value()));
+    session.emplace(std::move(Session::Start(isolate, o).value()));
+  } else if (arm == bench::Arm::kFloor) {
+    // The flags heapprof's ledger starts the sampler with, and nothing else.
+    if (!isolate->GetHeapProfiler()->StartSamplingHeapProfiler(interval, 64, v8::HeapProfiler::kSamplingNoFlags)) {
+      fmt::print(stderr, "V8's sampler did not start\n");
+      std::exit(1);
+    }
   }
-  double cpu = CpuMs();
+  double cpu = bench::CpuMs();
   auto begin = Clock::now();
   env.Run(fmt::format("serve({})", requests));
-  Timing t{Ms(Clock::now() - begin), CpuMs() - cpu};
-  if (session) (void)std::move(*session).Stop();
+  bench::ArmRun t{Ms(Clock::now() - begin), bench::CpuMs() - cpu};
+  if (session) {
+    auto raw = std::move(*session).Stop();
+    if (raw.ok()) {
+      t.gcs = raw->info.prologue_snapshots;
+      t.prologue_ns = raw->info.prologue_nanos;
+      t.stacks = raw->stacks.size() - 1;
+    }
+  }
+  if (arm == bench::Arm::kFloor) isolate->GetHeapProfiler()->StopSamplingHeapProfiler();
   return t;
 }
 
-// Distribution-free 95 % confidence interval of a median from n sorted
-// values: [x_(k), x_(n-k-1)] (0-based) with the largest k such that
-// P(Binomial(n, 1/2) <= k) <= 2.5 % (the order-statistic interval; it
-// assumes only independent pairs). Empty below 6 values, where none exists.
-std::optional<std::pair<double, double>> MedianInterval(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  int n = static_cast<int>(v.size());
-  double cdf = 0, pmf = std::pow(0.5, n);  // P(X = 0)
-  int k = -1;
-  for (int i = 0; i < n; ++i) {
-    cdf += pmf;
-    if (cdf > 0.025) break;
-    k = i;
-    pmf = pmf * (n - i) / (i + 1);
-  }
-  if (k < 0) return std::nullopt;
-  return std::pair{v[k], v[n - k - 1]};
-}
-
-// The ratio's median, its 95 % interval and the verdict against the 1 %
-// target: decided when the interval lies on one side of 1.01. Otherwise the
-// interval's half-width shrinks as 1/sqrt(pairs): about
-// pairs * (half-width / |median - 1.01|)^2 pairs would decide it.
-nlohmann::json RatioSummary(const char* what, const std::vector<double>& ratios) {
-  constexpr double kTarget = 1.01;
-  auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
-  double median = Median(ratios);
-  nlohmann::json out = {{"median", median}, {"min", *mn}, {"max", *mx}};
-  fmt::print("  {} ratio median {:.4f} [min {:.3f}, max {:.3f}]", what, median, *mn, *mx);
-  if (auto ci = MedianInterval(ratios)) {
-    std::string verdict = ci->second <= kTarget ? "met" : ci->first > kTarget ? "not met" : "undecided";
-    fmt::print(", 95 % interval of the median [{:.4f}, {:.4f}]: <= {:.2f} {}", ci->first, ci->second, kTarget, verdict);
-    out["ci95"] = {ci->first, ci->second};
-    out["verdict"] = verdict;
-    if (verdict == "undecided" && median != kTarget) {
-      double half = (ci->second - ci->first) / 2;
-      double needed = std::ceil(static_cast<double>(ratios.size()) * std::pow(half / std::abs(median - kTarget), 2));
-      fmt::print(" (about {:.0f} pairs would decide it at this noise)", needed);
-      out["pairs_to_decide"] = needed;
-    }
-  }
-  fmt::print("\n");
+nlohmann::json Overhead(const bench::SequentialPlan& plan, int requests, uint64_t interval) {
+  nlohmann::json out = bench::FloorOverhead(fmt::format("overhead @ {:>4} KiB", interval / 1024), plan,
+                                            [&](bench::Arm arm) { return TimedRun(arm, interval, requests); });
+  out["interval_bytes"] = interval;
   return out;
-}
-
-nlohmann::json Overhead(int pairs, int requests, uint64_t interval) {
-  std::vector<double> base, prof, wall_ratios, cpu_ratios;
-  for (int i = 0; i < pairs; ++i) {
-    // Alternate the order inside each pair so drift hits both sides.
-    Timing a, b;
-    if (i % 2 == 0) {
-      a = TimedRun(false, interval, requests);
-      b = TimedRun(true, interval, requests);
-    } else {
-      b = TimedRun(true, interval, requests);
-      a = TimedRun(false, interval, requests);
-    }
-    base.push_back(a.wall_ms);
-    prof.push_back(b.wall_ms);
-    wall_ratios.push_back(b.wall_ms / a.wall_ms);
-    cpu_ratios.push_back(b.cpu_ms / a.cpu_ms);
-  }
-  fmt::print("overhead @ {:>4} KiB: unprofiled {:7.1f} ms, profiled {:7.1f} ms (wall, medians) over {} pairs\n",
-             interval / 1024, Median(base), Median(prof), pairs);
-  nlohmann::json wall = RatioSummary("wall", wall_ratios);
-  nlohmann::json cpu = RatioSummary("CPU ", cpu_ratios);
-  return {{"interval_bytes", interval},
-          {"pairs", pairs},
-          {"base_ms", Median(base)},
-          {"profiled_ms", Median(prof)},
-          {"ratio_median", wall["median"]},
-          {"ratio_min", wall["min"]},
-          {"ratio_max", wall["max"]},
-          {"wall_ratio", wall},
-          {"cpu_ratio", cpu}};
 }
 
 // A tree of about `functions` nodes: one distinct allocating function each.
@@ -384,6 +315,7 @@ int main(int argc, char** argv) {
   bool prologue_only = false;
   int windows = -1;
   int pairs = -1;
+  double max_seconds = -1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
@@ -392,6 +324,8 @@ int main(int argc, char** argv) {
       json_path = argv[++i];
     else if (std::strcmp(argv[i], "--pairs") == 0 && i + 1 < argc)
       pairs = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--max-seconds") == 0 && i + 1 < argc)
+      max_seconds = std::atof(argv[++i]);
     else if (std::strcmp(argv[i], "--overhead-only") == 0)
       overhead_only = true;
     else if (std::strcmp(argv[i], "--calibration-only") == 0)
@@ -401,17 +335,23 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc)
       windows = std::atoi(argv[++i]);
     else {
-      fmt::print(stderr,
-                 "usage: collector_bench [--quick] [--pairs N] [--overhead-only] [--calibration-only] "
-                 "[--prologue-only] [--windows N] [--json FILE]\n");
+      fmt::print(
+          stderr,
+          "usage: collector_bench [--quick] [--pairs N] [--max-seconds S] [--overhead-only] [--calibration-only] "
+          "[--prologue-only] [--windows N] [--json FILE]\n");
       return 2;
     }
   }
-  if (pairs < 0) pairs = quick ? 5 : 15;
-  if (pairs < 1) {
-    fmt::print(stderr, "collector_bench: --pairs needs a positive number\n");
+  if (pairs < 0) pairs = quick ? 40 : 400;
+  if (max_seconds < 0) max_seconds = quick ? 20 : 120;
+  if (pairs < 1 || !(max_seconds > 0)) {
+    fmt::print(stderr, "collector_bench: --pairs and --max-seconds need positive numbers\n");
     return 2;
   }
+  bench::SequentialPlan plan;
+  plan.max_pairs = pairs;
+  plan.min_pairs = std::min(pairs, plan.min_pairs);
+  plan.max_seconds = max_seconds;
   if (!InitializeV8().ok()) return 1;
   fmt::print("heapprof collector benchmarks (V8 {}, strategy {})\n", V8RuntimeVersion(), CompiledStrategy());
   int requests = quick ? 3000 : 6000;
@@ -422,7 +362,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!calibration_only) {
-    out["overhead"] = {Overhead(pairs, requests, 512 * 1024), Overhead(pairs, requests, 64 * 1024)};
+    out["overhead"] = {Overhead(plan, requests, 512 * 1024), Overhead(plan, requests, 64 * 1024)};
   }
   if (overhead_only) {
     if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";

@@ -5,6 +5,7 @@
 // or not met. Rows whose benchmark did not run say so.
 //   node tools/bench/table.mjs RESULTS.json
 import fs from 'node:fs';
+import { summary } from './paired.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -19,18 +20,47 @@ const row = (what, value, baseline, target, verdict) => rows.push({ what, value,
 const f = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '?' : Number(x).toFixed(d));
 const spread = (m, lo, hi, d = 3) => `${f(m, d)} [${f(lo, 2)}-${f(hi, 2)}]`;
 
-// 1. Overhead of a profiled window on the embedded host.
-// The verdict needs the 95 % interval of the median on one side of 1.01
-// (collector_bench); undecided leaves the verdict blank and says how many pairs would decide.
+// 1. Overhead of a profiled window on the embedded host, against the
+// unprofiled run and against V8's sampler alone (the floor), same rounds.
+// Each ratio's 99 % interval decides its target (tools/bench/paired.h: the
+// rounds stop once both CPU ratios are decided, or say how many they took).
+const ratioCell = (x) => `${f(x.median, 4)}` + (x.ci ? ` [${f(x.ci[0], 4)}-${f(x.ci[1], 4)}]` : '');
+const decided = (x, pairs) => !x?.verdict ? '' : x.verdict === 'undecided'
+  ? `undecided after ${pairs} pairs${x.pairs_to_decide ? ` (~${x.pairs_to_decide} would decide)` : ''}` : x.verdict;
+const overheadRows = (label, o, judged) => {
+  for (const [kind, hu, hf, fu] of [['CPU', o.cpu_vs_unprofiled, o.cpu_vs_floor, o.cpu_floor_vs_unprofiled],
+                                     ['wall', o.wall_vs_unprofiled, o.wall_vs_floor, o.wall_floor_vs_unprofiled]]) {
+    if (!hu) continue;
+    const verdict = (x) => (judged && x.verdict && x.verdict !== 'undecided' ? x.verdict === 'met' : null);
+    row(`${label}, ${kind}, heapprof / unprofiled`, ratioCell(hu), `unprofiled ${f(o.base_ms, 0)} ms, ${o.pairs} rounds`,
+        `<= ${hu.target} ${decided(hu, o.pairs)}`, verdict(hu));
+    row(`${label}, ${kind}, heapprof / floor`, ratioCell(hf), `V8's sampler alone ${f(o.floor_ms, 0)} ms`,
+        `<= ${hf.target} ${decided(hf, o.pairs)}`, verdict(hf));
+    row(`${label}, ${kind}, floor / unprofiled`, ratioCell(fu), 'same rounds', 'reported', null);
+  }
+};
 for (const o of r.collector?.overhead ?? []) {
   const kib = o.interval_bytes / 1024;
-  for (const [kind, x] of [['wall', o.wall_ratio], ['CPU', o.cpu_ratio]]) {
-    if (!x) continue;
-    const ci = x.ci95 ? `, 95 % CI of median [${f(x.ci95[0], 3)}-${f(x.ci95[1], 3)}]` : '';
-    const verdict = x.verdict ? `${x.verdict}${x.pairs_to_decide ? ` (~${x.pairs_to_decide} pairs to decide)` : ''}` : '';
-    row(`1  overhead, embedded host (ledger), ${kib} KiB, ${kind}`, `ratio ${f(x.median, 3)}${ci}`,
-        `unprofiled ${f(o.base_ms, 0)} ms, ${o.pairs} pairs`, kib === 512 ? `<= 1.01 (#3) ${verdict}` : `reported ${verdict}`,
-        kib === 512 && x.verdict !== 'undecided' ? x.verdict === 'met' : null);
+  if (!o.cpu_vs_unprofiled) continue;
+  overheadRows(`1  overhead, embedded host (ledger), ${kib} KiB`, o, kib === 512);
+}
+
+// Real framework apps (#34): the same three arms on bundled conformance apps,
+// the windows' GCs and the ledger's time per GC, and serve under wrk.
+for (const a of r.apps ?? []) {
+  for (const o of a.bench?.rows ?? []) {
+    const kib = o.interval_bytes / 1024;
+    overheadRows(`1  app ${a.app}, run, ${kib} KiB`, o, kib === 512);
+    if (o.gcs_per_window !== undefined) {
+      row(`1  app ${a.app}, ${kib} KiB: ledger per GC`, `${f(o.ledger_us_per_gc, 1)} us, ${f(o.gcs_per_window, 1)} GCs a window`,
+          `${f(100 * o.ledger_share, 2)} % of the window, up to ${o.stacks} stacks`, 'reported', null);
+    }
+  }
+  const sv = a.serve;
+  if (sv?.slowdown) {
+    row(`1  app ${a.app}, serve: req/s no window / window open`, ratioCell(sv.slowdown),
+        `${f(sv.none_rps, 0)} req/s with no window, ${sv.pairs} pairs of ${sv.seconds} s`,
+        `<= 1.01 ${decided(sv.slowdown, sv.pairs)}`, null);
   }
 }
 
@@ -115,6 +145,17 @@ for (const n of [1000, 10000, 50000]) {
   if (peer) {
     row(`5  file size, ${n / 1000}k locations`, `${gz.out_bytes} B`, `pprof-format+gzip ${peer.pprof_format_gzip} B`,
         '<= @datadog/pprof encoder (#4)', gz.out_bytes <= peer.pprof_format_gzip);
+  }
+}
+
+// Encode + gzip judged by an interval (#34): the median of many short
+// repetitions and its 99 % interval against the 20 ms target.
+{
+  const reps = r.encode_judge?.benchmarks?.filter((b) => b.run_name === 'BM_EncodeGzip/10000' && b.run_type === 'iteration') ?? [];
+  if (reps.length) {
+    const s = summary(reps.map((b) => b.cpu_time), 20);
+    row('5  encode+gzip, 10k locations, judged', `${ratioCell(s)} ms CPU`, `${reps.length} repetitions of ~0.2 s`,
+        `<= 20 ms (#4) ${decided(s, reps.length)}`, s.verdict && s.verdict !== 'undecided' ? s.verdict === 'met' : null);
   }
 }
 
@@ -244,6 +285,15 @@ if (dobj) {
   }
 }
 
+// Decode (#34): heapprof top against go tool pprof -top on the same 100k-sample file.
+const dc = r.decode;
+if (dc?.cpu_ratio) {
+  row('   decode + top, 100k samples, heapprof / go tool pprof (CPU)', ratioCell(dc.cpu_ratio),
+      `heapprof ${f(dc.heapprof_cpu_ms, 0)} ms, pprof ${f(dc.pprof_cpu_ms, 0)} ms CPU, ${dc.pairs} pairs`,
+      `<= 1 ${decided(dc.cpu_ratio, dc.pairs)}`, dc.cpu_ratio.verdict && dc.cpu_ratio.verdict !== 'undecided' ? dc.cpu_ratio.verdict === 'met' : null);
+}
+
+console.log(`${r.date ?? '?'}, ${r.mode ?? '?'} mode${r.only ? ` (only ${r.only})` : ''}, load average ${(r.load ?? []).map((x) => f(x, 2)).join(' ') || '?'}`);
 const head = ['measurement', 'value', 'baseline (same run)', 'target', ''];
 const cells = rows.map((x) => [x.what, x.value, x.baseline, x.target,
                                 x.verdict === null ? '' : x.verdict ? 'met' : 'NOT met']);
