@@ -3,7 +3,9 @@
 #
 # 1. Class names. When bundling, esbuild writes a top-level class whose body
 #    names the class (`new Headers()`, `Headers.#sorted`) as
-#    `var Headers = class _Headers {...}`, so Headers.name, the constructor's
+#    `var Headers = class _Headers {...}` (`Headers = class _Headers` in a
+#    module loaded by require(), which esbuild wraps in a lazy initialiser),
+#    so Headers.name, the constructor's
 #    frame in profiles and `new _Headers` in stacks would all change. The
 #    inner name is given back: every `_Headers` token becomes `Headers ` (one
 #    space after it), the same length, so no column of the source map moves.
@@ -17,9 +19,9 @@
 
 set(_prefix "heapprof:runtime")
 file(READ "${IN}" _code)
-string(REGEX MATCHALL "var [A-Za-z0-9_]+ = class _[A-Za-z0-9_]+ " _renamed "${_code}")
+string(REGEX MATCHALL "[ \n][A-Za-z0-9_]+ = class _[A-Za-z0-9_]+ " _renamed "${_code}")
 foreach(_decl IN LISTS _renamed)
-  string(REGEX REPLACE "^var ([A-Za-z0-9_]+) = class _([A-Za-z0-9_]+) $" "\\1;\\2" _pair "${_decl}")
+  string(REGEX REPLACE "^[ \n]([A-Za-z0-9_]+) = class _([A-Za-z0-9_]+) $" "\\1;\\2" _pair "${_decl}")
   list(GET _pair 0 _outer)
   list(GET _pair 1 _inner)
   if(NOT _outer STREQUAL _inner)

@@ -53,15 +53,19 @@ function(heapprof_embed_worker_prelude target)
   set(_bundle "${_gen}/worker_libraries.js")
   set(_map "${_gen}/worker_libraries.map.json")
   set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
-  # Its completion value is libraries.js's namespace. Module resolution looks
-  # in the installed node_modules; the bundle keeps its lines and has no
+  # Its completion value is { load }: load() runs the bundle at its first call
+  # and returns libraries.js's namespace (then the same one again), so until a
+  # worker uses a stream, URLPattern or a Durable Object V8 has only
+  # pre-parsed it (no function of it exists on the heap). Module resolution
+  # looks in the installed node_modules; the bundle keeps its lines and has no
   # sourceMappingURL.
   add_custom_command(
     OUTPUT "${_bundle}" "${_map}"
     BYPRODUCTS "${_bundle}.map"
     COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${_deps}/node_modules"
             "${_esbuild}" "${_src}/js/libraries.js" ${_esbuild_common} --global-name=libraries
-            "--banner:js=(() => {" "--footer:js=return libraries })()" "--outfile=${_bundle}"
+            "--banner:js=(() => { let loaded; const load = () => loaded ??= (() => {"
+            "--footer:js=return libraries })(); return { load }; })()" "--outfile=${_bundle}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
     DEPENDS "${_src}/js/libraries.js" "${_src}/js/durable_objects.js" "${_deps}/installed-lock.json" "${_map_script}"
     COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heapprof/runtime/lazy_runtime.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_crypto.h"
 #include "heapprof/runtime/worker_prelude.h"
@@ -424,7 +425,7 @@ void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerHtmlRewriterName));
   v8::Local<v8::Script> script;
   v8::Local<v8::Value> load;
-  if (v8::Script::Compile(context, NewString(isolate, kWorkerHtmlRewriterSource), &origin).ToLocal(&script) &&
+  if (v8::Script::Compile(context, RuntimeScriptSource(isolate, kWorkerHtmlRewriterSource), &origin).ToLocal(&script) &&
       script->Run(context).ToLocal(&load)) {
     info.GetReturnValue().Set(load);
   }
@@ -439,7 +440,7 @@ void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerNodeName));
   v8::Local<v8::Script> script;
   v8::Local<v8::Value> load;
-  if (v8::Script::Compile(context, NewString(isolate, kWorkerNodeSource), &origin).ToLocal(&script) &&
+  if (v8::Script::Compile(context, RuntimeScriptSource(isolate, kWorkerNodeSource), &origin).ToLocal(&script) &&
       script->Run(context).ToLocal(&load)) {
     info.GetReturnValue().Set(load);
   }
@@ -525,6 +526,7 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"getAsyncFrame", GetAsyncFrame},
       {"setAsyncFrame", SetAsyncFrame},
       {"lazyGlobal", LazyGlobal},
+      {"lazyProperty", LazyProperty},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

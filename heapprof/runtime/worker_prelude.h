@@ -7,9 +7,10 @@
 
 namespace heapprof::internal {
 
-// A script whose completion value is an object of Web API classes from npm
-// packages (ReadableStream, WritableStream, TransformStream, ...), touching
-// no globals.
+// A script whose completion value is { load }: load() runs the bundle at its
+// first call and returns an object of Web API classes from npm packages
+// (ReadableStream, WritableStream, TransformStream, ...) and
+// makeDurableObjects, touching no globals.
 extern const char kWorkerLibrariesSource[];
 
 // The source map of kWorkerLibrariesSource (esbuild's, with every source

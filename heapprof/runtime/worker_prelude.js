@@ -15,26 +15,19 @@
 
 // own_strings.js exports nothing: it wraps getters of URL, Request and Headers.
 import './js/prelude/own_strings.js';
-import { AbortController, AbortSignal } from './js/prelude/abort.js';
 import { Blob, File } from './js/prelude/blob.js';
-import { Cache, CacheStorage, caches } from './js/prelude/cache.js';
-import { CloseEvent, CustomEvent, ErrorEvent, Event, EventTarget, ExtendableEvent, FetchEvent, MessageEvent } from './js/prelude/events.js';
-import { CompressionStream, DecompressionStream } from './js/prelude/compression.js';
-import { Crypto, SubtleCrypto, crypto } from './js/prelude/crypto/subtle.js';
-import { CryptoKey } from './js/prelude/crypto/key.js';
+import { cryptoGlobals } from './js/prelude/crypto/globals.js';
 import { DOMException } from './js/prelude/dom_exception.js';
 import { ExecutionContext, addEventListener, fetchListeners, removeEventListener, reportError } from './js/prelude/context.js';
 import { FixedLengthStream, IdentityTransformStream } from './js/prelude/workerd_streams.js';
 import { FormData } from './js/prelude/forms.js';
-import { HTMLRewriter } from './js/prelude/html_rewriter.js';
 import { Headers, adoptHeaders, flattenHeaders, headerName, headerValue, makeHeadersImmutable } from './js/prelude/headers.js';
-import { KVNamespace } from './js/prelude/kv.js';
 import { Navigator } from './js/prelude/navigator.js';
 import { Request, cfFor, hostInit } from './js/prelude/request.js';
 import { Response } from './js/prelude/response.js';
 import { Scheduler, addTimer, clearInterval, clearTimeout, performance, queueMicrotask, runNextTimer, setInterval, setTimeout } from './js/prelude/timers.js';
 import { TextDecoder, TextEncoder, atob, btoa, structuredClone } from './js/prelude/encoding.js';
-import { TextDecoderStream, TextEncoderStream } from './js/prelude/streams.js';
+import { textStreams } from './js/prelude/streams.js';
 import { URL } from './js/prelude/url.js';
 import { URLSearchParams } from './js/prelude/url_search_params.js';
 import { bodyContent } from './js/prelude/body.js';
@@ -43,7 +36,8 @@ import { console } from './js/prelude/console.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
 import {
-  makeDurableObjects, nativeDigest, nativeHmac, options, randomFill, requestParts, utf8Encode, webLibraries,
+  libraryGlobals, makeDurableObjects, nativeDigest, nativeHmac, natives, once, options, randomFill, requestParts,
+  utf8Encode, webLibraries,
 } from './js/prelude/host.js';
 import { missingApi, missingGlobals } from './js/prelude/missing.js';
 import { runtimeToken } from './js/prelude/runtime_token.js';
@@ -51,15 +45,36 @@ import { runtimeToken } from './js/prelude/runtime_token.js';
 Object.assign(globalThis, {
   ...missingGlobals,
   Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  ...webLibraries, HTMLRewriter, TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
-  TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto, CryptoKey,
-  Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent, ExtendableEvent, FetchEvent, EventTarget, AbortController, AbortSignal, DOMException,
+  TextEncoder, TextDecoder, atob, btoa, structuredClone,
+  DOMException,
   navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
-  Crypto, SubtleCrypto, Navigator, Cache, CacheStorage, self: globalThis,
+  Navigator, self: globalThis,
   origin: 'null',  // a worker's origin is opaque, as in workerd
   console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
-  fetch, caches, addEventListener, removeEventListener, reportError, IdentityTransformStream, FixedLengthStream,
+  fetch, addEventListener, removeEventListener, reportError, IdentityTransformStream, FixedLengthStream,
 });
+// Built at their first use, and then plain data properties like the rest:
+// the streams library and URLPattern (libraries.js), the classes over them,
+// and the APIs whose modules nothing else imports, loaded by require()
+// (esbuild's lazy initialiser of a module): a worker that uses none of them
+// carries none of their classes.
+const lazyGlobals = (load, names) => {
+  for (const name of names) natives.lazyProperty(globalThis, name, () => load()[name], true);
+};
+const compressionApi = once(() => require('./js/prelude/compression.js'));
+const rewriterApi = once(() => require('./js/prelude/html_rewriter.js'));
+const cacheApi = once(() => require('./js/prelude/cache.js'));
+const kvApi = once(() => require('./js/prelude/kv.js'));
+const eventsApi = once(() => require('./js/prelude/events.js'));
+const abortApi = once(() => require('./js/prelude/abort.js'));
+lazyGlobals(webLibraries, libraryGlobals);
+lazyGlobals(textStreams, ['TextEncoderStream', 'TextDecoderStream']);
+lazyGlobals(compressionApi, ['CompressionStream', 'DecompressionStream']);
+lazyGlobals(rewriterApi, ['HTMLRewriter']);
+lazyGlobals(cacheApi, ['Cache', 'CacheStorage', 'caches']);
+lazyGlobals(cryptoGlobals, ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
+lazyGlobals(eventsApi, ['Event', 'CustomEvent', 'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget']);
+lazyGlobals(abortApi, ['AbortController', 'AbortSignal']);
 if (options.nodejsCompat) installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;
@@ -84,7 +99,7 @@ export const internals = {
     const env = {};
     for (const [binding, className, key, sqlite] of objectBindings) env[binding] = durableObjects().makeNamespace(binding, className, key, sqlite);
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
-    for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new KVNamespace(kvEntries[i]);
+    for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new (kvApi().KVNamespace)(kvEntries[i]);
     if (options.populateProcessEnv) {
       for (const name of varNames) if (typeof env[name] === 'string') processEnv[name] = env[name];
     }
@@ -146,6 +161,6 @@ export const internals = {
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.
   makeFetchEvent(request, ctx) {
     const state = { response: undefined, responded: false };
-    return [new FetchEvent(runtimeToken, request, ctx, state), state];
+    return [new (eventsApi().FetchEvent)(runtimeToken, request, ctx, state), state];
   },
 };

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "heapprof/runtime/lazy_runtime.h"
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_prelude.h"
 #include "heapprof/runtime/worker_state.h"
@@ -286,7 +287,7 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
   auto run_script = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
     v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, name));
     v8::Local<v8::Script> script;
-    return v8::Script::Compile(context, NewString(v8_isolate, source), &origin).ToLocal(&script) &&
+    return v8::Script::Compile(context, internal::RuntimeScriptSource(v8_isolate, source), &origin).ToLocal(&script) &&
            script->Run(context).ToLocal(out);
   };
   v8::Local<v8::Value> libraries;

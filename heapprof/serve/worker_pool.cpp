@@ -49,6 +49,9 @@ struct Replica {
   std::chrono::steady_clock::time_point running_since;
 
   std::atomic<uint64_t> served{0}, failures{0}, restarts{0};
+  // Isolates created so far (a failed re-load counts too): the generation
+  // between_requests names, so each isolate gets a leak session of its own.
+  uint64_t isolates = 0;  // on `thread` only
   std::atomic<uint64_t> heap_used{0}, heap_limit{0};
 
   std::optional<WorkerRuntime> runtime;  // on `thread` only
@@ -58,16 +61,32 @@ class WorkerPool::Impl {
  public:
   explicit Impl(WorkerPoolOptions options) : options_(std::move(options)) {}
 
-  // On the replica's thread: creates the isolate, loads the worker, registers it.
+  // On the replica's thread: creates the isolate, registers it, loads the
+  // worker. between_requests runs once before the worker's module loads, so
+  // that a leak session's sampler sees what the module's top level keeps (a
+  // cache filled at load then reads as full from the start, not as growing
+  // while it turns over).
   Status Load(Replica& r) {
     WorkerOptions wo = options_.worker_options;
     wo.name = r.name;
     HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(wo));
-    HEAPPROF_RETURN_IF_ERROR(created.LoadFile(options_.worker));
     r.runtime.emplace(std::move(created));
+    ++r.isolates;
+    if (options_.controller != nullptr) {
+      if (Status s = options_.controller->Register(r.name, r.runtime->isolate()); !s.ok()) {
+        r.runtime.reset();
+        return s;
+      }
+    }
+    if (options_.between_requests) {
+      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.isolates);
+    }
+    if (Status s = r.runtime->LoadFile(options_.worker); !s.ok()) {
+      Unload(r);
+      return s;
+    }
     UpdateHeap(r);
     if (options_.controller == nullptr) return Status::Ok();
-    HEAPPROF_RETURN_IF_ERROR(options_.controller->Register(r.name, r.runtime->isolate()));
     if (!options_.capture_dir.empty()) {
       HEAPPROF_RETURN_IF_ERROR(options_.controller->EnableNearHeapLimitCapture(
           r.name,
@@ -111,7 +130,7 @@ class WorkerPool::Impl {
   void Pump(Replica& r) {
     if (options_.controller != nullptr && r.runtime) options_.controller->Pump(r.runtime->isolate());
     if (options_.between_requests && r.runtime) {
-      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.restarts.load() + 1);
+      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.isolates);
     }
   }
 

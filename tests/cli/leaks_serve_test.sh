@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # heapprof serve --leaks beside the page's browser test: a replica whose
 # isolate is recreated at the heap limit starts a new leak session (the old
-# sampler's ids are gone with its isolate) and its report says so; the leak
+# sampler's ids are gone with its isolate) and its report says so; a session
+# starts before the worker's module loads (a cache filled at load is not
+# growing); the leak
 # endpoints without --leaks answer 404 with why; --cadence and --leaks-json
 # without --leaks are refused before serving, as heapprof run refuses them.
 #   leaks_serve_test.sh <heapprof> <source dir> <work dir>
@@ -12,10 +14,36 @@ source "$here/lib.sh"
 source "$here/serve_lib.sh"
 command -v curl >/dev/null || { echo "curl is not installed" >&2; exit 1; }
 limited="$src/tests/cli/data/leaks/leak-to-limit.js"
+lru="$src/tests/cli/data/leaks/lru-and-leak.js"
+
+# The session starts before the worker's module loads: lru-and-leak.js fills
+# its cache (6000 entries of ~1.1 KB) at load, then each request turns four
+# over. Sampled from before the load, the entries made at load are in the
+# session, under their own stack (cacheEntry < remember < the module's top
+# level): grown during the load, then only dying, so not growing; with the
+# request stack's, the cache's whole ~6.6 MB is live. Had the sampler started
+# after the load, the 2400 entries of 600 requests (~2.6 MB) would be all the
+# session saw of the cache. (The request stack reads as growing until the
+# cache has turned over once, 1500 requests: it replaces the load's entries.)
+start_serve lru "$lru" --leaks --cadence 20ms --interval 16KiB
+trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
+curl -s -o /dev/null "$base/[1-600]"
+sleep 0.3
+[ "$(curl -s -o lru.json -w '%{http_code}' "$debug/debug/heapprof/leaks")" = 200 ] || fail "the leak report: $(cat lru.json)"
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const sites = r.sites.filter((s) => s.frames.length && s.frames[0].function === "cacheEntry");
+  const atLoad = sites.filter((s) => !s.frames.some((f) => f.function === "fetch"));
+  const live = sites.reduce((a, s) => a + s.live_bytes, 0);
+  const loadLive = atLoad.reduce((a, s) => a + s.live_bytes, 0);
+  console.log(`cacheEntry: ${live.toFixed(0)} B live, ${loadLive.toFixed(0)} B of it made at load (${atLoad.map((s) => s.verdict).join(" ")}); ` +
+    `${r.requests} requests, ${r.session.snapshots} snapshots`);
+  process.exit(atLoad.length > 0 && !atLoad.some((s) => s.verdict === "growing") && loadLive > 2.5e6 && live > 5e6 ? 0 : 1);' lru.json ||
+  fail "the cache entries made at load are not in the session, or read as growing"
+stop_serve
 
 # ~10 KiB kept a request reaches --heap-limit 32 after ~2600 requests: the replica is recreated.
 start_serve limit "$limited" --leaks --cadence 20ms --heap-limit 32 --leaks-json final.json
-trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
 curl -s -o /dev/null "$base/[1-3200]"
 # The new isolate's session needs two snapshots: the endpoint says 503 until then.
 code=503

@@ -20,7 +20,18 @@ vm.runInContext(prelude, context)({
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
   jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
-}, { ReadableStream, WritableStream, TransformStream },  // Node's for web-streams-polyfill's: classes extend them
+  // V8's lazy data property, as a getter that puts the value in its place.
+  lazyProperty(object, name, make, enumerable) {
+    Object.defineProperty(object, name, {
+      configurable: true, enumerable,
+      get() {
+        const value = make();
+        Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable });
+        return value;
+      },
+    });
+  },
+}, { load: () => ({ ReadableStream, WritableStream, TransformStream }) },  // Node's for web-streams-polyfill's: classes extend them
   {});  // the runtime's options: none (no nodejs_compat)
 const RuntimeURL = vm.runInContext('URL', context);
 const components = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname',

@@ -34,8 +34,10 @@ struct WorkerPoolOptions {
   SessionOptions capture_options;
   // On the replica's thread between requests (after each answer, and on
   // every idle poll), its isolate idle: a leak session's snapshots
-  // (serve/leak_sessions.h). `requests`: dispatched so far; `generation`:
-  // 1 + the isolate's re-creations.
+  // (serve/leak_sessions.h); also once per isolate before the worker's
+  // module loads (registered with the controller by then). `requests`:
+  // dispatched so far; `generation`: the isolates created so far (1 + the
+  // re-creations, counting a re-load that failed).
   std::function<void(const std::string& replica, WorkerRuntime& runtime, uint64_t requests, uint64_t generation)>
       between_requests;
 };

@@ -2,7 +2,7 @@
 
 import { Blob, blobBytes } from './blob.js';
 import { FormData, multipartBoundary, parseMultipart, serializeMultipart } from './forms.js';
-import { ReadableStream, utf8Decode, utf8Encode } from './host.js';
+import { isReadableStream, utf8Decode, utf8Encode } from './host.js';
 import { URLSearchParams } from './url_search_params.js';
 import { bytesStream, isDisturbed, readAllBytes } from './streams.js';
 import { copyBytes, toArrayBuffer } from './bytes.js';
@@ -23,7 +23,7 @@ function extractBody(body, headers) {
     const form = serializeMultipart(body);
     return typedBody(form.value, form.type, headers);
   }
-  if (body instanceof ReadableStream) {
+  if (isReadableStream(body)) {
     if (body.locked || isDisturbed(body)) throw new TypeError('the body stream is locked or was already read from');
     return body;
   }
@@ -47,12 +47,12 @@ class Body {
   }
   get body() {
     if (this.#body === null) return null;
-    if (!(this.#body instanceof ReadableStream)) {
+    if (!isReadableStream(this.#body)) {
       this.#body = this.#used ? usedStream() : bytesStream(bodyBytes(this.#body));
     }
     return this.#body;
   }
-  get bodyUsed() { return this.#used || (this.#body instanceof ReadableStream && isDisturbed(this.#body)); }
+  get bodyUsed() { return this.#used || (isReadableStream(this.#body) && isDisturbed(this.#body)); }
   // The body's content (string, Uint8Array or null), or a promise of a
   // stream's bytes, marking it used. Not async, so that text() and json()
   // await only when there is a stream to read: one async call per read
@@ -61,19 +61,19 @@ class Body {
     if (this.bodyUsed) throw new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.');
     const body = this.#body;
     this.#used = true;
-    if (!(body instanceof ReadableStream)) return body;
+    if (!isReadableStream(body)) return body;
     if (body.locked) throw new TypeError('the body stream is locked to a reader');
     return readAllBytes(body);
   }
   async text() {
-    const streamed = this.#body instanceof ReadableStream;
+    const streamed = isReadableStream(this.#body);
     const content = this.#take();
     return bodyText(streamed ? await content : content);
   }
   async arrayBuffer() { return toArrayBuffer(bodyBytes(await this.#take())); }
   async bytes() { return bodyBytes(await this.#take()).slice(); }
   async json() {
-    const streamed = this.#body instanceof ReadableStream;
+    const streamed = isReadableStream(this.#body);
     const content = this.#take();
     return JSON.parse(bodyText(streamed ? await content : content));
   }
@@ -99,7 +99,7 @@ class Body {
     // for the runtime: the body's bytes or text (null when none), or a
     // promise of its bytes when it is a stream (read to its end);
     bodyContent = body => {
-      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      if (!isReadableStream(body.#body)) return body.#body;
       if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
       return readAllBytes(body.#body);
     };
@@ -107,7 +107,7 @@ class Body {
     // they are shared; a stream is teed, one branch for each.
     bodyForClone = body => {
       if (body.bodyUsed) throw new TypeError('Body has already been used. It can only be used once.');
-      if (!(body.#body instanceof ReadableStream)) return body.#body;
+      if (!isReadableStream(body.#body)) return body.#body;
       const [mine, theirs] = body.#body.tee();
       body.#body = mine;
       return theirs;

@@ -1,6 +1,6 @@
 // CompressionStream and DecompressionStream (zlib through natives).
 
-import { ReadableStream, WritableStream, zlibClose, zlibOpen, zlibRun } from './host.js';
+import { webLibraries, zlibClose, zlibOpen, zlibRun } from './host.js';
 import { copyBytes } from './bytes.js';
 
 // CompressionStream and DecompressionStream through zlib (natives), chunk by
@@ -17,6 +17,7 @@ const zlibPieceBytes = 64 * 1024;
 const zlibQueuedBytes = 16 * 1024 * 1024;
 const noBytes = new Uint8Array(0);
 function zlibStreams(mode, format, what) {
+  const { ReadableStream, WritableStream } = webLibraries();
   format = String(format);
   if (!compressionFormats.has(format)) throw new TypeError("The compression format must be either 'deflate', 'deflate-raw' or 'gzip'.");
   let handle = zlibOpen(mode, format);

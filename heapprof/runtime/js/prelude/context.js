@@ -1,7 +1,6 @@
 // ctx of fetch(request, env, ctx), the global fetch and error listeners,
 // reportError.
 
-import { ErrorEvent } from './events.js';
 import { console } from './console.js';
 
 // ctx of fetch(request, env, ctx). Its methods live on the prototype, as
@@ -29,6 +28,7 @@ function addEventListener(type, listener) {
 // workerd; with none, the error goes to the console as uncaught.
 function reportError(error) {
   const message = 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error));
+  const { ErrorEvent } = require('./events.js');  // loaded at the first report (esbuild's lazy initialiser)
   const event = new ErrorEvent('error', { message, error, cancelable: true });
   if (errorListeners.length === 0) {
     console.error(message);

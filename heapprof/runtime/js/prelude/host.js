@@ -13,11 +13,26 @@ const {
   ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
   aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh, getAsyncFrame, setAsyncFrame,
 } = natives;
-const { makeDurableObjects, ...webLibraries } = libraries;  // Durable Objects: js/durable_objects.js
-const { ReadableStream, WritableStream, TransformStream } = webLibraries;
+// The npm libraries and Durable Objects (libraries.js, js/durable_objects.js)
+// are compiled and run at their first use (libraries.load()): a worker that
+// makes no stream, URLPattern or Durable Object does not carry their code.
+let loaded = null;
+const webLibraries = () => loaded ??= libraries.load();
+const makeDurableObjects = (...args) => webLibraries().makeDurableObjects(...args);
+// What libraries.js offers as globals (every export but makeDurableObjects).
+const libraryGlobals = [
+  'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamDefaultController',
+  'ReadableByteStreamController', 'ReadableStreamBYOBRequest', 'WritableStream', 'WritableStreamDefaultWriter',
+  'WritableStreamDefaultController', 'TransformStream', 'TransformStreamDefaultController',
+  'ByteLengthQueuingStrategy', 'CountQueuingStrategy', 'URLPattern',
+];
+// No stream exists before the library is loaded.
+const isReadableStream = value => loaded !== null && value instanceof loaded.ReadableStream;
+// A value made at its first use (a module's classes), then kept.
+const once = make => { let value, made = false; return () => (made ? value : (value = make(), made = true, value)); };
 
 export { consoleWrite, requestParts, ownStrings, base64Functions, jsonResponder, utf8Encode, utf8Decode, nativeClone,
   randomFill, nativeDigest, nativeHmac, nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose, nativeKeyInfo,
   nativeKeyFromJwk, nativeKeyToJwk, nativeEcFromRaw, nativeKeyToDer, nativeEcToRaw, nativeGenerateKeyPair, nativeSign,
   nativeVerify, rsaOaep, nativeAes, nativePbkdf2, nativeHkdf, nativeEcdh, getAsyncFrame, setAsyncFrame,
-  ReadableStream, WritableStream, TransformStream, makeDurableObjects, webLibraries, natives, libraries, options };
+  isReadableStream, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };

@@ -1,6 +1,6 @@
 // HTMLRewriter over lol-html (html-rewriter-wasm), loaded at its first use.
 
-import { ReadableStream, natives } from './host.js';
+import { natives, webLibraries } from './host.js';
 import { Response } from './response.js';
 import { TextDecoder, TextEncoder } from './encoding.js';
 import { viewBytes } from './bytes.js';
@@ -85,6 +85,7 @@ class HTMLRewriter {
       throw error;
     }
     let ended = false;
+    const { ReadableStream } = webLibraries();
     const body = new ReadableStream({
       async pull(controller) {
         try {

@@ -2,12 +2,11 @@
 // the globals the flag adds.
 
 import { Blob, File } from './blob.js';
-import { CryptoKey } from './crypto/key.js';
 import { TextDecoder, TextEncoder, atob, btoa } from './encoding.js';
 import { URL } from './url.js';
 import { URLSearchParams } from './url_search_params.js';
 import { addTimer, clearTimeout } from './timers.js';
-import { crypto } from './crypto/subtle.js';
+import { cryptoGlobals } from './crypto/globals.js';
 import { getAsyncFrame, natives, options, setAsyncFrame } from './host.js';
 import { missingApi } from './missing.js';
 
@@ -20,6 +19,7 @@ let nodeModules = null;
 function nodeModule(name) {
   if (nodeModules === null) {
     const load = natives.nodeLibraries();
+    const { crypto, CryptoKey } = cryptoGlobals();
     nodeModules = load({
       natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
       TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,

@@ -1,9 +1,13 @@
 // Request, and the cf object of the requests the host dispatches.
 
-import { AbortSignal } from './abort.js';
+import { once } from './host.js';
 import { Body, bodyForClone } from './body.js';
 import { Headers } from './headers.js';
 import { hrefOf } from './url.js';
+
+// AbortSignal's module is loaded at a Request's first `signal` (esbuild's lazy
+// initialiser): most workers never ask.
+const abortModule = once(() => require('./abort.js'));
 
 const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 const normalizeMethod = method => {
@@ -61,7 +65,7 @@ class Request extends Body {
   get method() { return this.#method; }
   get headers() { return this.#headers; }
   get signal() {
-    if (this.#signal === null) this.#signal = new AbortSignal();
+    if (this.#signal === null) this.#signal = new (abortModule().AbortSignal)();
     return this.#signal;
   }
   get cf() { return this.#cf; }

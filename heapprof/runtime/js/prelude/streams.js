@@ -1,7 +1,7 @@
 // Stream helpers of bodies (web-streams-polyfill's streams) and
 // TextEncoderStream, TextDecoderStream.
 
-import { ReadableStream, TransformStream, utf8Encode } from './host.js';
+import { once, utf8Encode, webLibraries } from './host.js';
 import { TextDecoder } from './encoding.js';
 import { viewBytes } from './bytes.js';
 
@@ -14,6 +14,7 @@ const isDisturbed = stream => stream._disturbed === true;
 
 // A byte stream of one chunk (a copy: a byte stream's enqueue takes its buffer over).
 function bytesStream(bytes) {
+  const { ReadableStream } = webLibraries();
   return new ReadableStream({
     type: 'bytes',
     start(controller) {
@@ -48,7 +49,10 @@ async function readAllBytes(stream) {
   return all;
 }
 
-// TransformStreams, as in workerd (instanceof TransformStream holds).
+// TransformStreams, as in workerd (instanceof TransformStream holds), made
+// with the streams library at the first use of either.
+const textStreams = once(() => {
+const { TransformStream } = webLibraries();
 class TextEncoderStream extends TransformStream {
   constructor() {
     let pending = '';  // a high surrogate whose pair may come in the next chunk
@@ -85,5 +89,7 @@ class TextDecoderStream extends TransformStream {
   get fatal() { return this.#decoder.fatal; }
   get ignoreBOM() { return this.#decoder.ignoreBOM; }
 }
+return { TextEncoderStream, TextDecoderStream };
+});
 
-export { isDisturbed, bytesStream, readAllBytes, TextEncoderStream, TextDecoderStream };
+export { isDisturbed, bytesStream, readAllBytes, textStreams };

@@ -1,16 +1,15 @@
 // workerd's own streams: IdentityTransformStream, FixedLengthStream,
 // crypto.DigestStream.
 
-import { Crypto } from './crypto/subtle.js';
 import { DOMException } from './dom_exception.js';
-import { TransformStream, WritableStream, nativeDigest, utf8Encode } from './host.js';
-import { algorithmName, hashNames } from './crypto/algorithms.js';
+import { nativeDigest, once, utf8Encode, webLibraries } from './host.js';
 import { copyBytes, viewBytes } from './bytes.js';
 
 // Byte streams of workerd's own: a TransformStream that passes bytes
 // through (strings as UTF-8), FixedLengthStream's checking their count.
 function byteTransform(expected) {
   let seen = 0;
+  const { TransformStream } = webLibraries();
   return new TransformStream({
     transform(chunk, controller) {
       const bytes = typeof chunk === 'string' ? utf8Encode(chunk) : copyBytes(viewBytes(chunk, 'a chunk written to the stream'));
@@ -43,7 +42,11 @@ class FixedLengthStream {
   get writable() { return this.#stream.writable; }
 }
 // crypto.DigestStream: a WritableStream whose `digest` resolves to the hash
-// of the bytes written (OpenSSL, at close).
+// of the bytes written (OpenSSL, at close); made with the streams library at
+// its first use.
+const digestStream = once(() => {
+const { WritableStream } = webLibraries();
+const { algorithmName, hashNames } = require('./crypto/algorithms.js');
 class DigestStream extends WritableStream {
   #digest; #bytesWritten = 0;
   constructor(algorithm) {
@@ -73,6 +76,7 @@ class DigestStream extends WritableStream {
   get digest() { return this.#digest; }
   get bytesWritten() { return this.#bytesWritten; }
 }
-Object.defineProperty(Crypto.prototype, 'DigestStream', { value: DigestStream, writable: true, configurable: true });
+return DigestStream;
+});
 
-export { byteTransform, IdentityTransformStream, FixedLengthStream, DigestStream };
+export { byteTransform, IdentityTransformStream, FixedLengthStream, digestStream };

@@ -1,0 +1,16 @@
+// Web Crypto's globals (crypto, Crypto, SubtleCrypto, CryptoKey), built at
+// their first use: the crypto modules are loaded by require(), which esbuild
+// turns into a call of the modules' lazy initialiser, so a worker that never
+// touches crypto carries none of their classes.
+
+import { natives, once } from '../host.js';
+import { digestStream } from '../workerd_streams.js';
+
+const cryptoGlobals = once(() => {
+  const { Crypto, SubtleCrypto, crypto } = require('./subtle.js');
+  const { CryptoKey } = require('./key.js');
+  natives.lazyProperty(Crypto.prototype, 'DigestStream', digestStream, false);
+  return { Crypto, SubtleCrypto, crypto, CryptoKey };
+});
+
+export { cryptoGlobals };
