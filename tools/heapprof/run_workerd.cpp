@@ -209,6 +209,13 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   remote::WorkerdProcess& workerd = started.value();
   // V8 names a flag it does not know on stderr; workerd passes that through.
   const std::string startup_output = workerd.Output();
+  // workerd serves on when a namespace's class is not exported; every call to it would fail.
+  if (std::vector<std::string> missing = remote::UnexportedDurableObjectClasses(startup_output); !missing.empty()) {
+    return Fail("run", fmt::format("workerd: no worker exports the Durable Object class {} that its namespace names "
+                                   "(export it from the worker whose migrations or bindings declare it, or give "
+                                   "--ignore-config-key durable_objects)",
+                                   fmt::join(missing, ", ")));
+  }
   std::vector<std::string> unknown;
   for (const std::string& flag : spec.v8_flags) {
     if (startup_output.find("flag " + flag) != std::string::npos ||
