@@ -78,7 +78,9 @@ for entry in trpc:keepTrailEntry graphql-yoga:keepReview zod-openapi:keepEvent s
     for runtime in workerd embedded; do profile "$app" "${entry#*:}" "$runtime" "$run"; done
   done
 done
-# The Durable Object app's classes are the migrations' (Legacy deleted, Ledger SQLite-backed).
-expect_in durable-objects-migrations-workerd-1.out "Durable Objects "
+# The Durable Object app's two bindings reached both runtimes.
+for runtime in workerd embedded; do
+  expect_in "durable-objects-migrations-$runtime-1.out" "Durable Objects CARTS -> Cart, LEDGER -> Ledger"
+done
 pgrep -f "$TMPDIR/heapprof-workerd-" >/dev/null && fail "workerd processes left behind"
 finish
