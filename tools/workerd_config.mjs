@@ -13,7 +13,7 @@
 // As a module:
 //   import { writeWorkerdConfig } from '.../tools/workerd_config.mjs';
 //   const file = writeWorkerdConfig(dir, { workers: [{ name, script, address, proxy, outbound, durableObjects }] });
-// durableObjects: [{ binding, className, uniqueKey }], each class of the
+// durableObjects: [{ binding, className, uniqueKey, sql? }], each class of the
 // worker's own module bound as env.<binding>, with in-memory storage.
 // As a command (one worker; prints the config's path):
 //   node tools/workerd_config.mjs --dir DIR --script FILE --address HOST:PORT
@@ -58,7 +58,7 @@ function durableObjectFields(objects) {
   const classes = [...new Map(objects.map(o => [o.className, o])).values()];
   return `
       bindings = [ ${objects.map(o => `(name = ${capnpText(o.binding)}, durableObjectNamespace = (className = ${capnpText(o.className)}))`).join(', ')} ],
-      durableObjectNamespaces = [ ${classes.map(o => `(className = ${capnpText(o.className)}, uniqueKey = ${capnpText(o.uniqueKey)})`).join(', ')} ],
+      durableObjectNamespaces = [ ${classes.map(o => `(className = ${capnpText(o.className)}, uniqueKey = ${capnpText(o.uniqueKey)}${o.sql ? ', enableSql = true' : ''})`).join(', ')} ],
       durableObjectStorage = (inMemory = void),`;
 }
 

@@ -1,6 +1,8 @@
 // Uncaught exceptions from workerd's --verbose log (workerd_log.h).
 #include "heapprof/remote/workerd_log.h"
 
+#include <algorithm>
+
 namespace heapprof::remote {
 
 std::vector<WorkerdException> ParseWorkerdExceptions(std::string_view log) {
@@ -38,6 +40,21 @@ std::vector<WorkerdException> ParseWorkerdExceptions(std::string_view log) {
       open = &out.back();
       break;
     }
+  }
+  return out;
+}
+
+std::vector<std::string> UnexportedDurableObjectClasses(std::string_view log) {
+  static constexpr std::string_view kBefore = "referenced the class \"";
+  static constexpr std::string_view kAfter = "\", but no such Durable Object class is exported";
+  std::vector<std::string> out;
+  for (size_t at = log.find(kBefore); at != std::string_view::npos; at = log.find(kBefore, at + 1)) {
+    const size_t name = at + kBefore.size();
+    const size_t end = log.find(kAfter, name);
+    const size_t line_end = log.find('\n', name);
+    if (end == std::string_view::npos || end > line_end) continue;
+    std::string cls(log.substr(name, end - name));
+    if (std::find(out.begin(), out.end(), cls) == out.end()) out.push_back(std::move(cls));
   }
   return out;
 }

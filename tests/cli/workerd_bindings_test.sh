@@ -139,6 +139,12 @@ expect_in do-script-missing.err "give its folder with --service stock=FOLDER, or
 expect_exit 0 do-script-given -- "$heapprof" run --runtime workerd shop --service stock=stock-elsewhere/stock \
   --requests-file shop/req.jsonl -n 8 --warmup 2 --top 0 -o x.pb.gz
 expect_in do-script-given.out "Requests: 8; responses by status: 200 x8; no request failed"
+# A class the owning worker does not export: workerd would serve on and fail
+# every call to it; heapprof refuses before profiling, naming the class.
+cp -r stock-elsewhere/stock stock-unexported
+sed -i 's/^export class Inventory/class Inventory/' stock-unexported/worker.js
+expect_exit 1 do-script-unexported -- "$heapprof" run --runtime workerd shop --service stock=stock-unexported -n 5 --warmup 1 -o x.pb.gz
+expect_in do-script-unexported.err "workerd: no worker exports the Durable Object class Inventory that its namespace names"
 expect_exit 1 do-script-embedded -- "$heapprof" run shop -n 5 --warmup 0 -o x.pb.gz
 expect_in do-script-embedded.err 'durable_objects binding INVENTORY has script_name = "stock": its class Inventory lives in the worker "stock", which the embedded runtime does not run'
 expect_in do-script-embedded.err "run it with --runtime workerd --service stock=FOLDER, or give --ignore-config-key durable_objects"

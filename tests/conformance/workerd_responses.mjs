@@ -12,7 +12,8 @@
 // An app whose folder (the requests file's) holds a wrangler.toml gets its
 // [[durable_objects.bindings]] (each class of the app's own module, with
 // in-memory storage, keyed "<name>-<class>" as heapprof's embedded runtime
-// keys its ids), read by the small reader below.
+// keys its ids; SQLite-backed when a migration's new_sqlite_classes names
+// it), read by the small reader below.
 //
 // Requests go over plain HTTP/1.1 with node:http, not fetch(): fetch adds
 // headers of its own (accept, accept-language, sec-fetch-mode, user-agent,
@@ -66,7 +67,7 @@ function freePort() {
 function configOf(file) {
   const text = fs.readFileSync(file, 'utf8');
   let name = '', table = '', current = null, flags = [];
-  const objects = [];
+  const objects = [], sqlite = new Set();
   for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.replace(/#.*$/, '').trim();
     if (line === '') continue;
@@ -79,6 +80,7 @@ function configOf(file) {
       const value = JSON.parse(m[2]);
       if (table === '' && m[1] === 'name') name = value;
       else if (table === '' && m[1] === 'compatibility_flags') flags = value;
+      else if (table === 'migrations' && m[1] === 'new_sqlite_classes') for (const c of value) sqlite.add(c);
       else if (current !== null) current[m[1]] = value;
     } else {
       throw new Error(`${file}:${i + 1}: the conformance suite's wrangler.toml reader does not know this line: ${raw}`);
@@ -89,7 +91,7 @@ function configOf(file) {
   }
   return {
     flags: Array.isArray(flags) ? flags : [flags],
-    durableObjects: objects.map(o => ({ binding: o.name, className: o.class_name, uniqueKey: `${name || 'worker'}-${o.class_name}` })),
+    durableObjects: objects.map(o => ({ binding: o.name, className: o.class_name, uniqueKey: `${name || 'worker'}-${o.class_name}`, sql: sqlite.has(o.class_name) })),
   };
 }
 

@@ -113,3 +113,33 @@ TEST_CASE("workerd log: a stack's module names become the script's path") {
                        "t.js", "/app/dist/t.js") ==
         "TypeError: t.js: bad\n    at deep (/app/dist/t.js:1:39)\n    at /app/dist/t.js:2:3\n    at other (u.js:1:1)");
 }
+
+TEST_CASE("workerd config: a Durable Object class of another worker is bound by that worker's service") {
+  auto config = ParseWorkerConfig(
+      "name = \"shop\"\n[[durable_objects.bindings]]\nname = \"INV\"\nclass_name = \"Inventory\"\n"
+      "script_name = \"stock\"\n[[durable_objects.bindings]]\nname = \"OWN\"\nclass_name = \"Own\"\n"
+      "script_name = \"shop\"\n",
+      "w.toml", true);
+  REQUIRE(config.ok());
+  WorkerdSpec spec;
+  spec.worker = WorkerdWorkerFor(config.value(), "shop", "w.js");
+  const std::string c = WorkerdConfig(spec, {{"w.js", "w.js", true}}, 1).capnp;
+  CHECK_THAT(c, Catch::Contains(
+                    R"((name = "INV", durableObjectNamespace = (className = "Inventory", serviceName = "stock")))"));
+  // script_name naming the worker itself is its own class, and its own namespace.
+  CHECK_THAT(c, Catch::Contains(R"((name = "OWN", durableObjectNamespace = (className = "Own")))"));
+  CHECK_THAT(c, Catch::Contains(R"((className = "Own", uniqueKey = "shop-Own"))"));
+  CHECK_THAT(c, !Catch::Contains(R"(className = "Inventory", uniqueKey)"));
+}
+
+TEST_CASE("workerd log: the Durable Object classes no worker exports") {
+  const std::string log =
+      "workerd/server/server/worker.rs:468: warning: A DurableObjectNamespace in the config referenced the class "
+      "\"Inventory\", but no such Durable Object class is exported from the worker. Please make sure ...\n"
+      "workerd/io/worker.c++:3042: info: uncaught exception; source = Uncaught; stack = Error: referenced the class "
+      "\"Nope\"\n"
+      "workerd/server/server/worker.rs:468: warning: A DurableObjectNamespace in the config referenced the class "
+      "\"Inventory\", but no such Durable Object class is exported from the worker.\n";
+  CHECK(UnexportedDurableObjectClasses(log) == std::vector<std::string>{"Inventory"});
+  CHECK(UnexportedDurableObjectClasses("serving\n").empty());
+}

@@ -71,7 +71,15 @@ int RunInWorkerd(const RunArgs& args, const WorkerConfig& config) {
   Result<remote::WorkerdProcess> started = remote::WorkerdProcess::Start(spec, kStartTimeout);
   if (!started.ok()) return Fail("run", started.status());
   remote::WorkerdProcess& workerd = started.value();
-  const std::vector<std::string> unknown = remote::UnknownV8Flags(workerd.Output(), spec.v8_flags);
+  const std::string startup_output = workerd.Output();
+  // workerd serves on when a namespace's class is not exported; every call to it would fail.
+  if (std::vector<std::string> missing = remote::UnexportedDurableObjectClasses(startup_output); !missing.empty()) {
+    return Fail("run", fmt::format("workerd: no worker exports the Durable Object class {} that its namespace names "
+                                   "(export it from the worker whose migrations or bindings declare it, or give "
+                                   "--ignore-config-key durable_objects)",
+                                   fmt::join(missing, ", ")));
+  }
+  const std::vector<std::string> unknown = remote::UnknownV8Flags(startup_output, spec.v8_flags);
   for (const std::string& flag : args.v8_flags) {
     if (std::find(unknown.begin(), unknown.end(), flag) != unknown.end()) {
       return Fail("run", "workerd's V8 does not know the flag " + flag);

@@ -23,6 +23,12 @@ struct WorkerdException {
 // still be being written (the text ends inside it) is included as it is.
 std::vector<WorkerdException> ParseWorkerdExceptions(std::string_view log);
 
+// The Durable Object classes workerd's startup log says no worker exports
+// ("A DurableObjectNamespace in the config referenced the class "X", but no
+// such Durable Object class is exported from the worker"), in order: workerd
+// serves on, and every call to such a namespace fails.
+std::vector<std::string> UnexportedDurableObjectClasses(std::string_view log);
+
 // `description` with the stack's module names (as workerd names a module, its
 // file name) replaced by `path`, so source maps can be found for the frames.
 std::string WithModulePath(std::string_view description, std::string_view module, std::string_view path);
