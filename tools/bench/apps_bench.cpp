@@ -12,6 +12,7 @@
 #include <v8.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -173,6 +174,7 @@ Args Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is decided, also into a file
   Args args = Parse(argc, argv);
   std::vector<WorkerRequest> requests;
   if (args.requests_file.empty()) {
@@ -208,8 +210,7 @@ int main(int argc, char** argv) {
   }
   if (runner.failed() == runner.served()) Fail("every request failed: the app did not run");
   out["failed_share"] = static_cast<double>(runner.failed()) / static_cast<double>(runner.served());
-  fmt::print("  {} of {} requests failed or answered an error (the requests file's own mix)\n", runner.failed(),
-             runner.served());
+  fmt::print("  {} of {} requests threw or rejected (the requests file's own mix)\n", runner.failed(), runner.served());
   if (!args.json.empty()) std::ofstream(args.json) << out.dump(2) << "\n";
   return 0;
 }

@@ -167,7 +167,8 @@ inline nlohmann::json FloorOverhead(const std::string& label, const SequentialPl
         break;
       }
     }
-    if (std::chrono::duration<double>(Clock::now() - begin).count() > plan.max_seconds) break;
+    // The budget ends a row only once it has had its first look.
+    if (n >= plan.min_pairs && std::chrono::duration<double>(Clock::now() - begin).count() > plan.max_seconds) break;
   }
   const int pairs = static_cast<int>(base.size());
   double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
