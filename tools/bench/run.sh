@@ -19,13 +19,17 @@ quick=""
 only=""
 soak_minutes=""
 json="$build/bench-results.json"
+usage() { echo "usage: tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
+  case "$1" in
+    --json|--only|--soak-minutes) [ $# -ge 2 ] && [ -n "$2" ] || usage ;;
+  esac
   case "$1" in
     --quick) quick="--quick" ;;
     --json) json="$2"; shift ;;
     --only) only=",$2,"; shift ;;
     --soak-minutes) soak_minutes="$2"; shift ;;
-    *) echo "usage: tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N]" >&2; exit 2 ;;
+    *) usage ;;
   esac
   shift
 done

@@ -27,9 +27,11 @@ const spread = (m, lo, hi, d = 3) => `${f(m, d)} [${f(lo, 2)}-${f(hi, 2)}]`;
 const ratioCell = (x) => `${f(x.median, 4)}` + (x.ci ? ` [${f(x.ci[0], 4)}-${f(x.ci[1], 4)}]` : '');
 const decided = (x, pairs) => !x?.verdict ? '' : x.verdict === 'undecided'
   ? `undecided after ${pairs} pairs${x.pairs_to_decide ? ` (~${x.pairs_to_decide} would decide)` : ''}` : x.verdict;
-const overheadRows = (label, o, judged) => {
+// The apps' rows show CPU only (their wall ratios are in the JSON).
+const overheadRows = (label, o, judged, wall = true) => {
   for (const [kind, hu, hf, fu] of [['CPU', o.cpu_vs_unprofiled, o.cpu_vs_floor, o.cpu_floor_vs_unprofiled],
                                      ['wall', o.wall_vs_unprofiled, o.wall_vs_floor, o.wall_floor_vs_unprofiled]]) {
+    if (kind === 'wall' && !wall) continue;
     if (!hu) continue;
     const verdict = (x) => (judged && x.verdict && x.verdict !== 'undecided' ? x.verdict === 'met' : null);
     row(`${label}, ${kind}, heapprof / unprofiled`, ratioCell(hu), `unprofiled ${f(o.base_ms, 0)} ms, ${o.pairs} rounds`,
@@ -50,7 +52,7 @@ for (const o of r.collector?.overhead ?? []) {
 for (const a of r.apps ?? []) {
   for (const o of a.bench?.rows ?? []) {
     const kib = o.interval_bytes / 1024;
-    overheadRows(`1  app ${a.app}, run, ${kib} KiB`, o, kib === 512);
+    overheadRows(`1  app ${a.app}, run, ${kib} KiB`, o, kib === 512, false);
     if (o.gcs_per_window !== undefined) {
       row(`1  app ${a.app}, ${kib} KiB: ledger per GC`, `${f(o.ledger_us_per_gc, 1)} us, ${f(o.gcs_per_window, 1)} GCs a window`,
           `${f(100 * o.ledger_share, 2)} % of the window, up to ${o.stacks} stacks`, 'reported', null);
