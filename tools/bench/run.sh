@@ -2,21 +2,25 @@
 # heapprof's performance table: builds the benchmark programs and runs them.
 # Every number is a ratio against a baseline measured in the same run (these
 # machines are noisy), or a time with the baseline printed beside it.
-#   tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N]
+#   tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N] [--near-limit-runs N]
 # --quick: fewer pairs and smaller workloads (a few minutes); default: full.
 # --soak-minutes N: the serve soak's length (default 30, 1 with --quick).
+# --near-limit-runs N: runs of the near-limit check (a leak to the 128 MiB
+#   limit against its projection; ~1 min each; default 10, 2 with --quick; 0: left out).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${HEAPPROF_BUILD_DIR:-$root/build}"
 quick=""
 soak_minutes=""
+near_limit_runs=""
 json="$build/bench-results.json"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick="--quick" ;;
     --json) json="$2"; shift ;;
     --soak-minutes) soak_minutes="$2"; shift ;;
-    *) echo "usage: tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N]" >&2; exit 2 ;;
+    --near-limit-runs) near_limit_runs="$2"; shift ;;
+    *) echo "usage: tools/bench/run.sh [--quick] [--json FILE] [--soak-minutes N] [--near-limit-runs N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -87,6 +91,13 @@ section "a leak session's cost at the default cadence: run --leaks beside an unp
 "$root/tools/bench/leaks_cost.sh" "$build/heapprof" $quick --json "$tmp/leaks_cost.json" ||
   { echo "(leak session cost benchmark failed)"; echo "null" >"$tmp/leaks_cost.json"; }
 
+[ -n "$near_limit_runs" ] || { [ -n "$quick" ] && near_limit_runs=2 || near_limit_runs=10; }
+if [ "$near_limit_runs" -gt 0 ]; then
+  section "near the limit: a leak to serve's 128 MiB heap limit against its projection, $near_limit_runs run(s)"
+  node "$root/tools/bench/leaks_limit.mjs" --heapprof "$build/heapprof" --runs "$near_limit_runs" --json "$tmp/near_limit.json" ||
+    { echo "(near-limit check failed)"; echo "null" >"$tmp/near_limit.json"; }
+fi
+
 section "what pushing costs the worker: serve --continuous 1s --push to a store that accepts, answers 503, is gone, vs no push"
 "$root/tools/bench/push_cost.sh" "$build/heapprof" "$root/examples/workers/clean.js" $quick --json "$tmp/push_cost.json" ||
   { echo "(push cost benchmark failed)"; echo "null" >"$tmp/push_cost.json"; }
@@ -123,7 +134,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), isolate: read("isolate.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), push_cost: read("push_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), near_limit: read("near_limit.json"), push_cost: read("push_cost.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString() };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick"
 
