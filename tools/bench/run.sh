@@ -2,7 +2,7 @@
 # heapprof's performance table: builds the benchmark programs and runs them.
 # Every number is a ratio against a baseline measured in the same run (these
 # machines are noisy), or a time with the baseline printed beside it.
-#   tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N]
+#   tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N] [--near-limit-runs N]
 # --quick: fewer pairs and smaller workloads (a few minutes); default: full.
 # --only: run only these parts (the table shows only their rows): collector,
 #   floor (collector's overhead rows alone: unprofiled / V8's sampler alone /
@@ -10,25 +10,33 @@
 #   gzip repeated to judge the 20 ms target), leaks, symbolize, serve, soak,
 #   attach, leaks-cost (the always-on sampler's cost), push, memory,
 #   durable-objects, node, apps (framework apps: run and serve overhead,
-#   GCs and the ledger's cost per GC), decode (heapprof top vs go tool pprof).
+#   GCs and the ledger's cost per GC), decode (heapprof top vs go tool pprof),
+#   near-limit.
 # --soak-minutes N: the serve soak's length (default 30, 1 with --quick).
+# --near-limit-runs N: runs of the near-limit check (a leak to the 128 MiB
+#   limit against its projection; ~1 min each; default 10, 2 with --quick; 0: left out).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${HEAPPROF_BUILD_DIR:-$root/build}"
 quick=""
 only=""
 soak_minutes=""
+near_limit_runs=""
 json="$build/bench-results.json"
-usage() { echo "usage: tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N]" >&2; exit 2; }
+usage() {
+  echo "usage: tools/bench/run.sh [--quick] [--only PART[,PART...]] [--json FILE] [--soak-minutes N] [--near-limit-runs N]" >&2
+  exit 2
+}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --json|--only|--soak-minutes) [ $# -ge 2 ] && [ -n "$2" ] || usage ;;
+    --json|--only|--soak-minutes|--near-limit-runs) [ $# -ge 2 ] && [ -n "$2" ] || usage ;;
   esac
   case "$1" in
     --quick) quick="--quick" ;;
     --json) json="$2"; shift ;;
     --only) only=",$2,"; shift ;;
     --soak-minutes) soak_minutes="$2"; shift ;;
+    --near-limit-runs) near_limit_runs="$2"; shift ;;
     *) usage ;;
   esac
   shift
@@ -143,6 +151,13 @@ if want leaks-cost; then
     { echo "(leak session cost benchmark failed)"; echo "null" >"$tmp/leaks_cost.json"; }
 fi
 
+[ -n "$near_limit_runs" ] || { [ -n "$quick" ] && near_limit_runs=2 || near_limit_runs=10; }
+if want near-limit && [ "$near_limit_runs" -gt 0 ]; then
+  section "near the limit: a leak to serve's 128 MiB heap limit against its projection, $near_limit_runs run(s)"
+  node "$root/tools/bench/leaks_limit.mjs" --heapprof "$build/heapprof" --runs "$near_limit_runs" --json "$tmp/near_limit.json" ||
+    { echo "(near-limit check failed)"; echo "null" >"$tmp/near_limit.json"; }
+fi
+
 if want push; then
   section "what pushing costs the worker: serve --continuous 1s --push to a store that accepts, answers 503, is gone, vs no push"
   "$root/tools/bench/push_cost.sh" "$build/heapprof" "$root/examples/workers/clean.js" $quick --json "$tmp/push_cost.json" ||
@@ -203,7 +218,7 @@ const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
 const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), isolate: read("isolate.json"),
-              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), push_cost: read("push_cost.json"), apps: read("apps.json"), decode: read("decode.json"), encode_judge: read("encode_judge.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
+              encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), near_limit: read("near_limit.json"), push_cost: read("push_cost.json"), apps: read("apps.json"), decode: read("decode.json"), encode_judge: read("encode_judge.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString(), load: require("os").loadavg(),
               only: process.argv[4] || null };
 fs.writeFileSync(process.argv[2], JSON.stringify(out, null, 2) + "\n");' "$tmp" "$json" "$quick" "${only:1:-1}"
