@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heapprof/runtime/durable_object_host.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_crypto.h"
 #include "heapprof/runtime/worker_prelude.h"
@@ -525,6 +526,10 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"getAsyncFrame", GetAsyncFrame},
       {"setAsyncFrame", SetAsyncFrame},
       {"lazyGlobal", LazyGlobal},
+      {"objectCall", ObjectCall},
+      {"objectStorage", ObjectStorage},
+      {"serialize", Serialize},
+      {"deserialize", Deserialize},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

@@ -43,7 +43,7 @@ import { console } from './js/prelude/console.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
 import {
-  makeDurableObjects, nativeDigest, nativeHmac, options, randomFill, requestParts, utf8Encode, webLibraries,
+  makeDurableObjects, nativeDigest, nativeHmac, natives, options, randomFill, requestParts, utf8Encode, webLibraries,
 } from './js/prelude/host.js';
 import { missingApi, missingGlobals } from './js/prelude/missing.js';
 import { runtimeToken } from './js/prelude/runtime_token.js';
@@ -69,13 +69,15 @@ delete globalThis.FinalizationRegistry;
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
   DurableObject, Request, Response, structuredClone, hmac: nativeHmac, digest: nativeDigest, randomFill, utf8Encode,
-  defer: callback => addTimer(callback, 0, [], false), missingApi,
+  defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
+  objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
 });
 
 export const internals = {
   subrequestFetch: fetch,
   setDurableObjectExports: (exports, env) => durableObjects().setExports(exports, env),
-  durableObjectsReport: () => durableObjects().describe(),
+  // In a Durable Object's isolate: one event of a stub's call (durable_object_host.h).
+  durableObjectEvent: (ns, id, name, payload) => durableObjects().serve(ns, id, name, payload),
   setFetchHandler,
   // The env of fetch(request, env, ctx): vars given as JSON texts, KV
   // namespaces as [binding, [key, value, ...]] pairs, Durable Object

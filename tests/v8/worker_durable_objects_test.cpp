@@ -152,3 +152,55 @@ TEST_CASE("durable objects: a binding whose class the worker does not export fai
   REQUIRE_FALSE(script_status.ok());
   CHECK(script_status.message().find("exported by an ES module") != std::string::npos);
 }
+
+TEST_CASE("durable objects: each object in an isolate of its own and a call into itself refused", "[durable-objects]") {
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  options.durable_objects = {{"OBJS", "Obj", "isolates-Obj", false}};
+  std::vector<std::string> created;
+  options.on_durable_object_created = [&](const DurableObjectReport& o, WorkerRuntime&) {
+    created.push_back(o.binding + ":" + o.name);
+  };
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  Status status = runtime->Load(R"(
+import { DurableObject } from 'cloudflare:workers';
+globalThis.loads = (globalThis.loads ?? 0) + 1;  // the module's top level, once per isolate
+export class Obj extends DurableObject {
+  bump() { globalThis.marker = (globalThis.marker ?? 0) + 1; return [globalThis.marker, globalThis.loads]; }
+  async self() { return await this.env.OBJS.getByName(this.ctx.id.name).bump(); }
+  async other(name) { return await this.env.OBJS.getByName(name).bump(); }
+}
+export default {
+  async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    const a = env.OBJS.getByName('a');
+    if (path === '/bump') return new Response(JSON.stringify(await a.bump()));
+    if (path === '/worker') return new Response(JSON.stringify([globalThis.marker ?? null, globalThis.loads]));
+    if (path === '/chain') return new Response(JSON.stringify(await a.other('b')));
+    if (path === '/self') try { await a.self(); return new Response('no'); } catch (e) { return new Response(e.message); }
+    return new Response('?', { status: 404 });
+  },
+};
+)",
+                                "/virtual/isolates.js");
+  INFO(status.message());
+  REQUIRE(status.ok());
+  CHECK(Fetch(*runtime, "/bump") == "[1,1]");
+  CHECK(Fetch(*runtime, "/bump") == "[2,1]");
+  CHECK(Fetch(*runtime, "/worker") == "[null,1]");  // the object's globals are not the worker's
+  CHECK(Fetch(*runtime, "/chain") == "[1,1]");      // b has globals of its own too
+  CHECK(Fetch(*runtime, "/self").find("was called while it runs an event") != std::string::npos);
+  CHECK(created == std::vector<std::string>{"OBJS:a", "OBJS:b"});
+
+  WorkerRuntime* a = runtime->DurableObjectRuntime("OBJS", "a");
+  REQUIRE(a != nullptr);
+  CHECK(a->isolate().get() != runtime->isolate().get());
+  Result<std::vector<DurableObjectReport>> objects = runtime->DurableObjects();
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 2);
+  CHECK((*objects)[0].requests == 4);  // bump, bump, other, self (the call into itself is refused, not counted)
+  CHECK((*objects)[0].heap_used_bytes > 0);
+  CHECK(runtime->DurableObjectRuntime("OBJS", (*objects)[1].id) == runtime->DurableObjectRuntime("OBJS", "b"));
+  CHECK(runtime->DurableObjectRuntime("OBJS", "c") == nullptr);
+}
