@@ -82,6 +82,9 @@ struct Plan {
   std::string display_name;           // "prometheus-leak.js" (one replica) for reports
   std::vector<std::string> replicas;  // target names: "stem" or "stem-0".."stem-N-1"
   std::vector<std::string> profiled;  // the replicas that get a window (--profile or all)
+  // --profile NS:NAME (NAME an idFromName name or a 64-hex id): the window is
+  // that Durable Object's isolate, from its creation to the run's end.
+  std::string object_target;
   bool from_start = false;
   uint64_t max_requests = kNoLimit;  // per replica, warm-up included
   int64_t max_duration_ns = kForever;

@@ -336,18 +336,19 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   return ok;
 }
 
-// Each Durable Object that received events, with its requests. They live in
-// their worker's isolate, so their heap is the worker's (above).
+// Each Durable Object that received events, with its isolate's heap and its
+// requests. Each lives in an isolate of its own, apart from the worker's.
 void PrintDurableObjects(const EngineOutcome& outcome) {
   bool header = false;
   for (const ReplicaOutcome& r : outcome.replicas) {
     for (const DurableObjectReport& o : r.durable_objects) {
       if (!header) {
-        fmt::print("\nDurable Objects (in the worker's isolate; their heap is part of the worker's):\n");
+        fmt::print("\nDurable Objects (each in an isolate of its own; heap used at the run's end):\n");
         header = true;
       }
-      fmt::print("  {}:{}  {} request{}{}\n", o.binding, o.name.empty() ? o.id : o.name, o.requests,
-                 o.requests == 1 ? "" : "s", outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
+      fmt::print("  {}:{}  heap {}  {} request{}{}\n", o.binding, o.name.empty() ? o.id : o.name,
+                 FormatValue(static_cast<int64_t>(o.heap_used_bytes), "bytes"), o.requests, o.requests == 1 ? "" : "s",
+                 outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
     }
   }
 }
