@@ -51,17 +51,17 @@ Status DurableObjectHost::Make(DurableObjectEntry& entry) {
   const DurableObjectNamespaceOptions& ns = options_.durable_objects[entry.ns];
   WorkerOptions options = options_;
   options.name = ns.binding + ":" + (entry.name.empty() ? entry.hex : entry.name);
+  options.on_near_heap_limit = nullptr;  // the worker's own hook is for the worker's isolate
+  if (options_.on_durable_object_near_heap_limit) {
+    options.on_near_heap_limit = [this, e = &entry](v8::Isolate*, size_t) {
+      if (e->runtime != nullptr) options_.on_durable_object_near_heap_limit(ReportOf(*e), *e->runtime);
+    };
+  }
   HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::CreateWith(options, this));
   auto runtime = std::make_unique<WorkerRuntime>(std::move(created));
   runtime->state_->serving = &entry;
   runtime->state_->module_root = module_root_;
-  if (options_.on_durable_object_created) {
-    DurableObjectReport report;
-    report.binding = ns.binding;
-    report.id = entry.hex;
-    report.name = entry.name;
-    options_.on_durable_object_created(report, *runtime);
-  }
+  if (options_.on_durable_object_created) options_.on_durable_object_created(ReportOf(entry), *runtime);
   {
     std::lock_guard<std::mutex> lock(mu_);
     entry.runtime = std::move(runtime);
@@ -142,6 +142,17 @@ Result<std::string> DurableObjectHost::Call(size_t ns, const std::string& hex, c
   return std::string(bytes);
 }
 
+DurableObjectReport DurableObjectHost::ReportOf(const DurableObjectEntry& e) const {
+  DurableObjectReport r;
+  r.binding = options_.durable_objects[e.ns].binding;
+  r.id = e.hex;
+  r.name = e.name;
+  r.requests = e.requests;
+  r.restarts = e.restarts;
+  if (e.runtime != nullptr) r.heap_used_bytes = e.runtime->heap_usage().used_bytes;
+  return r;
+}
+
 std::vector<DurableObjectReport> DurableObjectHost::Report() {
   std::vector<DurableObjectReport> out;
   std::vector<const DurableObjectEntry*> sorted;
@@ -149,16 +160,7 @@ std::vector<DurableObjectReport> DurableObjectHost::Report() {
     if (e->requests > 0) sorted.push_back(e.get());
   }
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->ns < b->ns; });
-  for (const DurableObjectEntry* e : sorted) {
-    DurableObjectReport r;
-    r.binding = options_.durable_objects[e->ns].binding;
-    r.id = e->hex;
-    r.name = e->name;
-    r.requests = e->requests;
-    r.restarts = e->restarts;
-    if (e->runtime != nullptr) r.heap_used_bytes = e->runtime->heap_usage().used_bytes;
-    out.push_back(std::move(r));
-  }
+  for (const DurableObjectEntry* e : sorted) out.push_back(ReportOf(*e));
   return out;
 }
 

@@ -75,6 +75,7 @@ class DurableObjectHost {
 
  private:
   Status Make(DurableObjectEntry& entry);
+  DurableObjectReport ReportOf(const DurableObjectEntry& entry) const;
 
   WorkerOptions options_;
   std::string source_, filename_, module_root_;

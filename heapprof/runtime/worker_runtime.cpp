@@ -132,7 +132,8 @@ Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch,
   v8::Isolate* isolate = state->v8();
   if (state->isolate.heap_limit_reached()) {
     isolate->CancelTerminateExecution();
-    return Error(ErrorCode::kResourceExhausted, what + ": the worker exceeded its heap limit of " +
+    const char* who = state->serving != nullptr ? "the object's isolate" : "the worker";
+    return Error(ErrorCode::kResourceExhausted, what + ": " + who + " exceeded its heap limit of " +
                                                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
                                                     " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail());
   }

@@ -4,7 +4,8 @@
 # what it makes and STORES:quiet drops it. The leak holds most of leaky's
 # in-use bytes and none of quiet's, nor of the worker's own isolate (each
 # object's isolate shares no JS heap with the worker's). By name or by id;
-# the report lists both objects with their heap and requests.
+# the report lists both objects with their heap and requests; near the
+# object's heap limit its in-use profile is captured, named for it.
 #   durable_objects_test.sh <heapprof> <source dir> <work dir>
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
@@ -48,6 +49,17 @@ hex="$(node -e '
 run_top by-id --profile "STORES:$hex"
 read -r id_flat _ <<<"$(pprof_shares by-id.top leakRecord)"
 awk -v v="$id_flat" 'BEGIN { exit !(v >= 60) }' || fail "by id: leakRecord holds $id_flat % (expected >= 60 %)"
+
+# Near its heap limit the object's window closes with its in-use profile,
+# which names the object; the worker's isolate is far from its own limit.
+expect_exit 1 near -- "$heapprof" run "$app" -n 100000 --heap-limit 24MiB --interval 16KiB --top 0 \
+  --profile STORES:leaky -o near.pb.gz
+expect_in near.err "Durable Object STORES:leaky neared its heap limit at request #"
+expect_in near.out "Wrote the in-use profile captured near the heap limit to near.pb.gz"
+go tool pprof -top -sample_index=inuse_space near.pb.gz >near.top 2>/dev/null || fail "go tool pprof could not read near.pb.gz"
+expect_in near.top "isolate: STORES:leaky"
+read -r near_flat _ <<<"$(pprof_shares near.top leakRecord)"
+awk -v v="$near_flat" 'BEGIN { exit !(v >= 60) }' || fail "near the limit: leakRecord holds $near_flat % (expected >= 60 %)"
 
 # Refused up front, or said after the run: no name; an object no request reached.
 expect_exit 2 no-name -- "$heapprof" run "$app" -n 10 --profile STORES: -o x.pb.gz

@@ -146,7 +146,16 @@ void Serve(Run& run, Replica& r) {
           run.Print(fmt::format("heapprof run: the window on Durable Object {} opened at its creation (request #{})",
                                 plan.object_target, r.served.load() + 1));
         },
-        [&](Status failed) { out.failure = std::move(failed); });
+        [&](Status failed) { out.failure = std::move(failed); },
+        [&](Result<WindowProfile> captured) {
+          run.Print(
+              fmt::format("heapprof run: Durable Object {} neared its heap limit at request #{}; its in-use "
+                          "profile is captured and its window closed",
+                          plan.object_target, r.served.load() + 1));
+          std::lock_guard<std::mutex> lock(r.mu);
+          r.out.near_limit_requests = r.served.load();
+          r.out.near_limit.emplace(std::move(captured));
+        });
   }
   Result<WorkerRuntime> created = WorkerRuntime::Create(options);
   if (!created.ok()) {
@@ -287,7 +296,9 @@ void Serve(Run& run, Replica& r) {
           InterruptWatcher::received() != 0) {
         break;
       }
-      if (out.window_opened && !continuous && (window_ended() || Since(opened) >= plan.window_ns)) break;
+      if (out.window_opened && !continuous && (window_ended() || object.ended() || Since(opened) >= plan.window_ns)) {
+        break;
+      }
       const WorkerRequest request =
           plan.traffic.empty() ? SyntheticRequest(served) : plan.traffic[served % plan.traffic.size()];
       Result<WorkerResponse> response = runtime.Dispatch(request);
@@ -336,7 +347,7 @@ void Serve(Run& run, Replica& r) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  if (object_window) {
+  if (object_window && !object.ended()) {
     Result<WindowProfile> window = object.Close();
     if (window.ok() || out.window_opened) {
       out.window.emplace(std::move(window));

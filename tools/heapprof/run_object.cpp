@@ -24,19 +24,36 @@ ObjectWindow::ObjectWindow(std::string target, SessionOptions session)
   session_.isolate_name = target_;
 }
 
-void ObjectWindow::Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed) {
-  options.on_durable_object_created = [this, opened = std::move(opened), failed = std::move(failed)](
+void ObjectWindow::Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed,
+                           std::function<void(Result<WindowProfile>)> near_limit) {
+  auto is_target = [this](const DurableObjectReport& o) {
+    return o.binding == binding_ && (o.name == name_ || o.id == LowerHex(name_));
+  };
+  options.on_durable_object_created = [this, is_target, opened = std::move(opened), failed = std::move(failed)](
                                           const DurableObjectReport& o, WorkerRuntime& object) {
-    if (open_ || o.binding != binding_ || (o.name != name_ && o.id != LowerHex(name_))) return;
+    if (open_ || ended_ || !is_target(o)) return;
     Result<Session> started = object.StartSession(session_);
     if (!started.ok()) return failed(started.status());
     open_.emplace(std::move(started).value());
     runtime_ = &object;
     opened();
   };
+  options.on_durable_object_near_heap_limit = [this, is_target, near_limit = std::move(near_limit)](
+                                                  const DurableObjectReport& o, WorkerRuntime& object) {
+    if (!open_ || &object != runtime_ || !is_target(o)) return;
+    Session session = std::move(*open_);
+    open_.reset();
+    ended_ = true;
+    Result<Profile> profile = object.StopSession(std::move(session));
+    if (!profile.ok()) return near_limit(profile.status());
+    near_limit(WindowProfile{target_, std::move(profile).value(), ""});
+  };
 }
 
 Result<WindowProfile> ObjectWindow::Close() {
+  if (ended_) {
+    return Error(ErrorCode::kResourceExhausted, "Durable Object " + target_ + " reached its heap limit");
+  }
   if (!open_) {
     return Error(ErrorCode::kNotFound, "--profile " + target_ +
                                            ": that Durable Object received no event in the run (no request reached "

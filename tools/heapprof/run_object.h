@@ -23,9 +23,15 @@ class ObjectWindow {
   ObjectWindow& operator=(const ObjectWindow&) = delete;
 
   // Sets options.on_durable_object_created: on the target's creation the
-  // window opens and `opened` is called; if it cannot, `failed` is.
-  void Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed);
-  // Closes the window: its profile, or kNotFound when the object was never made.
+  // window opens and `opened` is called; if it cannot, `failed` is. Near the
+  // object's heap limit the window closes early: `near_limit` gets its
+  // in-use profile (on the object's thread, before its JS is terminated).
+  void Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed,
+               std::function<void(Result<WindowProfile>)> near_limit);
+  // The window closed near the object's heap limit.
+  bool ended() const { return ended_; }
+  // Closes the window: its profile, or kNotFound when the object was never
+  // made (or kResourceExhausted when it closed near the heap limit).
   Result<WindowProfile> Close();
 
  private:
@@ -33,6 +39,7 @@ class ObjectWindow {
   SessionOptions session_;
   std::optional<Session> open_;
   WorkerRuntime* runtime_ = nullptr;  // the object's, owned by the worker's runtime
+  bool ended_ = false;
 };
 
 }  // namespace heapprof::cli

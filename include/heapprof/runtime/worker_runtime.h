@@ -108,6 +108,10 @@ struct WorkerOptions {
   // Called on the calling thread when an object's isolate has been made,
   // before its module loads (to open a profiling window from its start).
   std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_created;
+  // Called on an object's isolate's thread when its heap nears its limit,
+  // before its JavaScript is terminated (e.g. to capture its in-use profile);
+  // the call into it then fails, naming the object, and the worker serves on.
+  std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_near_heap_limit;
   // A module whose default export's fetch(request) answers the worker's
   // fetch() subrequests (a Request in, a Response out), loaded into the
   // worker's isolate (its allocations count there too). Empty: fetch() rejects,
