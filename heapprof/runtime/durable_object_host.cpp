@@ -62,6 +62,8 @@ Status DurableObjectHost::Make(DurableObjectEntry& entry) {
   runtime->state_->serving = &entry;
   runtime->state_->module_root = module_root_;
   if (options_.on_durable_object_created) options_.on_durable_object_created(ReportOf(entry), *runtime);
+  if (entry.made) ++entry.restarts;
+  entry.made = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     entry.runtime = std::move(runtime);
@@ -76,6 +78,7 @@ Result<std::string> DurableObjectHost::Call(size_t ns, const std::string& hex, c
   if (ns >= options_.durable_objects.size()) {
     return Error(ErrorCode::kInvalidArgument, "no Durable Object namespace " + std::to_string(ns));
   }
+  EvictIdle();
   DurableObjectEntry* entry = nullptr;
   for (const auto& e : entries_) {
     if (e->ns == ns && e->hex == hex) entry = e.get();
@@ -151,6 +154,20 @@ DurableObjectReport DurableObjectHost::ReportOf(const DurableObjectEntry& e) con
   r.restarts = e.restarts;
   if (e.runtime != nullptr) r.heap_used_bytes = e.runtime->heap_usage().used_bytes;
   return r;
+}
+
+void DurableObjectHost::EvictIdle() {
+  if (options_.durable_object_idle_limit.count() <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& e : entries_) {
+    if (e->busy || e->runtime == nullptr || now - e->last_event < options_.durable_object_idle_limit) continue;
+    if (options_.on_durable_object_evicted) options_.on_durable_object_evicted(ReportOf(*e), *e->runtime);
+    std::unique_ptr<WorkerRuntime> dropped;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dropped = std::move(e->runtime);
+    }
+  }
 }
 
 std::vector<DurableObjectReport> DurableObjectHost::Report() {

@@ -45,6 +45,7 @@ struct DurableObjectEntry {
   uint64_t requests = 0;
   uint64_t restarts = 0;  // isolates made after the first (heap limit, eviction)
   bool busy = false;      // an event of it is running now
+  bool made = false;      // an isolate was made for it before
   std::chrono::steady_clock::time_point last_event{};
 };
 
@@ -75,6 +76,8 @@ class DurableObjectHost {
 
  private:
   Status Make(DurableObjectEntry& entry);
+  // Drops the isolates of objects idle past WorkerOptions::durable_object_idle_limit.
+  void EvictIdle();
   DurableObjectReport ReportOf(const DurableObjectEntry& entry) const;
 
   WorkerOptions options_;

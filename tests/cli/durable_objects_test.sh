@@ -5,7 +5,8 @@
 # in-use bytes and none of quiet's, nor of the worker's own isolate (each
 # object's isolate shares no JS heap with the worker's). By name or by id;
 # the report lists both objects with their heap and requests; near the
-# object's heap limit its in-use profile is captured, named for it.
+# object's heap limit its in-use profile is captured, named for it; an
+# object idle past --object-idle-limit is evicted and keeps its storage.
 #   durable_objects_test.sh <heapprof> <source dir> <work dir>
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
@@ -60,6 +61,47 @@ go tool pprof -top -sample_index=inuse_space near.pb.gz >near.top 2>/dev/null ||
 expect_in near.top "isolate: STORES:leaky"
 read -r near_flat _ <<<"$(pprof_shares near.top leakRecord)"
 awk -v v="$near_flat" 'BEGIN { exit !(v >= 60) }' || fail "near the limit: leakRecord holds $near_flat % (expected >= 60 %)"
+
+# --object-idle-limit: an object idle past it is evicted and made anew at its
+# next request, its storage kept (the count reaches 7) and its module globals
+# not (each isolate counts from 1); the worker waits 5 ms of real time before
+# each call, so the object is always idle past 1 ms.
+mkdir -p idle
+cat >idle/wrangler.toml <<'TOML'
+name = "idle"
+main = "worker.js"
+
+[[durable_objects.bindings]]
+name = "COUNTER"
+class_name = "Counter"
+TOML
+cat >idle/worker.js <<'JS'
+import { DurableObject } from 'cloudflare:workers';
+let calls = 0;
+export class Counter extends DurableObject {
+  async bump() {
+    const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
+    await this.ctx.storage.put('n', n);
+    return `${n} ${++calls}`;
+  }
+}
+export default {
+  async fetch(request, env) {
+    const until = Date.now() + 5;
+    while (Date.now() < until) {}
+    return new Response(await env.COUNTER.getByName('hits').bump());
+  },
+};
+JS
+expect_exit 0 idle-kept -- "$heapprof" run idle -n 7 --warmup 0 --top 0 -o idle.pb.gz --responses-out idle-kept.jsonl
+expect_exit 0 idle-evicted -- "$heapprof" run idle -n 7 --warmup 0 --top 0 -o idle.pb.gz --object-idle-limit 1ms \
+  --responses-out idle-evicted.jsonl
+last_body() { tail -n 1 "$1" | node -e 'process.stdin.on("data", d => console.log(JSON.parse(d).body))'; }
+[ "$(last_body idle-kept.jsonl)" = "7 7" ] || fail "without eviction: $(tail -n 1 idle-kept.jsonl)"
+[ "$(last_body idle-evicted.jsonl)" = "7 1" ] || fail "evicted each time: $(tail -n 1 idle-evicted.jsonl)"
+expect_in idle-evicted.out "COUNTER:hits  heap "
+expect_in idle-evicted.out "6 restarts"
+expect_exit 2 idle-bad -- "$heapprof" run idle -n 7 --object-idle-limit soon -o idle.pb.gz
 
 # Refused up front, or said after the run: no name; an object no request reached.
 expect_exit 2 no-name -- "$heapprof" run "$app" -n 10 --profile STORES: -o x.pb.gz

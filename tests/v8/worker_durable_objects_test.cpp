@@ -7,7 +7,9 @@
 // compare whole apps with workerd itself.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "heapprof/runtime/worker_runtime.h"
@@ -203,4 +205,44 @@ export default {
   CHECK((*objects)[0].heap_used_bytes > 0);
   CHECK(runtime->DurableObjectRuntime("OBJS", (*objects)[1].id) == runtime->DurableObjectRuntime("OBJS", "b"));
   CHECK(runtime->DurableObjectRuntime("OBJS", "c") == nullptr);
+}
+
+TEST_CASE("durable objects: an object idle past the limit is evicted and made anew with its storage",
+          "[durable-objects]") {
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  options.durable_objects = {{"OBJS", "Obj", "evict-Obj", false}};
+  options.durable_object_idle_limit = std::chrono::milliseconds(1);
+  int evicted = 0;
+  options.on_durable_object_evicted = [&](const DurableObjectReport& o, WorkerRuntime&) {
+    CHECK(o.name == "a");
+    ++evicted;
+  };
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  Status status = runtime->Load(R"(
+import { DurableObject } from 'cloudflare:workers';
+let calls = 0;
+export class Obj extends DurableObject {
+  async bump() {
+    const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
+    await this.ctx.storage.put('n', n);
+    return [n, ++calls];
+  }
+}
+export default { async fetch(request, env) { return new Response(JSON.stringify(await env.OBJS.getByName('a').bump())); } };
+)",
+                                "/virtual/evict.js");
+  INFO(status.message());
+  REQUIRE(status.ok());
+  CHECK(Fetch(*runtime, "/") == "[1,1]");
+  // Idle at least 20 ms against a limit of 1 ms: evicted before the next call.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(Fetch(*runtime, "/") == "[2,1]");  // storage kept, the module's globals new
+  CHECK(evicted == 1);
+  Result<std::vector<DurableObjectReport>> objects = runtime->DurableObjects();
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 1);
+  CHECK((*objects)[0].requests == 2);
+  CHECK((*objects)[0].restarts == 1);
 }

@@ -47,6 +47,9 @@ int RunCommand(const RunArgs& given) {
                       "--service is for --runtime workerd: the embedded runtime runs one worker (its services "
                       "bindings are refused)");
   }
+  if (workerd && given.object_idle_ns) {
+    return UsageError("run", "--object-idle-limit is for the embedded runtime (workerd evicts objects itself)");
+  }
   if (workerd && (given.leaks || given.cadence_ns || !given.leaks_json.empty())) {
     return UsageError("run",
                       "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
@@ -268,6 +271,12 @@ void RegisterRun(Commands& commands) {
       ->type_name("SHARE")
       ->check(ParsedInto(&args->max_failures, ParseFailureShare))
       ->default_str("50%");
+  run->add_option("--object-idle-limit")
+      ->description(
+          "Evict a Durable Object idle this long (e.g. 30s): its isolate is dropped, its storage kept, and it is "
+          "made anew at its next request [default: never]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->object_idle_ns, ParsePositiveDuration));
   run->add_option("--request-timeout")
       ->description(
           "Terminate a request (or the worker's top level) that runs longer, and count it as failed "

@@ -124,6 +124,7 @@ void Serve(Run& run, Replica& r) {
   options.durable_objects = DurableObjectNamespaces(plan.config);
   options.compatibility_flags = FlagsHonoured(plan.config, EmbeddedRuntimeSupport());
   options.fetch_handler = plan.fetch_handler;
+  options.durable_object_idle_limit = plan.object_idle_limit;
   options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
     if (level == "error") out.requests.AddConsoleError();
     bool plain = level == "log" || level == "info" || level == "debug";
@@ -347,9 +348,11 @@ void Serve(Run& run, Replica& r) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  if (object_window && !object.ended()) {
+  if (object_window) {
     Result<WindowProfile> window = object.Close();
-    if (window.ok() || out.window_opened) {
+    if (window.status().code() == ErrorCode::kResourceExhausted) {
+      // Closed near the object's heap limit: the near-limit capture holds its profile.
+    } else if (window.ok() || out.window_opened) {
       out.window.emplace(std::move(window));
     } else if (out.failure.ok() && InterruptWatcher::received() == 0) {
       out.failure = window.status();

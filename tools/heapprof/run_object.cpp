@@ -48,9 +48,22 @@ void ObjectWindow::Install(WorkerOptions& options, std::function<void()> opened,
     if (!profile.ok()) return near_limit(profile.status());
     near_limit(WindowProfile{target_, std::move(profile).value(), ""});
   };
+  options.on_durable_object_evicted = [this, is_target](const DurableObjectReport& o, WorkerRuntime& object) {
+    if (!open_ || &object != runtime_ || !is_target(o)) return;
+    Session session = std::move(*open_);
+    open_.reset();
+    ended_ = true;
+    Result<Profile> profile = object.StopSession(std::move(session));
+    if (!profile.ok()) {
+      evicted_.emplace(profile.status());
+    } else {
+      evicted_.emplace(WindowProfile{target_, std::move(profile).value(), ""});
+    }
+  };
 }
 
 Result<WindowProfile> ObjectWindow::Close() {
+  if (evicted_) return std::move(*evicted_);
   if (ended_) {
     return Error(ErrorCode::kResourceExhausted, "Durable Object " + target_ + " reached its heap limit");
   }

@@ -28,7 +28,8 @@ class ObjectWindow {
   // in-use profile (on the object's thread, before its JS is terminated).
   void Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed,
                std::function<void(Result<WindowProfile>)> near_limit);
-  // The window closed near the object's heap limit.
+  // The window closed early: near the object's heap limit, or when the
+  // object was evicted (its window is then the isolate's whole life).
   bool ended() const { return ended_; }
   // Closes the window: its profile, or kNotFound when the object was never
   // made (or kResourceExhausted when it closed near the heap limit).
@@ -40,6 +41,7 @@ class ObjectWindow {
   std::optional<Session> open_;
   WorkerRuntime* runtime_ = nullptr;  // the object's, owned by the worker's runtime
   bool ended_ = false;
+  std::optional<Result<WindowProfile>> evicted_;  // the window closed by the object's eviction
 };
 
 }  // namespace heapprof::cli

@@ -112,6 +112,13 @@ struct WorkerOptions {
   // before its JavaScript is terminated (e.g. to capture its in-use profile);
   // the call into it then fails, naming the object, and the worker serves on.
   std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_near_heap_limit;
+  // An object that received no event for this long is evicted before the
+  // next call into any object: its isolate is dropped, its storage kept, and
+  // a new isolate is made for it at its next event (a restart). Zero: never.
+  std::chrono::milliseconds durable_object_idle_limit{0};
+  // Called on the calling thread just before an object's isolate is dropped
+  // by eviction (e.g. to close a profiling window on it).
+  std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_evicted;
   // A module whose default export's fetch(request) answers the worker's
   // fetch() subrequests (a Request in, a Response out), loaded into the
   // worker's isolate (its allocations count there too). Empty: fetch() rejects,
