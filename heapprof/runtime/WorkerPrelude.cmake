@@ -67,7 +67,7 @@ function(heapprof_embed_worker_prelude target)
             "--banner:js=(() => { let loaded; const load = () => loaded ??= (() => {"
             "--footer:js=return libraries })(); return { load }; })()" "--outfile=${_bundle}"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_bundle}.map" "-DOUT=${_map}" -P "${_map_script}"
-    DEPENDS "${_src}/js/libraries.js" "${_src}/js/durable_objects.js" "${_deps}/installed-lock.json" "${_map_script}"
+    DEPENDS "${_src}/js/libraries.js" "${_src}/js/durable_objects.js" "${_src}/js/durable_object_storage.js" "${_deps}/installed-lock.json" "${_map_script}"
     COMMENT "Bundling the worker runtime's Web API libraries and their source map (esbuild)"
     VERBATIM)
 

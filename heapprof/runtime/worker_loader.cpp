@@ -204,9 +204,10 @@ Status FindScriptHandler(WorkerRuntime::State* state, v8::Local<v8::Context> con
 
 Status Instantiate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8::Local<v8::Module> module,
                    const v8::TryCatch& try_catch, const std::string& what) {
+  WorkerRuntime::State* outer = g_loading;  // a Durable Object's isolate may load while its caller's does
   g_loading = state;
   bool instantiated = module->InstantiateModule(context, ResolveImport).FromMaybe(false);
-  g_loading = nullptr;
+  g_loading = outer;
   return instantiated ? Status::Ok() : internal::ScriptFailure(state, try_catch, what);
 }
 
@@ -215,9 +216,10 @@ Status Evaluate(WorkerRuntime::State* state, v8::Local<v8::Context> context, v8:
                 const v8::TryCatch& try_catch, const std::string& what) {
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Value> evaluation;
+  WorkerRuntime::State* outer = g_loading;
   g_loading = state;  // for the built-in modules' evaluation steps
   bool evaluated = module->Evaluate(context).ToLocal(&evaluation);
-  g_loading = nullptr;
+  g_loading = outer;
   if (!evaluated) return internal::ScriptFailure(state, try_catch, what);
   auto settled = [&] {
     return !evaluation->IsPromise() || evaluation.As<v8::Promise>()->State() != v8::Promise::kPending;
@@ -358,6 +360,9 @@ Status WorkerRuntime::Load(std::string_view source, const std::string& filename)
   v8::TryCatch try_catch(isolate);
   const std::string what = "loading " + filename;
 
+  // The worker's objects load the same module in their isolates, for their classes.
+  if (state->owned_objects != nullptr)
+    state->owned_objects->SetMainModule(std::string(source), filename, state->module_root);
   v8::Local<v8::Module> module;
   const std::string name = ScriptName(state, filename);
   if (!CompileModule(isolate, source, name).ToLocal(&module)) {

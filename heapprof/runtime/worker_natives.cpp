@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "heapprof/runtime/lazy_runtime.h"
+#include "heapprof/runtime/durable_object_host.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_crypto.h"
 #include "heapprof/runtime/worker_prelude.h"
@@ -527,6 +528,10 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
       {"setAsyncFrame", SetAsyncFrame},
       {"lazyGlobal", LazyGlobal},
       {"lazyProperty", LazyProperty},
+      {"objectCall", ObjectCall},
+      {"objectStorage", ObjectStorage},
+      {"serialize", Serialize},
+      {"deserialize", Deserialize},
   };
   for (const Entry& entry : entries) {
     v8::Local<v8::Function> function;

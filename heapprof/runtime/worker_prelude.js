@@ -84,13 +84,15 @@ delete globalThis.FinalizationRegistry;
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
   DurableObject, Request, Response, structuredClone, hmac: nativeHmac, digest: nativeDigest, randomFill, utf8Encode,
-  defer: callback => addTimer(callback, 0, [], false), missingApi,
+  defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
+  objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
 });
 
 export const internals = {
   subrequestFetch: fetch,
   setDurableObjectExports: (exports, env) => durableObjects().setExports(exports, env),
-  durableObjectsReport: () => durableObjects().describe(),
+  // In a Durable Object's isolate: one event of a stub's call (durable_object_host.h).
+  durableObjectEvent: (ns, id, name, payload) => durableObjects().serve(ns, id, name, payload),
   setFetchHandler,
   // The env of fetch(request, env, ctx): vars given as JSON texts, KV
   // namespaces as [binding, [key, value, ...]] pairs, Durable Object

@@ -133,7 +133,8 @@ Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch,
   v8::Isolate* isolate = state->v8();
   if (state->isolate.heap_limit_reached()) {
     isolate->CancelTerminateExecution();
-    return Error(ErrorCode::kResourceExhausted, what + ": the worker exceeded its heap limit of " +
+    const char* who = state->serving != nullptr ? "the object's isolate" : "the worker";
+    return Error(ErrorCode::kResourceExhausted, what + ": " + who + " exceeded its heap limit of " +
                                                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
                                                     " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail());
   }
@@ -265,7 +266,9 @@ Result<CompatibilityOptions> ReadCompatibilityFlags(const std::vector<std::strin
 
 }  // namespace
 
-Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
+Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) { return CreateWith(options, nullptr); }
+
+Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, internal::DurableObjectHost* objects) {
   HEAPPROF_ASSIGN_OR_RETURN(CompatibilityOptions compatibility, ReadCompatibilityFlags(options.compatibility_flags));
   IsolateOptions isolate_options;
   isolate_options.name = options.name;
@@ -275,6 +278,11 @@ Result<WorkerRuntime> WorkerRuntime::Create(const WorkerOptions& options) {
 
   auto state = std::make_unique<State>(std::move(isolate));
   state->console = options.console ? options.console : StderrConsole(options.name);
+  if (objects == nullptr && !options.durable_objects.empty()) {
+    state->owned_objects = std::make_unique<internal::DurableObjectHost>(options);
+    objects = state->owned_objects.get();
+  }
+  state->objects = objects;
   v8::Isolate* v8_isolate = state->v8();
   state->watchdog = std::make_unique<internal::Watchdog>(v8_isolate, options.request_timeout);
   // heapprof decides when microtasks run: after each handler call, like a host's event loop.
@@ -333,41 +341,18 @@ WorkerKind WorkerRuntime::kind() const { return state_->kind; }
 Isolate& WorkerRuntime::isolate() { return state_->isolate; }
 bool WorkerRuntime::heap_limit_reached() const { return state_->isolate.heap_limit_reached(); }
 
-void WorkerRuntime::Terminate() { state_->v8()->TerminateExecution(); }
+void WorkerRuntime::Terminate() {
+  state_->v8()->TerminateExecution();
+  if (state_->owned_objects != nullptr) state_->owned_objects->TerminateAll();
+}
+
+WorkerRuntime* WorkerRuntime::DurableObjectRuntime(std::string_view binding, std::string_view name_or_id) {
+  return state_->owned_objects == nullptr ? nullptr : state_->owned_objects->Find(binding, name_or_id);
+}
 
 Result<std::vector<DurableObjectReport>> WorkerRuntime::DurableObjects() {
-  State* state = state_.get();
-  std::vector<DurableObjectReport> out;
-  if (!state->has_durable_objects) return out;
-  v8::Isolate* isolate = state->v8();
-  WorkerScope scope(state);
-  v8::Local<v8::Context> context = scope.context();
-  v8::TryCatch try_catch(isolate);
-  v8::Local<v8::Value> report;
-  if (!state->Internal("durableObjectsReport")
-           .As<v8::Function>()
-           ->Call(context, v8::Undefined(isolate), 0, nullptr)
-           .ToLocal(&report) ||
-      !report->IsArray()) {
-    return internal::ScriptFailure(state, try_catch, "reading the Durable Objects");
-  }
-  v8::Local<v8::Array> namespaces = report.As<v8::Array>();
-  for (uint32_t i = 0; i < namespaces->Length(); ++i) {
-    v8::Local<v8::Object> ns = namespaces->Get(context, i).ToLocalChecked().As<v8::Object>();
-    const std::string binding = internal::ValueToString(isolate, context, Get(context, ns, "binding"));
-    v8::Local<v8::Array> objects = Get(context, ns, "objects").As<v8::Array>();
-    for (uint32_t j = 0; j < objects->Length(); ++j) {
-      v8::Local<v8::Object> object = objects->Get(context, j).ToLocalChecked().As<v8::Object>();
-      DurableObjectReport r;
-      r.binding = binding;
-      r.id = internal::ValueToString(isolate, context, Get(context, object, "id"));
-      r.name = internal::ValueToString(isolate, context, Get(context, object, "name"));
-      v8::Local<v8::Value> requests = Get(context, object, "requests");
-      r.requests = requests->IsNumber() ? static_cast<uint64_t>(requests.As<v8::Number>()->Value()) : 0;
-      out.push_back(std::move(r));
-    }
-  }
-  return out;
+  if (state_->owned_objects == nullptr) return std::vector<DurableObjectReport>{};
+  return state_->owned_objects->Report();
 }
 
 HeapUsage WorkerRuntime::heap_usage() const {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/runtime/durable_object_host.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/runtime/worker_watchdog.h"
@@ -26,6 +27,12 @@ struct WorkerRuntime::State {
   internal::ZlibStreams zlib_streams;            // the compression streams' z_streams; after the isolate
   WorkerKind kind = WorkerKind::kNotLoaded;
   bool has_durable_objects = false;  // env has Durable Object namespaces: their classes come from the main module
+  // The worker's objects (in the worker's runtime only), and the host every
+  // isolate of the worker reaches them through; in an object's isolate, the
+  // object it serves.
+  std::unique_ptr<internal::DurableObjectHost> owned_objects;
+  internal::DurableObjectHost* objects = nullptr;
+  internal::DurableObjectEntry* serving = nullptr;
   v8::Global<v8::Object> internals;  // what the prelude returned
   v8::Global<v8::Object> env;        // the `env` argument, one per worker
   v8::Global<v8::Value> receiver;    // `this` for the handler (module default export)

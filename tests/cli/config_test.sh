@@ -115,14 +115,15 @@ export class Counter extends DurableObject {
 export default { async fetch(request, env) { return new Response(String(await env.COUNTER.getByName('hits').bump())); } };
 JS
 expect_exit 0 do-run -- "$heapprof" run do-app -n 7 --warmup 0 --top 0 -o x.pb.gz --responses-out do-run.jsonl
-expect_in do-run.out "COUNTER:hits  7 requests"
+expect_in do-run.out "COUNTER:hits  heap "
+expect_in do-run.out "  7 requests"
 expect_in do-run.out "no request failed"
 [ "$(tail -n 1 do-run.jsonl | node -e 'process.stdin.on("data", d => console.log(JSON.parse(d).body))')" = 7 ] ||
   fail "the seventh request did not see six earlier increments: $(tail -n 1 do-run.jsonl)"
 expect_exit 2 do-replicas -- "$heapprof" run do-app -n 7 --warmup 0 --replicas 2 -o x.pb.gz
 expect_in do-replicas.err "--replicas with Durable Objects"
-expect_exit 2 do-profile-one -- "$heapprof" run do-app -n 7 --warmup 0 --profile COUNTER:hits -o x.pb.gz
-expect_in do-profile-one.err "--profile COUNTER:hits: the embedded runtime runs Durable Objects in the worker's isolate"
+expect_exit 0 do-profile-one -- "$heapprof" run do-app -n 7 --warmup 0 --top 0 --profile COUNTER:hits -o one.pb.gz
+expect_in do-profile-one.err "the window on Durable Object COUNTER:hits opened at its creation"
 expect_exit 1 ignore-nothing -- "$heapprof" run app -n 5 --warmup 0 --ignore-config-key d1_databases -o x.pb.gz
 expect_in ignore-nothing.err "--ignore-config-key d1_databases: app/wrangler.toml has no such key"
 

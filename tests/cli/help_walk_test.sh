@@ -64,6 +64,7 @@ table --sample-index - elsewhere checked
 table --v8-flag - elsewhere checked
 table --replicas 2 elsewhere refused
 table --profile x elsewhere refused
+table --object-idle-limit 1s elsewhere refused
 table --continuous 1s elsewhere refused
 table --on-heap-limit near.pb.gz elsewhere refused
 table --allow-inlining - elsewhere checked

@@ -7,7 +7,9 @@
 // compare whole apps with workerd itself.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "heapprof/runtime/worker_runtime.h"
@@ -151,4 +153,96 @@ TEST_CASE("durable objects: a binding whose class the worker does not export fai
   REQUIRE(script.ok());
   REQUIRE_FALSE(script_status.ok());
   CHECK(script_status.message().find("exported by an ES module") != std::string::npos);
+}
+
+TEST_CASE("durable objects: each object in an isolate of its own and a call into itself refused", "[durable-objects]") {
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  options.durable_objects = {{"OBJS", "Obj", "isolates-Obj", false}};
+  std::vector<std::string> created;
+  options.on_durable_object_created = [&](const DurableObjectReport& o, WorkerRuntime&) {
+    created.push_back(o.binding + ":" + o.name);
+  };
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  Status status = runtime->Load(R"(
+import { DurableObject } from 'cloudflare:workers';
+globalThis.loads = (globalThis.loads ?? 0) + 1;  // the module's top level, once per isolate
+export class Obj extends DurableObject {
+  bump() { globalThis.marker = (globalThis.marker ?? 0) + 1; return [globalThis.marker, globalThis.loads]; }
+  async self() { return await this.env.OBJS.getByName(this.ctx.id.name).bump(); }
+  async other(name) { return await this.env.OBJS.getByName(name).bump(); }
+}
+export default {
+  async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    const a = env.OBJS.getByName('a');
+    if (path === '/bump') return new Response(JSON.stringify(await a.bump()));
+    if (path === '/worker') return new Response(JSON.stringify([globalThis.marker ?? null, globalThis.loads]));
+    if (path === '/chain') return new Response(JSON.stringify(await a.other('b')));
+    if (path === '/self') try { await a.self(); return new Response('no'); } catch (e) { return new Response(e.message); }
+    return new Response('?', { status: 404 });
+  },
+};
+)",
+                                "/virtual/isolates.js");
+  INFO(status.message());
+  REQUIRE(status.ok());
+  CHECK(Fetch(*runtime, "/bump") == "[1,1]");
+  CHECK(Fetch(*runtime, "/bump") == "[2,1]");
+  CHECK(Fetch(*runtime, "/worker") == "[null,1]");  // the object's globals are not the worker's
+  CHECK(Fetch(*runtime, "/chain") == "[1,1]");      // b has globals of its own too
+  CHECK(Fetch(*runtime, "/self").find("was called while it runs an event") != std::string::npos);
+  CHECK(created == std::vector<std::string>{"OBJS:a", "OBJS:b"});
+
+  WorkerRuntime* a = runtime->DurableObjectRuntime("OBJS", "a");
+  REQUIRE(a != nullptr);
+  CHECK(a->isolate().get() != runtime->isolate().get());
+  Result<std::vector<DurableObjectReport>> objects = runtime->DurableObjects();
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 2);
+  CHECK((*objects)[0].requests == 4);  // bump, bump, other, self (the call into itself is refused, not counted)
+  CHECK((*objects)[0].heap_used_bytes > 0);
+  CHECK(runtime->DurableObjectRuntime("OBJS", (*objects)[1].id) == runtime->DurableObjectRuntime("OBJS", "b"));
+  CHECK(runtime->DurableObjectRuntime("OBJS", "c") == nullptr);
+}
+
+TEST_CASE("durable objects: an object idle past the limit is evicted and made anew with its storage",
+          "[durable-objects]") {
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  options.durable_objects = {{"OBJS", "Obj", "evict-Obj", false}};
+  options.durable_object_idle_limit = std::chrono::milliseconds(1);
+  int evicted = 0;
+  options.on_durable_object_evicted = [&](const DurableObjectReport& o, WorkerRuntime&) {
+    CHECK(o.name == "a");
+    ++evicted;
+  };
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  Status status = runtime->Load(R"(
+import { DurableObject } from 'cloudflare:workers';
+let calls = 0;
+export class Obj extends DurableObject {
+  async bump() {
+    const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
+    await this.ctx.storage.put('n', n);
+    return [n, ++calls];
+  }
+}
+export default { async fetch(request, env) { return new Response(JSON.stringify(await env.OBJS.getByName('a').bump())); } };
+)",
+                                "/virtual/evict.js");
+  INFO(status.message());
+  REQUIRE(status.ok());
+  CHECK(Fetch(*runtime, "/") == "[1,1]");
+  // Idle at least 20 ms against a limit of 1 ms: evicted before the next call.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(Fetch(*runtime, "/") == "[2,1]");  // storage kept, the module's globals new
+  CHECK(evicted == 1);
+  Result<std::vector<DurableObjectReport>> objects = runtime->DurableObjects();
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 1);
+  CHECK((*objects)[0].requests == 2);
+  CHECK((*objects)[0].restarts == 1);
 }

@@ -49,6 +49,9 @@ int RunCommand(const RunArgs& given) {
                       "--service is for --runtime workerd: the embedded runtime runs one worker (its services "
                       "bindings are refused)");
   }
+  if (workerd && given.object_idle_ns) {
+    return UsageError("run", "--object-idle-limit is for the embedded runtime (workerd evicts objects itself)");
+  }
   if (workerd && (given.leaks || given.cadence_ns || !given.leaks_json.empty())) {
     return UsageError("run",
                       "--leaks, --cadence and --leaks-json are for the embedded runtime; for a worker in "
@@ -67,28 +70,37 @@ int RunCommand(const RunArgs& given) {
     args.output = (config->name.empty() ? folder.empty() ? std::string("worker") : folder : config->name) + ".pb.gz";
   }
   if (workerd) return RunInWorkerd(args, config.value());
-  // Each replica is an isolate with objects of its own: two replicas would
-  // hold two different objects of one id.
-  // --profile NS:NAME names one Durable Object: they share the worker's isolate here.
+  // --profile NS:NAME names one Durable Object: the window is its isolate's.
+  std::string object_target;
   if (const size_t colon = args.profile_target.find(':'); colon != std::string::npos) {
     const std::string ns = args.profile_target.substr(0, colon);
     for (const DurableObjectBinding& b : config->durable_objects) {
       if (b.name != ns) continue;
-      return UsageError("run", "--profile " + args.profile_target +
-                                   ": the embedded runtime runs Durable Objects "
-                                   "in the worker's isolate, so one object cannot be profiled alone; profile the "
-                                   "worker (the report lists each object with its requests)");
+      if (colon + 1 == args.profile_target.size()) {
+        return UsageError("run", "--profile " + args.profile_target +
+                                     ": name the object (NS:NAME, NAME its idFromName name or its 64-hex id)");
+      }
+      if (args.leaks || args.continuous_ns) {
+        return UsageError("run", "--profile " + args.profile_target +
+                                     ": a Durable Object gets one window, from its creation to the run's end; "
+                                     "--leaks and --continuous are for the worker's isolate");
+      }
+      object_target = args.profile_target;
+      args.profile_target.clear();
     }
   }
+  // Each replica would have objects of its own: two replicas would hold two
+  // different objects of one id.
   if (!config->durable_objects.empty() && args.replicas != 1) {
     return UsageError("run",
-                      "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
-                      "replica would have its own object of every id; run one replica");
+                      "--replicas with Durable Objects: each replica would have its own object of every id; run "
+                      "one replica");
   }
 
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());
   Plan& plan = planned.value();
+  plan.object_target = object_target;
   if (!fs::is_regular_file(args.worker)) {
     return Fail("run",
                 fs::exists(args.worker) ? args.worker + " is not a file" : "no such worker file: " + args.worker);

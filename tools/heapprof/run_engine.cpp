@@ -26,6 +26,7 @@
 #include "heapprof/workload/traffic.h"
 #include "tools/heapprof/interrupt.h"
 #include "tools/heapprof/progress.h"
+#include "tools/heapprof/run_object.h"
 
 namespace heapprof::cli {
 namespace {
@@ -124,11 +125,40 @@ void Serve(Run& run, Replica& r) {
   options.durable_objects = DurableObjectNamespaces(plan.config);
   options.compatibility_flags = FlagsHonoured(plan.config, EmbeddedRuntimeSupport());
   options.fetch_handler = plan.fetch_handler;
+  options.durable_object_idle_limit = plan.object_idle_limit;
   options.console = [&run, &out, label = options.name](std::string_view level, std::string_view text) {
     if (level == "error") out.requests.AddConsoleError();
     bool plain = level == "log" || level == "info" || level == "debug";
     run.Print(fmt::format("[{}] {}{}", label, plain ? "" : std::string(level) + ": ", text));
   };
+  // --profile NS:NAME: the window is that object's isolate, from its creation
+  // (its first event) to the end of the run; the worker's isolate has none.
+  SessionOptions session = plan.session;
+  session.isolate_name = options.name;
+  const bool object_window = r.profiled && !plan.object_target.empty();
+  ObjectWindow object(plan.object_target, plan.session);
+  Clock::time_point opened{};
+  if (object_window) {
+    object.Install(
+        options,
+        [&] {
+          out.window_opened = true;
+          out.window_opened_at = r.served.load();
+          opened = Clock::now();
+          run.Print(fmt::format("heapprof run: the window on Durable Object {} opened at its creation (request #{})",
+                                plan.object_target, r.served.load() + 1));
+        },
+        [&](Status failed) { out.failure = std::move(failed); },
+        [&](Result<WindowProfile> captured) {
+          run.Print(
+              fmt::format("heapprof run: Durable Object {} neared its heap limit at request #{}; its in-use "
+                          "profile is captured and its window closed",
+                          plan.object_target, r.served.load() + 1));
+          std::lock_guard<std::mutex> lock(r.mu);
+          r.out.near_limit_requests = r.served.load();
+          r.out.near_limit.emplace(std::move(captured));
+        });
+  }
   Result<WorkerRuntime> created = WorkerRuntime::Create(options);
   if (!created.ok()) {
     out.failure = created.status();
@@ -142,10 +172,8 @@ void Serve(Run& run, Replica& r) {
   // A signal may have arrived before the runtime was published.
   if (InterruptWatcher::received() != 0) runtime.Terminate();
 
-  SessionOptions session = plan.session;
-  session.isolate_name = options.name;
   Status registered = controller.Register(r.name, runtime.isolate());
-  if (registered.ok() && (r.profiled || !plan.on_heap_limit.empty())) {
+  if (registered.ok() && ((r.profiled && !object_window) || !plan.on_heap_limit.empty())) {
     // Near the heap limit the open window's in-use profile is kept; with
     // --on-heap-limit also between windows (a background window).
     registered = controller.EnableNearHeapLimitCapture(
@@ -247,8 +275,7 @@ void Serve(Run& run, Replica& r) {
     return r.window.valid() && r.window.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   };
 
-  Clock::time_point opened{};
-  if (out.failure.ok() && r.profiled && plan.from_start) {
+  if (out.failure.ok() && r.profiled && !object_window && plan.from_start) {
     open_window();
     opened = Clock::now();
   }
@@ -259,7 +286,8 @@ void Serve(Run& run, Replica& r) {
   } else {
     for (;;) {
       uint64_t served = r.served.load();
-      if (r.profiled && !out.window_opened && served >= plan.warmup_requests && Since(start) >= plan.warmup_ns) {
+      if (r.profiled && !object_window && !out.window_opened && served >= plan.warmup_requests &&
+          Since(start) >= plan.warmup_ns) {
         open_window();
         opened = Clock::now();
         if (!out.failure.ok()) break;
@@ -268,7 +296,9 @@ void Serve(Run& run, Replica& r) {
           InterruptWatcher::received() != 0) {
         break;
       }
-      if (out.window_opened && !continuous && (window_ended() || Since(opened) >= plan.window_ns)) break;
+      if (out.window_opened && !continuous && (window_ended() || object.ended() || Since(opened) >= plan.window_ns)) {
+        break;
+      }
       const WorkerRequest request =
           plan.traffic.empty() ? SyntheticRequest(served) : plan.traffic[served % plan.traffic.size()];
       Result<WorkerResponse> response = runtime.Dispatch(request);
@@ -315,6 +345,16 @@ void Serve(Run& run, Replica& r) {
     while (controller.Profiling(r.name)) {
       controller.Pump(runtime.isolate());
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (object_window) {
+    Result<WindowProfile> window = object.Close();
+    if (window.status().code() == ErrorCode::kResourceExhausted) {
+      // Closed near the object's heap limit: the near-limit capture holds its profile.
+    } else if (window.ok() || out.window_opened) {
+      out.window.emplace(std::move(window));
+    } else if (out.failure.ok() && InterruptWatcher::received() == 0) {
+      out.failure = window.status();
     }
   }
   // After the window: reading them allocates in the isolate.

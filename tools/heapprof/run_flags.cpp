@@ -87,7 +87,9 @@ void RegisterRun(Commands& commands) {
       ->check(CLI::Range(1, 64));
   run->add_option(
       "--profile", args->profile_target,
-      "With --replicas: profile only this replica (NAME-i, e.g. worker-1); the others keep serving [default: all]");
+      "With --replicas: profile only this replica (NAME-i, e.g. worker-1); the others keep serving. NS:NAME: "
+      "only the isolate of that Durable Object (NAME its idFromName name or 64-hex id), from its creation [default: "
+      "all]");
   run->add_option("--continuous")
       ->description("Back-to-back windows of this length, each written to <dir of -o>/<replica>-<start-time>.pb.gz")
       ->type_name("DURATION")
@@ -125,6 +127,12 @@ void RegisterRun(Commands& commands) {
       ->type_name("SHARE")
       ->check(ParsedInto(&args->max_failures, ParseFailureShare))
       ->default_str("50%");
+  run->add_option("--object-idle-limit")
+      ->description(
+          "Evict a Durable Object idle this long (e.g. 30s): its isolate is dropped, its storage kept, and it is "
+          "made anew at its next request [default: never]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->object_idle_ns, ParsePositiveDuration));
   run->add_option("--request-timeout")
       ->description(
           "Terminate a request (or the worker's top level) that runs longer, and count it as failed "

@@ -174,6 +174,10 @@ Result<Plan> MakePlan(const RunArgs& args) {
   plan.traffic = std::move(traffic).value();
   if (args.max_failures) plan.max_failures = *args.max_failures;
   if (args.request_timeout) plan.request_timeout = *args.request_timeout;
+  if (args.object_idle_ns) {
+    plan.object_idle_limit =
+        std::max(std::chrono::milliseconds(1), std::chrono::milliseconds(*args.object_idle_ns / 1'000'000));
+  }
   plan.symbolize = !args.no_source_maps;
   // Maps are read from the worker's folder tree and the folders the user names, nowhere else.
   fs::path worker_dir = fs::path(args.worker).parent_path();

@@ -65,6 +65,7 @@ struct RunArgs {
   std::string fetch_handler;           // --fetch-handler: the module answering subrequests
   std::optional<double> max_failures;  // default 0.5
   std::optional<std::chrono::milliseconds> request_timeout;  // default 30 s; 0 = none
+  std::optional<int64_t> object_idle_ns;                     // --object-idle-limit
   std::string runtime = "embedded";                          // or "workerd" (run_workerd.h)
   std::string sample_types = "both";  // --runtime workerd: the DevTools windows (inuse, alloc, both)
   std::string workerd;                // --runtime workerd: the executable [default: .deps/workerd]
@@ -82,6 +83,11 @@ struct Plan {
   std::string display_name;           // "prometheus-leak.js" (one replica) for reports
   std::vector<std::string> replicas;  // target names: "stem" or "stem-0".."stem-N-1"
   std::vector<std::string> profiled;  // the replicas that get a window (--profile or all)
+  // --profile NS:NAME (NAME an idFromName name or a 64-hex id): the window is
+  // that Durable Object's isolate, from its creation to the run's end.
+  std::string object_target;
+  // --object-idle-limit: Durable Objects idle this long are evicted (0 = never).
+  std::chrono::milliseconds object_idle_limit{0};
   bool from_start = false;
   uint64_t max_requests = kNoLimit;  // per replica, warm-up included
   int64_t max_duration_ns = kForever;

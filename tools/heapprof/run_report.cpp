@@ -137,8 +137,6 @@ bool ReportWindow(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal
   return ok;
 }
 
-// Each Durable Object that received events, with its requests. They live in
-// their worker's isolate, so their heap is the worker's (above).
 }  // namespace
 
 int ReportRun(const Plan& plan, EngineOutcome& outcome) {

@@ -123,11 +123,15 @@ void PrintDurableObjects(const EngineOutcome& outcome) {
   for (const ReplicaOutcome& r : outcome.replicas) {
     for (const DurableObjectReport& o : r.durable_objects) {
       if (!header) {
-        fmt::print("\nDurable Objects (in the worker's isolate; their heap is part of the worker's):\n");
+        fmt::print(
+            "\nDurable Objects (each in an isolate of its own; heap used at the run's end; restarts: isolates made "
+            "anew):\n");
         header = true;
       }
-      fmt::print("  {}:{}  {} request{}{}\n", o.binding, o.name.empty() ? o.id : o.name, o.requests,
-                 o.requests == 1 ? "" : "s", outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
+      fmt::print("  {}:{}  heap {}  {} request{}{}{}\n", o.binding, o.name.empty() ? o.id : o.name,
+                 FormatValue(static_cast<int64_t>(o.heap_used_bytes), "bytes"), o.requests, o.requests == 1 ? "" : "s",
+                 o.restarts == 0 ? "" : fmt::format("  {} restart{}", o.restarts, o.restarts == 1 ? "" : "s"),
+                 outcome.replicas.size() > 1 ? "  (" + r.name + ")" : "");
     }
   }
 }

@@ -33,7 +33,8 @@ bool ReportNoWindow(const ReplicaOutcome& r, const std::string& prefix, int sign
 // report of the session up to then, and -o gets the near-limit capture
 // (every sample alive then) unless --on-heap-limit takes it.
 bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int signal, std::string& first_file);
-// The Durable Objects that received events, with their requests.
+// Each Durable Object that received events, with its isolate's heap and its
+// requests. Each lives in an isolate of its own, apart from the worker's.
 void PrintDurableObjects(const EngineOutcome& outcome);
 
 }  // namespace heapprof::cli::report

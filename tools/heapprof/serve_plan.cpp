@@ -70,7 +70,7 @@ int PlanServe(const ServeArgs& args, ServePlan& plan) {
   if (!config.ok()) return Fail("serve", config.status());
   if (!config->durable_objects.empty() && args.replicas != 1) {
     return UsageError("serve",
-                      "--replicas with Durable Objects: the objects live in the worker's isolate, and each "
+                      "--replicas with Durable Objects: each "
                       "replica would have its own object of every id; serve one replica");
   }
   plan.worker = config->main;

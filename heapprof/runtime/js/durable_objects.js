@@ -6,43 +6,47 @@
 // prelude hands it the Web API classes it needs (`host`) and wires env and
 // the worker's module exports to it.
 //
-// Where the objects live: in the worker's own isolate, each object a plain
-// instance of the worker's class (workerd also runs every object of a
-// namespace in one isolate). Arguments, results and stored values are copied
-// by V8's serializer (host.structuredClone), so no object shares a JavaScript
-// value with its caller, as if it lived elsewhere.
+// Where the objects live: each object in an isolate of its own (workerd runs
+// every object of a namespace in one isolate), the worker's isolate holding
+// stubs only. The same module runs in both: a stub's call is an envelope
+// serialized by V8's serializer and handed to host.objectCall, which runs it
+// to completion in the object's isolate (heapprof/runtime/
+// durable_object_host.h) and answers the serialized outcome; there `serve`
+// delivers it to the one instance of the isolate through the input gate.
+// A Request or Response crosses as its parts (method, URL, headers, body
+// bytes); an error as V8's serializer keeps it. Storage values are
+// serialized into the host's storage, outside the object's isolate.
 //
 // ids follow workerd's: the namespace's key is SHA-256 of its unique key
 // ("<worker name>-<class>", as wrangler names it); idFromName's first 16
 // bytes are HMAC-SHA-256(key, name), the last 16 HMAC-SHA-256(key, first 16),
 // so an id is the same 64 hex digits in both runtimes.
 
-const textKey = key => String(key);
-
-// Storage keys sort as workerd's do: by their UTF-8 bytes, which is code point order.
-function compareKeys(a, b) {
-  if (a === b) return 0;
-  const ia = a[Symbol.iterator](), ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next(), y = ib.next();
-    if (x.done) return y.done ? 0 : -1;
-    if (y.done) return 1;
-    const cx = x.value.codePointAt(0), cy = y.value.codePointAt(0);
-    if (cx !== cy) return cx < cy ? -1 : 1;
-  }
-}
+import { makeStorage } from './durable_object_storage.js';
 
 const hex = bytes => Array.from(bytes, b => b.toString(16).padStart(2, '0')).join('');
 
 export function makeDurableObjects(host) {
-  const { DurableObject, Request, Response, structuredClone, hmac, digest, randomFill, utf8Encode, defer, missingApi } = host;
+  const {
+    DurableObject, Request, Response, structuredClone, hmac, digest, randomFill, utf8Encode, defer, missingApi,
+    objectCall, objectStorage, serialize: nativeSerialize, deserialize,
+  } = host;
   const token = Symbol('durable-objects');
   const illegal = t => { if (t !== token) throw new TypeError('Illegal constructor'); };
   const namespaces = [];
   let moduleExports = null;
 
-  // A copy through V8's serializer whose failure is a DataCloneError, as structuredClone's is.
-  const copy = value => structuredClone(value);
+  // V8's serializer; what it cannot copy fails as structuredClone does (a DataCloneError).
+  const serialize = value => {
+    try {
+      return nativeSerialize(value);
+    } catch (error) {
+      structuredClone(value);
+      throw error;
+    }
+  };
+
+  const { DurableObjectStorage } = makeStorage({ token, illegal, serialize, deserialize, objectStorage, missingApi });
 
   // ---- the input gate ----
 
@@ -98,116 +102,6 @@ export function makeDurableObjects(host) {
   }
   const namespaceOf = id => DurableObjectId.namespaceOf(id);
 
-  // ---- storage (in memory, kept for the run; values copied in and out) ----
-
-  function listEntries(map, options = {}) {
-    const o = options === null || options === undefined ? {} : options;
-    let keys = [...map.keys()].sort(compareKeys);
-    if (o.prefix !== undefined) keys = keys.filter(k => k.startsWith(String(o.prefix)));
-    if (o.start !== undefined) keys = keys.filter(k => compareKeys(k, String(o.start)) >= 0);
-    if (o.startAfter !== undefined) keys = keys.filter(k => compareKeys(k, String(o.startAfter)) > 0);
-    if (o.end !== undefined) keys = keys.filter(k => compareKeys(k, String(o.end)) < 0);
-    if (o.reverse) keys.reverse();
-    if (o.limit !== undefined) {
-      const limit = Number(o.limit);
-      if (!(limit > 0)) throw new TypeError('List limit must be positive.');
-      keys = keys.slice(0, limit);
-    }
-    return new Map(keys.map(k => [k, copy(map.get(k))]));
-  }
-  // The operations of storage and of a transaction, over `map` (Map key -> stored copy).
-  function storageOps(map) {
-    return {
-      get(keys) {
-        if (Array.isArray(keys)) {
-          const found = keys.map(textKey).filter(k => map.has(k)).sort(compareKeys);
-          return new Map(found.map(k => [k, copy(map.get(k))]));
-        }
-        const k = textKey(keys);
-        return map.has(k) ? copy(map.get(k)) : undefined;
-      },
-      put(key, value) {
-        if (key !== null && typeof key === 'object' && !Array.isArray(key)) {
-          const entries = Object.entries(key).map(([k, v]) => [k, copy(v)]);
-          for (const [k, v] of entries) map.set(k, v);
-          return undefined;
-        }
-        if (value === undefined) throw new TypeError('Storage put() needs a value (undefined cannot be stored).');
-        map.set(textKey(key), copy(value));
-        return undefined;
-      },
-      delete(keys) {
-        if (Array.isArray(keys)) return keys.map(textKey).reduce((n, k) => n + (map.delete(k) ? 1 : 0), 0);
-        return map.delete(textKey(keys));
-      },
-      list(options) { return listEntries(map, options); },
-    };
-  }
-
-  class DurableObjectTransaction {
-    #ops; #rolledBack = false; #gate;
-    constructor(t, map, gate) { illegal(t); this.#ops = storageOps(map); this.#gate = gate; }
-    #run(op, args) {
-      if (this.#rolledBack) return Promise.reject(new Error('Transaction has already been rolled back.'));
-      return held(this.#gate, () => this.#ops[op](...args));
-    }
-    get(...args) { return this.#run('get', args); }
-    put(...args) { return this.#run('put', args); }
-    delete(...args) { return this.#run('delete', args); }
-    list(...args) { return this.#run('list', args); }
-    rollback() { this.#rolledBack = true; }
-    get rolledBack() { return this.#rolledBack; }
-    getAlarm() { throw missingApi('Durable Object alarms (transaction.getAlarm)'); }
-    setAlarm() { throw missingApi('Durable Object alarms (transaction.setAlarm)'); }
-    deleteAlarm() { throw missingApi('Durable Object alarms (transaction.deleteAlarm)'); }
-  }
-
-  // Runs a storage operation while holding the gate: its result (or error)
-  // as a promise, the hold ending in a later macrotask.
-  function held(gate, operation) {
-    gate.hold();
-    try {
-      return Promise.resolve(operation());
-    } catch (error) {
-      return Promise.reject(error);
-    } finally {
-      gate.release();
-    }
-  }
-
-  class DurableObjectStorage {
-    #map; #gate; #sqlite;
-    constructor(t, map, gate, sqlite) { illegal(t); this.#map = map; this.#gate = gate; this.#sqlite = sqlite; }
-    get(keys) { return held(this.#gate, () => storageOps(this.#map).get(keys)); }
-    put(key, value) { return held(this.#gate, () => storageOps(this.#map).put(key, value)); }
-    delete(keys) { return held(this.#gate, () => storageOps(this.#map).delete(keys)); }
-    list(options) { return held(this.#gate, () => storageOps(this.#map).list(options)); }
-    deleteAll() { return held(this.#gate, () => { this.#map.clear(); }); }
-    sync() { return Promise.resolve(); }
-    // The closure works on a copy of the entries; they replace the storage's
-    // when it settles, unless it threw or called txn.rollback().
-    async transaction(closure) {
-      const working = new Map(this.#map);
-      const txn = new DurableObjectTransaction(token, working, this.#gate);
-      this.#gate.hold();
-      try {
-        const result = await closure(txn);
-        if (!txn.rolledBack) {
-          this.#map.clear();
-          for (const [k, v] of working) this.#map.set(k, v);
-        }
-        return result;
-      } finally {
-        this.#gate.release();
-      }
-    }
-    transactionSync() { throw missingApi('ctx.storage.transactionSync() (SQLite-backed storage)'); }
-    get sql() { throw missingApi(this.#sqlite ? 'ctx.storage.sql (SQLite-backed Durable Objects)' : 'ctx.storage.sql'); }
-    getAlarm() { throw missingApi('Durable Object alarms (ctx.storage.getAlarm)'); }
-    setAlarm() { throw missingApi('Durable Object alarms (ctx.storage.setAlarm)'); }
-    deleteAlarm() { throw missingApi('Durable Object alarms (ctx.storage.deleteAlarm)'); }
-  }
-
   // ctx (DurableObject form) or state (classic form) of one object.
   class DurableObjectState {
     #gate; #waits = [];
@@ -236,45 +130,40 @@ export function makeDurableObjects(host) {
     getWebSockets() { return []; }
   }
 
-  // ---- objects and their events ----
+  // ---- the object this isolate serves, and its events ----
 
-  // What an RPC error looks like after crossing the stub: V8's serializer
-  // keeps an Error's type (Error, TypeError, RangeError, ...), message and
-  // stack and drops its other properties; a thrown non-Error becomes an
-  // Error of its text.
-  function crossingError(error) {
+  // What an error looks like after crossing the stub: V8's serializer keeps
+  // an Error's type (Error, TypeError, RangeError, ...), message and stack
+  // and drops its other properties; a thrown non-Error becomes an Error of
+  // its text. The serialized outcome { ok: false, error }.
+  function failed(error) {
     if (error instanceof Error) {
-      try { return copy(error); } catch { return new Error(String(error.message)); }
+      try { return serialize({ ok: false, error }); } catch { return serialize({ ok: false, error: new Error(String(error.message)) }); }
     }
-    return new Error(String(error));
+    return serialize({ ok: false, error: new Error(String(error)) });
   }
 
   class ObjectRecord {
     constructor(namespace, id) {
       this.namespace = namespace;
       this.id = id;
-      this.map = new Map();
       this.instance = null;
-      this.requests = 0;
       this.gate = new Gate(event => this.start(event));
-      this.state = null;
     }
     // The instance, made at the first event (its constructor may hold the gate).
     instantiate() {
       if (this.instance !== null) return this.instance;
       const cls = this.namespace.resolveClass();
-      const storage = new DurableObjectStorage(token, this.map, this.gate, this.namespace.sqlite);
-      this.state = new DurableObjectState(token, this.id, storage, this.gate);
-      this.instance = new cls(this.state, this.namespace.env);
+      const storage = new DurableObjectStorage(token, this.gate, this.namespace.sqlite);
+      const state = new DurableObjectState(token, this.id, storage, this.gate);
+      this.instance = new cls(state, this.namespace.env);
       return this.instance;
     }
     start(event) {
-      this.requests++;
       let result;
       try {
         const instance = this.instantiate();
         if (this.gate.holds > 0) {  // the constructor's blockConcurrencyWhile: this event waits for it
-          this.requests--;
           this.gate.queue.unshift(event);
           return;
         }
@@ -289,6 +178,7 @@ export function makeDurableObjects(host) {
       return new Promise((resolve, reject) => this.gate.enqueue({ run, resolve, reject }));
     }
   }
+  let served = null;  // the ObjectRecord of this isolate's object
 
   const rpcRefused = 'The receiving Durable Object does not support RPC, because its class was not declared with ' +
     '`extends DurableObject`. In order to enable RPC, make sure your class extends the special class ' +
@@ -305,61 +195,106 @@ export function makeDurableObjects(host) {
     return undefined;
   }
 
-  function rpcCall(record, name, args) {
-    let sent;
+  // One event of an envelope on the instance: the value of an RPC call or
+  // property read, or the parts of fetch()'s Response.
+  async function runEvent(instance, event) {
+    if (event.kind === 'fetch') {
+      if (typeof instance.fetch !== 'function') throw new TypeError('Handler does not export a fetch() function.');
+      const request = new Request(event.url, { method: event.method, headers: event.headers, body: event.body });
+      const response = await instance.fetch(request);
+      if (!(response instanceof Response)) {
+        throw new TypeError("Incorrect type for Promise: the Promise did not resolve to 'Response'.");
+      }
+      const body = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
+      return { status: response.status, statusText: response.statusText, headers: [...response.headers], body };
+    }
+    if (!(instance instanceof DurableObject)) throw new TypeError(rpcRefused);
+    const member = rpcMember(instance, event.method);
+    if (event.kind === 'get') return { value: await member };  // a property read (await stub.prop)
+    if (typeof member !== 'function' || event.method === 'constructor') {
+      throw new TypeError(`The RPC receiver does not implement the method "${event.method}".`);
+    }
+    return { value: await member.apply(instance, event.args) };
+  }
+
+  // The host's side of a stub's call (in the object's isolate): the
+  // serialized envelope in, a promise of the serialized outcome out.
+  function serve(index, hexId, name, payload) {
+    if (served === null) {
+      const namespace = namespaces[index];
+      served = new ObjectRecord(namespace, namespace.idOf(hexId, name === '' ? undefined : name));
+    }
+    let event;
     try {
-      sent = copy(args);
+      event = deserialize(payload);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    return served.deliver(instance => runEvent(instance, event)).then(outcome => {
+      try {
+        return serialize({ ok: true, ...outcome });
+      } catch (error) {
+        return failed(error);
+      }
+    }, failed);
+  }
+
+  // ---- stubs (in the caller's isolate) ----
+
+  // Sends an envelope to the object of `id` in a later macrotask, as an
+  // event is delivered; the outcome's value, or its error thrown.
+  function send(id, envelope) {
+    let payload;
+    try {
+      payload = serialize(envelope);
     } catch (error) {
       return Promise.reject(error);
     }
-    return record.deliver(instance => {
-      if (!(instance instanceof DurableObject)) throw new TypeError(rpcRefused);
-      const member = rpcMember(instance, name);
-      if (sent === null) return member;  // a property read (await stub.prop)
-      if (typeof member !== 'function' || name === 'constructor') {
-        throw new TypeError(`The RPC receiver does not implement the method "${name}".`);
+    return new Promise((resolve, reject) => defer(() => {
+      try {
+        resolve(deserialize(objectCall(namespaceOf(id).index, id.toString(), id.name ?? '', payload)));
+      } catch (error) {
+        reject(error);
       }
-      return member.apply(instance, sent);
-    }).then(value => copy(value), error => { throw crossingError(error); });
+    })).then(outcome => {
+      if (!outcome.ok) throw outcome.error;
+      return outcome;
+    });
   }
 
-  async function fetchCall(record, input, init) {
+  const rpcCall = (id, name, args) =>
+    send(id, args === null ? { kind: 'get', method: name } : { kind: 'rpc', method: name, args }).then(o => o.value);
+
+  async function fetchCall(id, input, init) {
     const request = new Request(input, init);
-    const response = await record.deliver(instance => {
-      if (typeof instance.fetch !== 'function') {
-        throw new TypeError('Handler does not export a fetch() function.');
-      }
-      return instance.fetch(new Request(request));
-    }).catch(error => { throw crossingError(error); });
-    if (!(response instanceof Response)) {
-      throw new TypeError("Incorrect type for Promise: the Promise did not resolve to 'Response'.");
-    }
-    return new Response(response.body, response);
+    const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
+    const outcome = await send(id, { kind: 'fetch', method: request.method, url: request.url, headers: [...request.headers], body });
+    return new Response(outcome.body, { status: outcome.status, statusText: outcome.statusText, headers: outcome.headers });
   }
 
   // A stub: fetch(), id, name, and any other property is an RPC method
   // (callable; awaiting it reads the property).
   class DurableObjectStub {
-    #record; #name;
-    constructor(t, record, name) {
+    #id; #name;
+    constructor(t, id, name) {
       illegal(t);
-      this.#record = record;
+      this.#id = id;
       this.#name = name;
     }
-    get id() { return this.#record.id; }
+    get id() { return this.#id; }
     get name() { return this.#name; }
-    fetch(input, init) { return fetchCall(this.#record, input, init); }
+    fetch(input, init) { return fetchCall(this.#id, input, init); }
     connect() { throw missingApi('stub.connect()'); }
     static rpc(stub, name) {
-      const record = stub.#record;
-      const method = (...args) => rpcCall(record, name, args);
-      method.then = (resolve, reject) => rpcCall(record, name, null).then(resolve, reject);
+      const id = stub.#id;
+      const method = (...args) => rpcCall(id, name, args);
+      method.then = (resolve, reject) => rpcCall(id, name, null).then(resolve, reject);
       return method;
     }
   }
   const own = new Set(['id', 'name', 'fetch', 'connect', 'constructor']);
-  function makeStub(record, name) {
-    const stub = new DurableObjectStub(token, record, name);
+  function makeStub(id, name) {
+    const stub = new DurableObjectStub(token, id, name);
     return new Proxy(stub, {
       get(target, property) {
         if (typeof property === 'symbol' || own.has(property)) {
@@ -375,7 +310,7 @@ export function makeDurableObjects(host) {
   // ---- namespaces ----
 
   class DurableObjectNamespace {
-    #binding; #className; #key; #objects = new Map(); #sqlite;
+    #binding; #className; #key; #sqlite; #ids = new Map();
     env = null;
     constructor(t, binding, className, uniqueKey, sqlite) {
       illegal(t);
@@ -383,6 +318,7 @@ export function makeDurableObjects(host) {
       this.#className = className;
       this.#key = digest('SHA-256', utf8Encode(uniqueKey));
       this.#sqlite = sqlite;
+      this.index = namespaces.length;
       namespaces.push(this);
     }
     #id(first16, name) {
@@ -412,25 +348,21 @@ export function makeDurableObjects(host) {
       }
       return id;
     }
+    // The id an object's isolate is told it serves (checked by the caller's namespace).
+    idOf(hexId, name) { return new DurableObjectId(token, this, hexId, name); }
     get(id, options) {
       if (!(id instanceof DurableObjectId)) throw new TypeError('get() needs a DurableObjectId of this namespace.');
       if (namespaceOf(id) !== this) throw new TypeError('The ID is not for this namespace.');
       if (options && options.locationHint === undefined && Object.keys(options).length > 0) {
         throw missingApi('DurableObjectNamespace.get() options other than locationHint');
       }
-      return makeStub(this.#record(id), id.name);
+      // Every stub of one object sends the id first used for it (its name included).
+      const hexId = id.toString();
+      if (!this.#ids.has(hexId)) this.#ids.set(hexId, id);
+      return makeStub(this.#ids.get(hexId), id.name);
     }
     getByName(name, options) { return this.get(this.idFromName(name), options); }
     jurisdiction() { throw new Error('Jurisdiction restrictions are not implemented in workerd.'); }
-    #record(id) {
-      const hexId = id.toString();
-      let record = this.#objects.get(hexId);
-      if (record === undefined) {
-        record = new ObjectRecord(this, id);
-        this.#objects.set(hexId, record);
-      }
-      return record;
-    }
     get sqlite() { return this.#sqlite; }
     // The worker's class of this namespace (checked once the worker's module has loaded).
     resolveClass() {
@@ -439,12 +371,6 @@ export function makeDurableObjects(host) {
         throw new Error(`env.${this.#binding}: the worker exports no class ${this.#className}`);
       }
       return cls;
-    }
-    static describe(ns) {
-      return {
-        binding: ns.#binding, className: ns.#className,
-        objects: [...ns.#objects.values()].filter(r => r.requests > 0).map(r => ({ id: r.id.toString(), name: r.id.name ?? '', requests: r.requests })),
-      };
     }
   }
 
@@ -465,7 +391,6 @@ export function makeDurableObjects(host) {
       }
       return problems;
     },
-    // Every namespace with its objects and their request counts (for the run's report).
-    describe() { return namespaces.map(ns => DurableObjectNamespace.describe(ns)); },
+    serve,
   };
 }

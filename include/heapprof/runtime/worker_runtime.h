@@ -72,10 +72,17 @@ struct DurableObjectNamespaceOptions {
 // One object that received events, for the run's report.
 struct DurableObjectReport {
   std::string binding;
-  std::string id;         // 64 hex digits
-  std::string name;       // "" for an id not made by idFromName
-  uint64_t requests = 0;  // fetch() and RPC calls it started
+  std::string id;              // 64 hex digits
+  std::string name;            // "" for an id not made by idFromName
+  uint64_t requests = 0;       // fetch() and RPC calls it started
+  size_t heap_used_bytes = 0;  // its isolate's heap now (0 once the isolate is gone)
+  uint64_t restarts = 0;       // isolates made for it after its first
 };
+
+class WorkerRuntime;
+namespace internal {
+class DurableObjectHost;
+}  // namespace internal
 
 struct WorkerOptions {
   std::string name = "worker";                       // isolate name, recorded in profiles
@@ -88,9 +95,26 @@ struct WorkerOptions {
   std::chrono::milliseconds request_timeout{kDefaultRequestTimeout};
   // The `env` of every request: vars (JSON values) and in-memory KV namespaces.
   WorkerBindings bindings;
-  // env's Durable Object namespaces. Their objects live in the worker's
-  // isolate (heapprof/runtime/js/durable_objects.js), storage in memory.
+  // env's Durable Object namespaces. Each object lives in an isolate of its
+  // own, made at its first event with these same options (its name
+  // "<binding>:<name or hex id>"), that loads the worker's main module for
+  // its class; its storage is kept in memory outside that isolate
+  // (heapprof/runtime/durable_object_host.h, js/durable_objects.js).
   std::vector<DurableObjectNamespaceOptions> durable_objects;
+  // Called on the calling thread when an object's isolate has been made,
+  // before its module loads (to open a profiling window from its start).
+  std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_created;
+  // Called on an object's isolate's thread when its heap nears its limit,
+  // before its JavaScript is terminated (e.g. to capture its in-use profile);
+  // the call into it then fails, naming the object, and the worker serves on.
+  std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_near_heap_limit;
+  // An object that received no event for this long is evicted before the
+  // next call into any object: its isolate is dropped, its storage kept, and
+  // a new isolate is made for it at its next event (a restart). Zero: never.
+  std::chrono::milliseconds durable_object_idle_limit{0};
+  // Called on the calling thread just before an object's isolate is dropped
+  // by eviction (e.g. to close a profiling window on it).
+  std::function<void(const DurableObjectReport& object, WorkerRuntime& runtime)> on_durable_object_evicted;
   // A module whose default export's fetch(request) answers the worker's
   // fetch() subrequests (a Request in, a Response out), loaded into the
   // worker's isolate (its allocations count there too). Empty: fetch() rejects,
@@ -158,6 +182,9 @@ class WorkerRuntime {
 
   // Every Durable Object that received an event so far, namespace by namespace.
   Result<std::vector<DurableObjectReport>> DurableObjects();
+  // The runtime of the object binding:NAME (NAME its idFromName name or its
+  // 64-hex id), owned by this worker's runtime; null before its first event.
+  WorkerRuntime* DurableObjectRuntime(std::string_view binding, std::string_view name_or_id);
 
   HeapUsage heap_usage() const;
   bool heap_limit_reached() const;
@@ -166,7 +193,11 @@ class WorkerRuntime {
   struct State;
 
  private:
+  friend class internal::DurableObjectHost;
   explicit WorkerRuntime(std::unique_ptr<State> state);
+  // Create, for the worker (`objects` null: it owns its objects' host) or
+  // for one of its objects (the worker's host).
+  static Result<WorkerRuntime> CreateWith(const WorkerOptions& options, internal::DurableObjectHost* objects);
   std::unique_ptr<State> state_;
 };
 
