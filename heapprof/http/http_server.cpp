@@ -50,12 +50,6 @@ constexpr size_t kTrimAfterBytes = size_t{1} << 20;
 // The wait after an accept() failure at most (the first is the options').
 constexpr auto kMaxAcceptBackoff = std::chrono::milliseconds(1000);
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
 
 void CancelSignal::Cancel() {
@@ -91,13 +85,6 @@ void CancelSignal::Remove(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   callbacks_.erase(std::remove_if(callbacks_.begin(), callbacks_.end(), [&](const auto& c) { return c.first == id; }),
                    callbacks_.end());
-}
-
-std::string_view HeaderValue(const HttpHeaders& headers, std::string_view name) {
-  for (const auto& [n, v] : headers) {
-    if (EqualsNoCase(n, name)) return v;
-  }
-  return {};
 }
 
 HttpResponse TextResponse(int status, std::string_view text) {

@@ -208,7 +208,7 @@ Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::V
   WorkerResponse out;
   v8::Local<v8::Value> status = part(0);
   if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
-  out.status_text = internal::ValueToString(isolate, context, part(1));
+  out.reason = internal::ValueToString(isolate, context, part(1));
   v8::Local<v8::Array> headers = part(2).As<v8::Array>();
   for (uint32_t i = 0; i + 1 < headers->Length(); i += 2) {
     out.headers.emplace_back(internal::ValueToString(isolate, context, headers->Get(context, i).ToLocalChecked()),

@@ -81,10 +81,7 @@ class LiveService::Impl {
     Status queued = pool_->Submit(replica.value(), std::move(wr), [shared, name](Result<WorkerResponse> r) {
       HttpResponse response;
       if (r.ok()) {
-        response.status = r->status;
-        response.reason = std::move(r->status_text);
-        response.headers = std::move(r->headers);
-        response.body = std::move(r->body);
+        response = std::move(r).value();  // the worker's answer is the HTTP response
       } else {
         response = TextResponse(HttpStatusForWorkerError(r.status()), r.status().message());
       }

@@ -357,7 +357,7 @@ TEST_CASE("a response carries its status, headers and body bytes") {
   auto json = get("/json");
   REQUIRE(json.ok());
   CHECK(json->status == 201);
-  CHECK(json->status_text == "Created");
+  CHECK(json->reason == "Created");
   CHECK(json->body == "{\"\xc3\xa9\":\"\xc3\xbc\"}");
   CHECK(json->headers.size() == 3);
   CHECK(get("/echo", "posted body")->body == "posted body");

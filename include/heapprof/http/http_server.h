@@ -14,11 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/core/http_message.h"
 #include "heapprof/core/status.h"
 
 namespace heapprof {
-
-using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
 // A flag that one side raises once (the client went away, the holder
 // cancelled) and the other waits on or reacts to. Thread-safe.
@@ -40,30 +39,6 @@ class CancelSignal {
   std::vector<std::pair<uint64_t, std::function<void()>>> callbacks_;
 };
 
-struct HttpRequest {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // as sent: path and query, e.g. "/debug/pprof/heap?seconds=2"
-  HttpHeaders headers;
-  std::string body;
-  std::string remote;  // peer "address:port"
-  // Raised when the client closes its connection before the answer is
-  // written (within a second: at once for a reset or, over HTTP/1.0, a FIN),
-  // so a handler that takes long (a profiling window) can stop working for
-  // nobody. A client that only half-closed (shutdown(SHUT_WR) after its
-  // request) is still there and keeps it unraised. Set by HttpServer on
-  // every request; may be null for requests made elsewhere.
-  std::shared_ptr<CancelSignal> client_gone;
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string reason;   // status text; empty: the standard one
-  HttpHeaders headers;  // Content-Length is set by the server
-  std::string body;
-};
-
-// A request's header value (names compare case-insensitively), or "" when absent.
-std::string_view HeaderValue(const HttpHeaders& headers, std::string_view name);
 // A plain-text response: `status` with `text` and a trailing newline.
 HttpResponse TextResponse(int status, std::string_view text);
 

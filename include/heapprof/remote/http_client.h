@@ -10,23 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/core/http_message.h"
 #include "heapprof/core/status.h"
 #include "heapprof/remote/devtools_client.h"
 
 namespace heapprof::remote {
 
-struct HttpRequest {
-  std::string method = "GET";
-  std::string target = "/";                                  // path and query
-  std::vector<std::pair<std::string, std::string>> headers;  // Host is added when absent
-  std::string body;
-};
-
-struct HttpResponse {
-  int status = 0;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-};
+// The requests and responses of heapprof's server (heapprof/core/http_message.h).
+using heapprof::HttpRequest;
+using heapprof::HttpResponse;
 
 // Sends one request and reads the whole response. kUnavailable when nothing
 // listens or the server closes early; kDeadlineExceeded when `timeout` passes

@@ -6,22 +6,21 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/core/http_message.h"
+
 namespace heapprof {
 
 // One request handed to the worker.
 struct WorkerRequest {
   std::string method = "GET";
   std::string url;
-  std::vector<std::pair<std::string, std::string>> headers;
+  HttpHeaders headers;
   std::string body;  // bytes; request.text() / request.json() / request.arrayBuffer(); empty for none
 };
 
-// What a handler answered.
-struct WorkerResponse {
-  int status = 200;  // response.status
-  std::string status_text;
-  std::vector<std::pair<std::string, std::string>> headers;  // lower-case names, in Headers iteration order
-  std::string body;                                          // the body's bytes (a string body as UTF-8)
-};
+// What a handler answered: status, reason (response.statusText), headers
+// (lower-case names, in Headers iteration order) and the body's bytes (a
+// string body as UTF-8); the HTTP response heapprof's server sends as it is.
+using WorkerResponse = HttpResponse;
 
 }  // namespace heapprof
