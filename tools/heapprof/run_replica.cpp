@@ -1,0 +1,182 @@
+// A `heapprof run` replica's thread: its isolate, the worker loaded, the
+// request loop, the window closed (run_replica.h).
+#include "tools/heapprof/run_replica.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapprof/workload/traffic.h"
+#include "tools/heapprof/interrupt.h"
+
+namespace heapprof::cli {
+namespace {
+
+// How a failed Dispatch counts, or nullopt when the run cannot go on.
+std::optional<RequestFailure> ClassifyFailure(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kDeadlineExceeded:
+      return RequestFailure::kTimedOut;
+    case ErrorCode::kScriptError:
+      return status.message().find(" promise was rejected: ") != std::string::npos ? RequestFailure::kRejected
+                                                                                   : RequestFailure::kThrown;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+ReplicaThread::ReplicaThread(Run& run, Replica& r)
+    : run_(run),
+      r_(r),
+      plan_(run.plan),
+      controller_(run.controller),
+      out_(r.out),
+      continuous_(run.plan.continuous_ns > 0),
+      object_window_(r.profiled && !run.plan.object_target.empty()),
+      object_(run.plan.object_target, run.plan.session) {}
+
+void ReplicaThread::MarkDone() {
+  if (counted_done_) return;
+  counted_done_ = true;
+  {
+    std::lock_guard<std::mutex> lock(run_.mu);
+    ++run_.all_done;
+    if (r_.profiled) ++run_.profiled_done;
+  }
+  run_.cv.notify_all();
+}
+
+void ReplicaThread::Main() {
+  out_.name = r_.name;
+  options_ = MakeOptions();
+  Result<WorkerRuntime> created = WorkerRuntime::Create(options_);
+  if (!created.ok()) {
+    out_.failure = created.status();
+    return MarkDone();
+  }
+  runtime_.emplace(std::move(created).value());
+  {
+    std::lock_guard<std::mutex> lock(r_.mu);
+    r_.runtime = &*runtime_;
+  }
+  // A signal may have arrived before the runtime was published.
+  if (InterruptWatcher::received() != 0) runtime_->Terminate();
+  if (Status registered = Register(); !registered.ok()) out_.failure = registered;
+
+  if (out_.failure.ok() && r_.profiled && !object_window_ && plan_.from_start) {
+    OpenWindow();
+    opened_ = Clock::now();
+  }
+  Status loaded = out_.failure.ok() ? runtime_->LoadFile(plan_.worker) : out_.failure;
+  out_.kind = runtime_->kind();
+  if (!loaded.ok()) {
+    if (InterruptWatcher::received() == 0) out_.failure = loaded;
+  } else {
+    Loop();
+  }
+  Finish();
+}
+
+void ReplicaThread::Loop() {
+  WorkerRuntime& runtime = *runtime_;
+  for (;;) {
+    uint64_t served = r_.served.load();
+    if (r_.profiled && !object_window_ && !out_.window_opened && served >= plan_.warmup_requests &&
+        Since(start_) >= plan_.warmup_ns) {
+      OpenWindow();
+      opened_ = Clock::now();
+      if (!out_.failure.ok()) break;
+    }
+    if (served >= plan_.max_requests || Since(start_) >= plan_.max_duration_ns || run_.over.load() ||
+        InterruptWatcher::received() != 0) {
+      break;
+    }
+    if (out_.window_opened && !continuous_ && (WindowEnded() || object_.ended() || Since(opened_) >= plan_.window_ns)) {
+      break;
+    }
+    const WorkerRequest request =
+        plan_.traffic.empty() ? SyntheticRequest(served) : plan_.traffic[served % plan_.traffic.size()];
+    Result<WorkerResponse> response = runtime.Dispatch(request);
+    if (!plan_.responses_out.empty() && (response.ok() || InterruptWatcher::received() == 0)) {
+      out_.responses += ResponseRecord(served, request, response);
+      out_.responses += '\n';
+    }
+    if (!response.ok()) {
+      if (InterruptWatcher::received() != 0) break;  // terminated mid-request: not counted
+      std::optional<RequestFailure> kind = ClassifyFailure(response.status());
+      if (!kind) {  // the heap limit, or the runtime itself failed: the run cannot go on
+        out_.failure = response.status();
+        break;
+      }
+      // A failed request counts; the run goes on (the report judges the share).
+      const std::string& message = response.status().message();
+      const std::string prefix = request.method + " " + request.url + ": ";
+      out_.requests.AddFailure(*kind, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
+    } else {
+      out_.requests.AddResponse(response->status);
+    }
+    r_.served.store(served + 1);
+    controller_.Pump(runtime.isolate());
+    if (leaks_active_) LeakSnapshot(/*due_only=*/true);
+    if ((served & 63) == 0) {
+      HeapUsage heap = runtime.heap_usage();
+      r_.heap_used = heap.used_bytes;
+      r_.heap_limit = heap.limit_bytes;
+    }
+  }
+}
+
+// The run is over for this replica: the last leak snapshot, the counts, the
+// window closed (the controller answered until it has ended), the objects read.
+void ReplicaThread::Finish() {
+  WorkerRuntime& runtime = *runtime_;
+  out_.heap_limit = out_.failure.code() == ErrorCode::kResourceExhausted;
+  // The session's last snapshot, unless the isolate is past its limit (the
+  // near-limit capture holds what was alive then).
+  if (leaks_active_ && !runtime.heap_limit_reached()) LeakSnapshot(/*due_only=*/false);
+  out_.served = r_.served.load();
+  out_.serving_ns = Since(start_);
+  out_.heap = runtime.heap_usage();
+  if (out_.window_opened) out_.window_requests = out_.served - out_.window_opened_at;
+
+  if (out_.window_opened) {
+    controller_.EndWindows(r_.name);
+    while (controller_.Profiling(r_.name)) {
+      controller_.Pump(runtime.isolate());
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (object_window_) {
+    Result<WindowProfile> window = object_.Close();
+    if (window.status().code() == ErrorCode::kResourceExhausted) {
+      // Closed near the object's heap limit: the near-limit capture holds its profile.
+    } else if (window.ok() || out_.window_opened) {
+      out_.window.emplace(std::move(window));
+    } else if (out_.failure.ok() && InterruptWatcher::received() == 0) {
+      out_.failure = window.status();
+    }
+  }
+  // After the window: reading them allocates in the isolate.
+  if (Result<std::vector<DurableObjectReport>> objects = runtime.DurableObjects(); objects.ok()) {
+    out_.durable_objects = std::move(objects.value());
+  }
+  r_.window_open = false;
+  {
+    std::lock_guard<std::mutex> lock(r_.mu);
+    r_.runtime = nullptr;
+  }
+  (void)controller_.Unregister(r_.name);
+  MarkDone();
+}
+
+void ServeReplica(Run& run, Replica& r) {
+  ReplicaThread thread(run, r);
+  thread.Main();
+}
+
+}  // namespace heapprof::cli
