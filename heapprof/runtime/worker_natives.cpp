@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "heapprof/runtime/lazy_runtime.h"
 #include "heapprof/runtime/durable_object_host.h"
+#include "heapprof/runtime/lazy_runtime.h"
 #include "heapprof/runtime/worker_compression.h"
 #include "heapprof/runtime/worker_crypto.h"
 #include "heapprof/runtime/worker_prelude.h"
