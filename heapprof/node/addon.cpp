@@ -50,6 +50,22 @@ bool ReadUint(const v8::FunctionCallbackInfo<v8::Value>& info, int index, const 
   return true;
 }
 
+bool ReadStartArgs(const v8::FunctionCallbackInfo<v8::Value>& info, AddonState& state, StartArgs& args) {
+  v8::Isolate* isolate = info.GetIsolate();
+  uint64_t depth = static_cast<uint64_t>(args.depth);
+  if (!ReadUint(info, 0, "interval", args.interval) || !ReadUint(info, 1, "depth", depth)) return false;
+  if (depth > 1024) {
+    Throw(isolate, "depth must be between 1 and 1024");
+    return false;
+  }
+  args.depth = static_cast<int>(depth);
+  if (info.Length() > 2 && !info[2]->IsUndefined()) args.full_gc = info[2]->BooleanValue(isolate);
+  state.full_gc.Reset();
+  args.gc_function = info.Length() > 3 && info[3]->IsFunction();
+  if (args.gc_function) state.full_gc.Reset(isolate, info[3].As<v8::Function>());
+  return true;
+}
+
 // Calls the gc() kept in the state: a plain full GC that first finishes any
 // incremental marking. Runs inside stop(), so a context is entered; no user
 // JavaScript runs (gc is a V8 builtin).
@@ -77,21 +93,12 @@ void Start(const v8::FunctionCallbackInfo<v8::Value>& info) {
     return;
   }
   SessionOptions options;
-  uint64_t interval = options.interval_bytes;
-  uint64_t depth = static_cast<uint64_t>(options.max_stack_depth);
-  if (!ReadUint(info, 0, "interval", interval) || !ReadUint(info, 1, "depth", depth)) return;
-  if (depth > 1024) {
-    Throw(isolate, "depth must be between 1 and 1024");
-    return;
-  }
-  options.interval_bytes = interval;
-  options.max_stack_depth = static_cast<int>(depth);
-  if (info.Length() > 2 && !info[2]->IsUndefined()) options.gc_before_snapshot = info[2]->BooleanValue(isolate);
-  state.full_gc.Reset();
-  if (info.Length() > 3 && info[3]->IsFunction()) {
-    state.full_gc.Reset(isolate, info[3].As<v8::Function>());
-    options.full_gc = [&state] { RunFullGc(state); };
-  }
+  StartArgs args{options.interval_bytes, options.max_stack_depth, options.gc_before_snapshot};
+  if (!ReadStartArgs(info, state, args)) return;
+  options.interval_bytes = args.interval;
+  options.max_stack_depth = args.depth;
+  options.gc_before_snapshot = args.full_gc;
+  if (args.gc_function) options.full_gc = [&state] { RunFullGc(state); };
   options.isolate_name = "node";
   Result<Session> session = Session::Start(isolate, options);
   if (!session.ok()) {

@@ -50,6 +50,16 @@ void Throw(v8::Isolate* isolate, const std::string& message);
 // Reads the optional positive integer argument `index` into `out`; false
 // (and a thrown Error naming `what`) on bad input (addon.cpp).
 bool ReadUint(const v8::FunctionCallbackInfo<v8::Value>& info, int index, const char* what, uint64_t& out);
+// The arguments start() and leaksStart() share: (interval, depth,
+// gcBeforeSnapshot, gc). The fields hold the defaults when called; false
+// (and a thrown Error) on bad input; a gc function is kept in state.full_gc.
+struct StartArgs {
+  uint64_t interval = 0;
+  int depth = 0;
+  bool full_gc = true;
+  bool gc_function = false;
+};
+bool ReadStartArgs(const v8::FunctionCallbackInfo<v8::Value>& info, AddonState& state, StartArgs& args);
 // Sets exports[name] = fn (addon.cpp).
 void SetMethod(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, const char* name,
                v8::FunctionCallback fn);

@@ -46,21 +46,12 @@ void LeaksStart(const v8::FunctionCallbackInfo<v8::Value>& info) {
     return;
   }
   SamplerOptions options;
-  uint64_t interval = options.interval_bytes;
-  uint64_t depth = static_cast<uint64_t>(options.max_stack_depth);
-  if (!ReadUint(info, 0, "interval", interval) || !ReadUint(info, 1, "depth", depth)) return;
-  if (depth > 1024) {
-    Throw(isolate, "depth must be between 1 and 1024");
-    return;
-  }
-  options.interval_bytes = interval;
-  options.max_stack_depth = static_cast<int>(depth);
-  const bool full_gc = info.Length() > 2 && !info[2]->IsUndefined() ? info[2]->BooleanValue(isolate) : true;
-  state.full_gc.Reset();
-  if (info.Length() > 3 && info[3]->IsFunction()) {
-    state.full_gc.Reset(isolate, info[3].As<v8::Function>());
-    options.full_gc = [&state] { RunFullGc(state); };
-  }
+  StartArgs args{options.interval_bytes, options.max_stack_depth, /*full_gc=*/true};
+  if (!ReadStartArgs(info, state, args)) return;
+  options.interval_bytes = args.interval;
+  options.max_stack_depth = args.depth;
+  const bool full_gc = args.full_gc;
+  if (args.gc_function) options.full_gc = [&state] { RunFullGc(state); };
   Result<std::unique_ptr<Sampler>> sampler = Sampler::Start(isolate, options);
   if (!sampler.ok()) {
     const Status& s = sampler.status();
