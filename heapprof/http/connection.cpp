@@ -241,9 +241,15 @@ class StreamConnection final : public Connection, public std::enable_shared_from
     watching_ = true;
     half_closed_ = false;
     WatchForClose();
+    // The connection keeps itself alive until its answer is written; the
+    // responder only points at it, so a responder kept (or dropped) after the
+    // server is gone touches nothing of the server's.
+    handling_ = this->shared_from_this();
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    HttpResponder respond = [self = this->shared_from_this(), answered](HttpResponse response) {
+    HttpResponder respond = [weak = this->weak_from_this(), answered](HttpResponse response) {
       if (answered->exchange(true)) return;
+      std::shared_ptr<StreamConnection> self = weak.lock();
+      if (!self) return;
       net::post(self->stream_.get_executor(),
                 [self, response = std::move(response)]() mutable { self->Write(std::move(response)); });
     };
@@ -350,6 +356,7 @@ class StreamConnection final : public Connection, public std::enable_shared_from
     http::async_write(stream_, *res, [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
       self->listener_.Ended();
       self->listener_.Release(std::exchange(self->reserved_, 0));
+      self->handling_.reset();  // `self` holds it until this handler returns
       if (!ec && self->refused_) return self->Linger(0);
       if (ec) return self->Close();
       if (!res->keep_alive()) return self->Finish();
@@ -430,7 +437,8 @@ class StreamConnection final : public Connection, public std::enable_shared_from
   bool refused_ = false;
   std::array<char, 4096> drain_{};
   std::shared_ptr<CancelSignal> client_gone_;
-  std::optional<HttpResponse> pending_;  // an answer waiting for the probe's write
+  std::shared_ptr<StreamConnection> handling_;  // itself, from a request's start to its answer's end
+  std::optional<HttpResponse> pending_;         // an answer waiting for the probe's write
   std::chrono::steady_clock::time_point last_probe_;
   unsigned version_ = 11;
   bool watching_ = false;

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "heapprof/http/http_server.h"
 
@@ -213,7 +214,36 @@ TEST_CASE("http server: a client that closes while its request is handled raises
   CHECK(cv.wait_for(lock, std::chrono::seconds(10), [&] { return fired.load(); }));
   lock.unlock();
   held(TextResponse(200, "too late"));  // answering a gone client is harmless
-  held = nullptr;                       // a responder holds its connection, which must go before the server does
+}
+
+TEST_CASE("http server: a responder kept after the server is destroyed touches nothing of it", "[http]") {
+  std::mutex mu;
+  std::vector<HttpResponder> held;
+  std::string answer;
+  {
+    auto server = HttpServer::Start({}, [&](HttpRequest, HttpResponder respond) {
+      std::lock_guard<std::mutex> lock(mu);
+      held.push_back(std::move(respond));
+    });
+    REQUIRE(server.ok());
+    int fd = Connect(server.value()->port());
+    Send(fd, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < 1000; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!held.empty()) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    REQUIRE(held.size() == 1);
+    held[0](TextResponse(200, "answered"));
+    answer = ReadUntilClosed(fd);
+    ::close(fd);
+  }
+  CHECK(StatusOf(answer) == 200);
+  held[0](TextResponse(200, "twice"));  // a second call, with the server gone, does nothing
+  held.clear();                         // the last copy goes after the server (AddressSanitizer checks this)
 }
 
 TEST_CASE("http server: a pipelined request while one is handled does not count as a close", "[http]") {

@@ -53,6 +53,7 @@ class FakeWorkerd {
   ~FakeWorkerd() {
     std::lock_guard lock(mu_);
     for (HttpResponder& r : held_) r(TextResponse(200, "late"));
+    held_.clear();
   }
   remote::HostPort address() const {
     Result<remote::HostPort> a = remote::ParseHostPort("127.0.0.1:" + std::to_string(server_->port()));

@@ -42,7 +42,9 @@ class CancelSignal {
 // A plain-text response: `status` with `text` and a trailing newline.
 HttpResponse TextResponse(int status, std::string_view text);
 
-// Answers one request; call exactly once, from any thread.
+// Answers one request; call exactly once, from any thread. The server waits
+// for every answer when it shuts down; a responder may outlive the server
+// (a call after that does nothing).
 using HttpResponder = std::function<void(HttpResponse)>;
 using HttpHandler = std::function<void(HttpRequest, HttpResponder)>;
 
