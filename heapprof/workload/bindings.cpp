@@ -5,6 +5,7 @@
 
 #include <cpptoml.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -13,11 +14,8 @@
 namespace heapprof {
 namespace {
 
+using internal::ConfigError;
 using nlohmann::json;
-
-Status Bad(std::string_view name, const std::string& message) {
-  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", name, message));
-}
 
 // A TOML value as JSON (vars may be strings, numbers, booleans, arrays or tables).
 json TomlToJson(const std::shared_ptr<cpptoml::base>& value) {
@@ -45,7 +43,7 @@ json TomlToJson(const std::shared_ptr<cpptoml::base>& value) {
 
 Status AddKv(WorkerBindings& bindings, const json& entry, std::string_view name) {
   if (!entry.is_object() || !entry.contains("binding") || !entry["binding"].is_string()) {
-    return Bad(name, "each kv_namespaces entry needs a binding (a string)");
+    return ConfigError(name, "each kv_namespaces entry needs a binding (a string)");
   }
   std::string binding = entry["binding"].get<std::string>();
   if (bindings.FindKv(binding) == nullptr) bindings.kv.push_back({binding, {}});
@@ -56,6 +54,14 @@ Status AddKv(WorkerBindings& bindings, const json& entry, std::string_view name)
 
 namespace internal {
 
+Status ConfigError(std::string_view name, const std::string& message) {
+  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", name, message));
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
 Result<json> ParseConfigText(std::string_view text, std::string_view name, bool toml) {
   if (toml) {
     std::istringstream in{std::string(text)};
@@ -64,24 +70,24 @@ Result<json> ParseConfigText(std::string_view text, std::string_view name, bool 
       cpptoml::parser parser(in);
       config = parser.parse();
     } catch (const std::exception& e) {
-      return Bad(name, std::string("not valid TOML: ") + e.what());
+      return ConfigError(name, std::string("not valid TOML: ") + e.what());
     }
     return TomlToJson(config);
   }
   json config = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (config.is_discarded()) return Bad(name, "not valid JSON (comments are allowed; trailing commas are not)");
+  if (config.is_discarded()) return ConfigError(name, "not valid JSON (comments are allowed; trailing commas are not)");
   return config;
 }
 
 Result<WorkerBindings> BindingsFromConfig(const json& config, std::string_view name) {
   WorkerBindings bindings;
-  if (!config.is_object()) return Bad(name, "the configuration must be an object");
+  if (!config.is_object()) return ConfigError(name, "the configuration must be an object");
   if (config.contains("vars")) {
-    if (!config["vars"].is_object()) return Bad(name, "vars must be a table of name = value");
+    if (!config["vars"].is_object()) return ConfigError(name, "vars must be a table of name = value");
     for (const auto& [key, value] : config["vars"].items()) bindings.SetVar(key, value.dump());
   }
   if (config.contains("kv_namespaces")) {
-    if (!config["kv_namespaces"].is_array()) return Bad(name, "kv_namespaces must be an array of tables");
+    if (!config["kv_namespaces"].is_array()) return ConfigError(name, "kv_namespaces must be an array of tables");
     for (const json& entry : config["kv_namespaces"]) {
       if (Status s = AddKv(bindings, entry, name); !s.ok()) return s;
     }
@@ -143,7 +149,7 @@ Status ParseDevVars(std::string_view text, std::string_view name, WorkerBindings
       if (line.rfind("export ", 0) == 0) line = Trim(line.substr(7));
       size_t eq = line.find('=');
       if (eq == std::string::npos || Trim(line.substr(0, eq)).empty()) {
-        return Bad(fmt::format("{}:{}", name, line_no), "expected NAME=value");
+        return ConfigError(fmt::format("{}:{}", name, line_no), "expected NAME=value");
       }
       std::string value = Trim(line.substr(eq + 1));
       if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
@@ -158,14 +164,14 @@ Status ParseDevVars(std::string_view text, std::string_view name, WorkerBindings
 
 Status ParseEnvJson(std::string_view text, std::string_view name, WorkerBindings& into) {
   json object = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (object.is_discarded() || !object.is_object()) return Bad(name, "expected a JSON object of name: value");
+  if (object.is_discarded() || !object.is_object()) return ConfigError(name, "expected a JSON object of name: value");
   for (const auto& [key, value] : object.items()) into.SetVar(key, value.dump());
   return Status::Ok();
 }
 
 Status ParseKvData(std::string_view text, std::string_view name, KvNamespace& into) {
   json object = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (object.is_discarded() || !object.is_object()) return Bad(name, "expected a JSON object of key: value");
+  if (object.is_discarded() || !object.is_object()) return ConfigError(name, "expected a JSON object of key: value");
   for (const auto& [key, value] : object.items()) {
     into.entries.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   }

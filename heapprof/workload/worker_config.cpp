@@ -1,5 +1,5 @@
 // A worker's configuration: wrangler.toml / wrangler.jsonc, .dev.vars and
-// flags read into one model, and what a runtime does not honour of it.
+// flags read into one model (what a runtime honours of it: worker_config_check.cpp).
 #include "heapprof/workload/worker_config.h"
 
 #include <fmt/format.h>
@@ -15,28 +15,26 @@ namespace heapprof {
 namespace {
 
 namespace fs = std::filesystem;
+using internal::ConfigError;
+using internal::Contains;
 using nlohmann::json;
-
-Status Bad(std::string_view name, const std::string& message) {
-  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", name, message));
-}
 
 // A string member ("" when absent), or an error naming `where`.
 Result<std::string> String(const json& object, const char* key, std::string_view where, bool required = false) {
   if (!object.contains(key)) {
-    if (required) return Bad(where, fmt::format("needs {} (a string)", key));
+    if (required) return ConfigError(where, fmt::format("needs {} (a string)", key));
     return std::string();
   }
-  if (!object[key].is_string()) return Bad(where, fmt::format("{} must be a string", key));
+  if (!object[key].is_string()) return ConfigError(where, fmt::format("{} must be a string", key));
   return object[key].get<std::string>();
 }
 
 Result<std::vector<std::string>> Strings(const json& object, const char* key, std::string_view where) {
   std::vector<std::string> out;
   if (!object.contains(key)) return out;
-  if (!object[key].is_array()) return Bad(where, fmt::format("{} must be an array of strings", key));
+  if (!object[key].is_array()) return ConfigError(where, fmt::format("{} must be an array of strings", key));
   for (const json& item : object[key]) {
-    if (!item.is_string()) return Bad(where, fmt::format("{} must be an array of strings", key));
+    if (!item.is_string()) return ConfigError(where, fmt::format("{} must be an array of strings", key));
     out.push_back(item.get<std::string>());
   }
   return out;
@@ -46,11 +44,11 @@ Result<std::vector<std::string>> Strings(const json& object, const char* key, st
 template <typename Read>
 Status Tables(const json& object, const char* key, std::string_view name, Read read) {
   if (!object.contains(key)) return Status::Ok();
-  if (!object[key].is_array()) return Bad(name, fmt::format("{} must be an array of tables", key));
+  if (!object[key].is_array()) return ConfigError(name, fmt::format("{} must be an array of tables", key));
   size_t i = 0;
   for (const json& entry : object[key]) {
     const std::string where = fmt::format("{}: {}[{}]", name, key, i++);
-    if (!entry.is_object()) return Bad(where, "must be a table");
+    if (!entry.is_object()) return ConfigError(where, "must be a table");
     if (Status s = read(entry, where); !s.ok()) return s;
   }
   return Status::Ok();
@@ -60,9 +58,9 @@ Result<std::vector<std::pair<std::string, std::string>>> StringTable(const json&
                                                                      std::string_view name) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!config.contains(key)) return out;
-  if (!config[key].is_object()) return Bad(name, fmt::format("{} must be a table of name = \"value\"", key));
+  if (!config[key].is_object()) return ConfigError(name, fmt::format("{} must be a table of name = \"value\"", key));
   for (const auto& [k, v] : config[key].items()) {
-    if (!v.is_string()) return Bad(name, fmt::format("{}.{} must be a string", key, k));
+    if (!v.is_string()) return ConfigError(name, fmt::format("{}.{} must be a string", key, k));
     out.emplace_back(k, v.get<std::string>());
   }
   return out;
@@ -76,7 +74,7 @@ Result<std::vector<std::pair<std::string, std::string>>> StringTable(const json&
 Status ReadDurableObjects(const json& config, std::string_view name, WorkerConfig& out) {
   if (!config.contains("durable_objects")) return Status::Ok();
   const json& section = config["durable_objects"];
-  if (!section.is_object()) return Bad(name, "durable_objects must be a table with bindings = [...]");
+  if (!section.is_object()) return ConfigError(name, "durable_objects must be a table with bindings = [...]");
   return Tables(section, "bindings", fmt::format("{}: durable_objects", name),
                 [&](const json& e, std::string_view where) {
                   HEAPPROF_TRY(binding, String(e, "name", where, true));
@@ -124,7 +122,7 @@ Status ReadNamed(const json& object, const char* key, const char* target, std::s
 Status ReadQueues(const json& config, std::string_view name, WorkerConfig& out) {
   if (!config.contains("queues")) return Status::Ok();
   const json& queues = config["queues"];
-  if (!queues.is_object()) return Bad(name, "queues must be a table (producers, consumers)");
+  if (!queues.is_object()) return ConfigError(name, "queues must be a table (producers, consumers)");
   const std::string where = fmt::format("{}: queues", name);
   if (Status s = ReadNamed(queues, "producers", "queue", where, out.queue_producers); !s.ok()) return s;
   return Tables(queues, "consumers", where, [&](const json& e, std::string_view at) {
@@ -133,7 +131,7 @@ Status ReadQueues(const json& config, std::string_view name, WorkerConfig& out) 
     if (e.contains("max_batch_size")) {
       if (!e["max_batch_size"].is_number_integer() || e["max_batch_size"].get<int64_t>() < 1 ||
           e["max_batch_size"].get<int64_t>() > 100) {
-        return Bad(at, "max_batch_size must be a whole number from 1 to 100");
+        return ConfigError(at, "max_batch_size must be a whole number from 1 to 100");
       }
       c.max_batch_size = e["max_batch_size"].get<int>();
     }
@@ -142,111 +140,11 @@ Status ReadQueues(const json& config, std::string_view name, WorkerConfig& out) 
   });
 }
 
-bool Contains(const std::vector<std::string>& list, std::string_view item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
-
 void AddKey(WorkerConfig& config, const std::string& key) {
   if (!Contains(config.keys, key)) config.keys.push_back(key);
 }
 
-const ConfigKeyInfo* FindKey(std::string_view key) {
-  for (const ConfigKeyInfo& info : KnownConfigKeys()) {
-    if (key == info.key) return &info;
-  }
-  return nullptr;
-}
-
 }  // namespace
-
-const std::vector<ConfigKeyInfo>& KnownConfigKeys() {
-  static const std::vector<ConfigKeyInfo> kKeys = {
-      // What the worker is and which runtime behaviour it asks for.
-      {"name", false, "the worker's name"},
-      {"main", false, "the entry module"},
-      {"compatibility_date", false, "the runtime behaviour of this date"},
-      {"compatibility_flags", false, "runtime behaviours switched on or off (flags like nodejs_compat are needed)"},
-      // Bindings: env.<name> the code calls.
-      {"vars", true, "env vars"},
-      {"kv_namespaces", true, "KV namespaces"},
-      {"durable_objects", true, "Durable Object namespaces"},
-      {"migrations", false, "Durable Object class migrations"},
-      {"services", true, "service bindings to other workers"},
-      {"r2_buckets", true, "R2 buckets"},
-      {"d1_databases", true, "D1 databases"},
-      {"queues.producers", true, "queue producers (env.<binding>.send)"},
-      {"queues.consumers", false, "queue events for the queue() handler"},
-      {"triggers", false, "scheduled events (crons) for the scheduled() handler"},
-      {"ai", true, "the Workers AI binding"},
-      {"browser", true, "the browser rendering binding"},
-      {"vectorize", true, "Vectorize indexes"},
-      {"hyperdrive", true, "Hyperdrive configurations"},
-      {"analytics_engine_datasets", true, "Analytics Engine datasets"},
-      {"send_email", true, "email sending bindings"},
-      {"mtls_certificates", true, "mTLS certificate bindings"},
-      {"dispatch_namespaces", true, "dispatch namespaces"},
-      {"workflows", true, "Workflows bindings"},
-      {"pipelines", true, "Pipelines bindings"},
-      {"secrets_store_secrets", true, "Secrets Store bindings"},
-      {"version_metadata", true, "the version metadata binding"},
-      {"ratelimits", true, "rate limiting bindings"},
-      {"worker_loaders", true, "worker loader bindings"},
-      {"images", true, "the Images binding"},
-      {"containers", true, "containers of Durable Objects"},
-      {"assets", true, "static assets served before the worker (and their binding)"},
-      {"site", true, "Workers Sites static content"},
-      {"wasm_modules", true, "service-worker Wasm bindings"},
-      {"text_blobs", true, "service-worker text bindings"},
-      {"data_blobs", true, "service-worker data bindings"},
-      {"unsafe", true, "bindings outside wrangler's schema"},
-      {"tail_consumers", false, "tail workers fed this worker's events"},
-      {"streaming_tail_consumers", false, "streaming tail workers"},
-      // Build-time: the bundle heapprof runs is already built.
-      {"define", false, "build-time replacements (apply them when bundling)"},
-      {"alias", false, "build-time module aliases (apply them when bundling)"},
-      {"build", false, "the build command (heapprof runs main as built)"},
-      {"rules", false, "bundling rules"},
-      {"find_additional_modules", false, "bundling of extra modules"},
-      {"base_dir", false, "bundling's base folder"},
-      {"preserve_file_names", false, "bundling's file names"},
-      {"no_bundle", false, "bundling switched off"},
-      {"minify", false, "minification when bundling"},
-      {"keep_names", false, "function names kept when bundling"},
-      {"node_compat", false, "wrangler's legacy build-time Node.js polyfills"},
-      {"tsconfig", false, "TypeScript settings for bundling"},
-      {"jsx_factory", false, "JSX settings for bundling"},
-      {"jsx_fragment", false, "JSX settings for bundling"},
-      {"upload_source_maps", false, "deploy only"},
-      // Deploy- and dashboard-only.
-      {"$schema", false, "the editor's schema"},
-      {"account_id", false, "deploy only"},
-      {"workers_dev", false, "deploy only"},
-      {"preview_urls", false, "deploy only"},
-      {"route", false, "deploy only"},
-      {"routes", false, "deploy only"},
-      {"zone_id", false, "deploy only"},
-      {"usage_model", false, "deploy only"},
-      {"logpush", false, "deploy only"},
-      {"observability", false, "deploy only"},
-      {"send_metrics", false, "wrangler's own telemetry"},
-      {"keep_vars", false, "deploy only"},
-      {"legacy_env", false, "deploy only"},
-      {"compliance_region", false, "deploy only"},
-      {"first_party_worker", false, "deploy only"},
-      {"placement", false, "where the platform runs the worker"},
-      {"limits", false, "the platform's CPU limit (heapprof's is --request-timeout)"},
-      {"dev", false, "wrangler dev's own settings"},
-      {"env", false, "per-environment sections (heapprof reads the top level)"},
-  };
-  return kKeys;
-}
-
-bool CompatibilityFlagIsNeeded(std::string_view flag) {
-  // The Node.js compatibility flags decide whether node:* imports resolve and
-  // Buffer / process exist: a worker built for them takes another path without.
-  return flag == "nodejs_compat" || flag == "nodejs_compat_v2" || flag == "nodejs_als" || flag == "experimental" ||
-         flag.starts_with("nodejs_compat_populate_process_env");
-}
 
 std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
   std::vector<DurableObjectClass> classes;
@@ -311,7 +209,7 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
   if (Status s = ReadNamed(config, "d1_databases", "database_name", name, out.d1_databases); !s.ok()) return s;
   if (Status s = ReadQueues(config, name, out); !s.ok()) return s;
   if (config.contains("triggers")) {
-    if (!config["triggers"].is_object()) return Bad(name, "triggers must be a table with crons = [...]");
+    if (!config["triggers"].is_object()) return ConfigError(name, "triggers must be a table with crons = [...]");
     HEAPPROF_TRY(crons, Strings(config["triggers"], "crons", fmt::format("{}: triggers", name)));
     out.crons = crons;
   }
@@ -437,94 +335,6 @@ Result<LoadedBindings> LoadBindings(const BindingSources& sources) {
   Result<WorkerConfig> config = LoadWorkerConfig(from);
   if (!config.ok()) return config.status();
   return LoadedBindings{std::move(config->bindings), std::move(config->files)};
-}
-
-std::vector<std::string> FlagsHonoured(const WorkerConfig& config, const RuntimeSupport& support) {
-  std::vector<std::string> out;
-  for (const std::string& flag : config.compatibility_flags) {
-    if (support.all_compatibility_flags || Contains(support.compatibility_flags, flag)) out.push_back(flag);
-  }
-  return out;
-}
-
-Result<ConfigVerdict> CheckWorkerConfig(const WorkerConfig& config, const RuntimeSupport& support,
-                                        const std::vector<std::string>& ignore) {
-  const std::string source = config.file.empty() ? std::string("the flags") : config.file;
-  for (const std::string& key : ignore) {
-    const bool flag = Contains(config.compatibility_flags, key);
-    if (!Contains(config.keys, key) && !flag) {
-      return Bad("--ignore-config-key " + key,
-                 fmt::format("{} has no such key{}", source,
-                             config.compatibility_flags.empty() ? "" : " or compatibility flag"));
-    }
-  }
-  ConfigVerdict verdict;
-  std::vector<std::string> needed;  // not honoured and called by the code
-  auto honoured = [&](const std::string& key) { return Contains(support.keys, key); };
-  for (const std::string& key : config.keys) {
-    if (key == "compatibility_flags" && !support.all_compatibility_flags) {
-      for (const std::string& flag : config.compatibility_flags) {
-        if (Contains(support.compatibility_flags, flag)) continue;
-        const bool ignored = Contains(ignore, flag) || Contains(ignore, key);
-        if (CompatibilityFlagIsNeeded(flag) && !ignored) {
-          needed.push_back(fmt::format("compatibility flag {}", flag));
-        } else {
-          verdict.ignored.push_back(
-              fmt::format("compatibility flag {}{}", flag, ignored ? " (--ignore-config-key)" : ""));
-        }
-      }
-      continue;
-    }
-    if (honoured(key) && Contains(ignore, key)) {
-      // Honoured, but the user asked to run without it (the caller drops it).
-      const ConfigKeyInfo* info = FindKey(key);
-      verdict.ignored.push_back(
-          fmt::format("{} ({}; --ignore-config-key)", key, info != nullptr ? info->note : "given"));
-      continue;
-    }
-    if (key == "compatibility_flags" || honoured(key)) {
-      auto partly =
-          std::find_if(support.partly.begin(), support.partly.end(), [&](const auto& p) { return p.first == key; });
-      if (partly != support.partly.end()) verdict.ignored.push_back(fmt::format("{} ({})", key, partly->second));
-      continue;
-    }
-    const ConfigKeyInfo* info = FindKey(key);
-    if (info == nullptr) {
-      verdict.ignored.push_back(key + " (unknown to heapprof)");
-    } else if (info->needed && !Contains(ignore, key)) {
-      needed.push_back(fmt::format("{} ({})", key, info->note));
-    } else {
-      verdict.ignored.push_back(fmt::format("{} ({}{})", key, info->note, info->needed ? "; --ignore-config-key" : ""));
-    }
-  }
-  // A Durable Object class of another script: a runtime that runs only the
-  // worker it is given cannot reach it.
-  if (honoured("durable_objects") && !support.other_workers && !Contains(ignore, "durable_objects")) {
-    for (const DurableObjectBinding& b : config.durable_objects) {
-      if (!b.script_name.empty() && b.script_name != config.name) {
-        return Bad(source,
-                   fmt::format("durable_objects binding {} has script_name = \"{}\": its class {} lives in the worker "
-                               "\"{}\", which {} does not run (it runs the classes of the worker it is given): {}give "
-                               "--ignore-config-key durable_objects to run without the binding",
-                               b.name, b.script_name, b.class_name, b.script_name, support.runtime,
-                               support.instead.empty()
-                                   ? std::string()
-                                   : fmt::format("{} --service {}=FOLDER, or ", support.instead, b.script_name)));
-      }
-    }
-  }
-  if (!needed.empty()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{}: {} cannot honour {}, which the worker's code would call: {} "
-                             "--ignore-config-key KEY to run without it",
-                             source, support.runtime, fmt::join(needed, ", "),
-                             support.instead.empty() ? "give" : support.instead + ", or give"));
-  }
-  if (!verdict.ignored.empty()) {
-    verdict.warning =
-        fmt::format("{}: not honoured by {}: {}", source, support.runtime, fmt::join(verdict.ignored, ", "));
-  }
-  return verdict;
 }
 
 }  // namespace heapprof
