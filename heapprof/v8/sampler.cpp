@@ -163,8 +163,7 @@ class Sampler::Impl {
   // The interned stack of a node: from the cache, else resolved through the
   // tree (built at most once per snapshot, only when a node is new).
   StackId StackOf(v8::AllocationProfile& profile, std::optional<internal::AllocationTree>& tree, uint32_t node_id) {
-    auto hit = node_stacks.find(node_id);
-    if (hit != node_stacks.end()) return hit->second;
+    if (std::optional<StackId> hit = node_stacks.Find(node_id)) return *hit;
     if (!tree) tree.emplace(profile, &node_stacks);
     return tree->StackOf(isolate, node_id, *frames, *table);
   }
@@ -217,7 +216,7 @@ class Sampler::Impl {
 
   void MaybeResetStacks() {
     if (!windows.empty() || table->stacks().size() <= kResetStacksAbove) return;
-    node_stacks.clear();
+    node_stacks.Clear();
     frames.reset();
     table = std::make_unique<internal::StackTable>();
     frames = std::make_unique<internal::FrameResolver>(*table);
@@ -245,7 +244,9 @@ class Sampler::Impl {
     info.heap_limit_bytes = heap_limit_bytes;
   }
 
-  uint64_t LedgerBytes() const { return ledger.size() * sizeof(Entry) + table->MemoryBytes(); }
+  uint64_t LedgerBytes() const {
+    return ledger.size() * sizeof(Entry) + table->MemoryBytes() + node_stacks.MemoryBytes();
+  }
 };
 
 Sampler::Sampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
