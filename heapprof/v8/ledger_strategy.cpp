@@ -49,6 +49,7 @@ class LedgerStrategy final : public Strategy {
       stopping_ = true;
       CollectGarbageForSnapshot(isolate, options_.full_gc);
     }
+    ReadHeapSize(isolate, out);
     std::vector<uint64_t> live_ids;
     Record(isolate, &live_ids);
     Detach(isolate);

@@ -232,15 +232,21 @@ class Sampler::Impl {
     return true;
   }
 
-  void FillInfo(WindowInfo& info, bool gc_ran) const {
+  // The heap's used size, read after the GC and before the snapshot
+  // allocates (ReadHeapSize in heapprof/v8/strategy.h says why).
+  size_t UsedHeapBytes() const {
     v8::HeapStatistics heap;
     isolate->GetHeapStatistics(&heap);
+    return heap.used_heap_size();
+  }
+
+  void FillInfo(WindowInfo& info, bool gc_ran, size_t heap_used_bytes) const {
     info.interval_bytes = options.interval_bytes;
     info.max_stack_depth = options.max_stack_depth;
     info.v8_version = v8::V8::GetVersion();
     info.strategy = "gc-prologue-ledger";
     info.gc_before_snapshot = gc_ran;
-    info.heap_used_bytes = heap.used_heap_size();
+    info.heap_used_bytes = heap_used_bytes;
     info.heap_limit_bytes = heap_limit_bytes;
   }
 
@@ -315,6 +321,7 @@ Result<RawSnapshot> Sampler::CloseWindow(const WindowMark& mark, bool full_gc) {
   auto found = s.windows.find(mark.window);
   if (found == s.windows.end()) return Error(ErrorCode::kFailedPrecondition, "the profiling window is not open");
   bool gc_ran = s.CollectGarbage(full_gc);
+  const size_t heap_used = s.UsedHeapBytes();
   v8::HandleScope scope(s.isolate);
   // No profile: someone stopped V8's sampler under us (StopSamplingHeapProfiler
   // is not ours alone). The ledger still has the window's allocations.
@@ -351,7 +358,7 @@ Result<RawSnapshot> Sampler::CloseWindow(const WindowMark& mark, bool full_gc) {
   CompactInto(*s.table, out);
 
   WindowInfo& info = out.info;
-  s.FillInfo(info, gc_ran);
+  s.FillInfo(info, gc_ran, heap_used);
   info.start_unix_nanos = mark.start_unix_nanos;
   info.duration_nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - mark.start).count();
@@ -380,6 +387,7 @@ Result<RawSnapshot> Sampler::LiveSnapshot(bool full_gc) {
   Impl& s = *impl_;
   s.MaybeResetStacks();
   bool gc_ran = s.CollectGarbage(full_gc);
+  const size_t heap_used = s.UsedHeapBytes();
   v8::HandleScope scope(s.isolate);
   std::unique_ptr<v8::AllocationProfile> profile(s.isolate->GetHeapProfiler()->GetAllocationProfile());
   if (!profile) return Error(ErrorCode::kInternal, "V8 returned no allocation profile");
@@ -404,7 +412,7 @@ Result<RawSnapshot> Sampler::LiveSnapshot(bool full_gc) {
   std::sort(out.samples.begin(), out.samples.end(),
             [](const RawSample& a, const RawSample& b) { return a.sample_id < b.sample_id; });
   CompactInto(*s.table, out);
-  s.FillInfo(out.info, gc_ran);
+  s.FillInfo(out.info, gc_ran, heap_used);
   out.info.start_unix_nanos = UnixNanosNow();
   out.info.duration_nanos = 0;
   out.info.notes.push_back("snapshot: every live sample (in use only; alloc_* belong to windows)");
