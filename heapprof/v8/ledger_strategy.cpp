@@ -2,6 +2,7 @@
 // when its object dies, and objects die only inside a GC, so a snapshot in
 // every GC prologue sees every sample before it can vanish.
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "heapprof/v8/allocation_tree.h"
@@ -48,6 +49,7 @@ class LedgerStrategy final : public Strategy {
       stopping_ = true;
       CollectGarbageForSnapshot(isolate, options_.full_gc);
     }
+    ReadHeapSize(isolate, out);
     std::vector<uint64_t> live_ids;
     Record(isolate, &live_ids);
     Detach(isolate);
@@ -76,7 +78,9 @@ class LedgerStrategy final : public Strategy {
     return Status::Ok();
   }
 
-  size_t LedgerBytes() const { return ledger_.capacity() * sizeof(Entry) + table_.MemoryBytes(); }
+  size_t LedgerBytes() const {
+    return ledger_.capacity() * sizeof(Entry) + table_.MemoryBytes() + node_stacks_.MemoryBytes();
+  }
 
  private:
   // 8 bytes per sample id: sample ids are dense (1..N) within a window.
@@ -105,8 +109,7 @@ class LedgerStrategy final : public Strategy {
   // the tree (bench: snapshot_bench, "node cache").
   StackId StackOf(v8::Isolate* isolate, v8::AllocationProfile& profile, std::unique_ptr<AllocationTree>& tree,
                   uint32_t node_id) {
-    auto hit = node_stacks_.find(node_id);
-    if (hit != node_stacks_.end()) return hit->second;
+    if (std::optional<StackId> hit = node_stacks_.Find(node_id)) return *hit;
     if (!tree) tree = std::make_unique<AllocationTree>(profile, &node_stacks_);
     return tree->StackOf(isolate, node_id, frames_, table_);
   }

@@ -24,6 +24,7 @@ class NativeLivenessStrategy final : public Strategy {
 
   Status Finish(v8::Isolate* isolate, RawSnapshot& out) override {
     if (options_.gc_before_snapshot && !InsideGcCallback()) CollectGarbageForSnapshot(isolate, options_.full_gc);
+    ReadHeapSize(isolate, out);
     v8::HandleScope scope(isolate);
     std::unique_ptr<v8::AllocationProfile> profile(isolate->GetHeapProfiler()->GetAllocationProfile());
     if (!profile) return Error(ErrorCode::kInternal, "V8 returned no allocation profile");

@@ -163,8 +163,7 @@ class Sampler::Impl {
   // The interned stack of a node: from the cache, else resolved through the
   // tree (built at most once per snapshot, only when a node is new).
   StackId StackOf(v8::AllocationProfile& profile, std::optional<internal::AllocationTree>& tree, uint32_t node_id) {
-    auto hit = node_stacks.find(node_id);
-    if (hit != node_stacks.end()) return hit->second;
+    if (std::optional<StackId> hit = node_stacks.Find(node_id)) return *hit;
     if (!tree) tree.emplace(profile, &node_stacks);
     return tree->StackOf(isolate, node_id, *frames, *table);
   }
@@ -217,7 +216,7 @@ class Sampler::Impl {
 
   void MaybeResetStacks() {
     if (!windows.empty() || table->stacks().size() <= kResetStacksAbove) return;
-    node_stacks.clear();
+    node_stacks.Clear();
     frames.reset();
     table = std::make_unique<internal::StackTable>();
     frames = std::make_unique<internal::FrameResolver>(*table);
@@ -233,19 +232,27 @@ class Sampler::Impl {
     return true;
   }
 
-  void FillInfo(WindowInfo& info, bool gc_ran) const {
+  // The heap's used size, read after the GC and before the snapshot
+  // allocates (ReadHeapSize in heapprof/v8/strategy.h says why).
+  size_t UsedHeapBytes() const {
     v8::HeapStatistics heap;
     isolate->GetHeapStatistics(&heap);
+    return heap.used_heap_size();
+  }
+
+  void FillInfo(WindowInfo& info, bool gc_ran, size_t heap_used_bytes) const {
     info.interval_bytes = options.interval_bytes;
     info.max_stack_depth = options.max_stack_depth;
     info.v8_version = v8::V8::GetVersion();
     info.strategy = "gc-prologue-ledger";
     info.gc_before_snapshot = gc_ran;
-    info.heap_used_bytes = heap.used_heap_size();
+    info.heap_used_bytes = heap_used_bytes;
     info.heap_limit_bytes = heap_limit_bytes;
   }
 
-  uint64_t LedgerBytes() const { return ledger.size() * sizeof(Entry) + table->MemoryBytes(); }
+  uint64_t LedgerBytes() const {
+    return ledger.size() * sizeof(Entry) + table->MemoryBytes() + node_stacks.MemoryBytes();
+  }
 };
 
 Sampler::Sampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -314,6 +321,7 @@ Result<RawSnapshot> Sampler::CloseWindow(const WindowMark& mark, bool full_gc) {
   auto found = s.windows.find(mark.window);
   if (found == s.windows.end()) return Error(ErrorCode::kFailedPrecondition, "the profiling window is not open");
   bool gc_ran = s.CollectGarbage(full_gc);
+  const size_t heap_used = s.UsedHeapBytes();
   v8::HandleScope scope(s.isolate);
   // No profile: someone stopped V8's sampler under us (StopSamplingHeapProfiler
   // is not ours alone). The ledger still has the window's allocations.
@@ -350,7 +358,7 @@ Result<RawSnapshot> Sampler::CloseWindow(const WindowMark& mark, bool full_gc) {
   CompactInto(*s.table, out);
 
   WindowInfo& info = out.info;
-  s.FillInfo(info, gc_ran);
+  s.FillInfo(info, gc_ran, heap_used);
   info.start_unix_nanos = mark.start_unix_nanos;
   info.duration_nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - mark.start).count();
@@ -379,6 +387,7 @@ Result<RawSnapshot> Sampler::LiveSnapshot(bool full_gc) {
   Impl& s = *impl_;
   s.MaybeResetStacks();
   bool gc_ran = s.CollectGarbage(full_gc);
+  const size_t heap_used = s.UsedHeapBytes();
   v8::HandleScope scope(s.isolate);
   std::unique_ptr<v8::AllocationProfile> profile(s.isolate->GetHeapProfiler()->GetAllocationProfile());
   if (!profile) return Error(ErrorCode::kInternal, "V8 returned no allocation profile");
@@ -403,7 +412,7 @@ Result<RawSnapshot> Sampler::LiveSnapshot(bool full_gc) {
   std::sort(out.samples.begin(), out.samples.end(),
             [](const RawSample& a, const RawSample& b) { return a.sample_id < b.sample_id; });
   CompactInto(*s.table, out);
-  s.FillInfo(out.info, gc_ran);
+  s.FillInfo(out.info, gc_ran, heap_used);
   out.info.start_unix_nanos = UnixNanosNow();
   out.info.duration_nanos = 0;
   out.info.notes.push_back("snapshot: every live sample (in use only; alloc_* belong to windows)");

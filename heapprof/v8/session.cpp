@@ -131,8 +131,6 @@ Result<RawSnapshot> Session::Stop() && {
   bool gc_ran = s.options.gc_before_snapshot && !internal::InsideGcCallback();
   Status status = s.strategy->Finish(s.isolate, out);
   auto duration = std::chrono::steady_clock::now() - s.start;
-  v8::HeapStatistics heap;
-  s.isolate->GetHeapStatistics(&heap);
   s.Close();
   if (!status.ok()) return status;
 
@@ -146,8 +144,6 @@ Result<RawSnapshot> Session::Stop() && {
   info.strategy = s.strategy->name();
   info.gc_before_snapshot = gc_ran;
   info.inlining_allowed = s.options.inlining_allowed;
-  info.heap_used_bytes = heap.used_heap_size();
-  info.heap_limit_bytes = heap.heap_size_limit();
   impl_.reset();
   return out;
 }

@@ -79,7 +79,8 @@ fi
 if want snapshot; then
   section "one GC-prologue snapshot, 100 / 1k / 10k-node trees (Google Benchmark)"
   "$build/snapshot_bench" --benchmark_min_time="$min_time" --benchmark_format=console \
-    --benchmark_out="$tmp/snapshot.json" --benchmark_out_format=json
+    --benchmark_out="$tmp/snapshot.json" --benchmark_out_format=json \
+    --walk-rounds "$( [ -n "$quick" ] && echo 20 || echo 40 )" --walk-json "$tmp/snapshot_walk.json"
 fi
 
 if want isolate; then
@@ -217,7 +218,7 @@ node -e '
 const fs = require("fs"); const d = process.argv[1];
 const read = (f) => { try { return JSON.parse(fs.readFileSync(d + "/" + f, "utf8")); } catch { return null; } };
 const nodes = fs.readdirSync(d).filter((f) => /^node_.*\.json$/.test(f)).sort().map(read).filter(Boolean);
-const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), isolate: read("isolate.json"),
+const out = { collector: read("collector.json"), fidelity: read("fidelity.json"), encode: read("encode.json"), snapshot: read("snapshot.json"), snapshot_walk: read("snapshot_walk.json"), isolate: read("isolate.json"),
               encode_sizes: read("encode_sizes.json"), symbolize: read("symbolize.json"), serve: read("serve.json"), serve_soak: read("serve_soak.json"), attach: read("attach.json"), leaks_cost: read("leaks_cost.json"), near_limit: read("near_limit.json"), push_cost: read("push_cost.json"), apps: read("apps.json"), decode: read("decode.json"), encode_judge: read("encode_judge.json"), memory_baseline: read("memory_baseline.json"), durable_objects: read("durable_objects.json"), node_peers: nodes,
               mode: process.argv[3] ? "quick" : "full", date: new Date().toISOString(), load: require("os").loadavg(),
               only: process.argv[4] || null };

@@ -122,6 +122,23 @@ for (const n of [100, 1000, 10000]) {
         "walk <= V8's copy", walk <= 1);
   }
 }
+// The same split timed apart in each snapshot, rounds of them, decided
+// (snapshot_bench's last section): the steady walk (no new sample) and the
+// walk that meets one new node and indexes the tree, against V8's copy.
+const walkCell = (s) => s?.ci ? `${f(s.median, 3)} [${f(s.ci[0], 3)}, ${f(s.ci[1], 3)}]` : '?';
+for (const w of r.snapshot_walk?.rows ?? []) {
+  const n = w.functions >= 1000 ? `${w.functions / 1000}k` : w.functions;
+  for (const [what, key, ms] of [['no new sample', 'steady_walk_over_v8', w.steady_walk_ms],
+    ['one new node', 'new_node_walk_over_v8', w.new_node_walk_ms]]) {
+    const s = w[key];
+    row(`3  walk / V8's copy, ${n}-node tree, ${what}`, `${walkCell(s)} (walk ${f(ms, 3)} ms)`,
+        `V8 ${f(w.v8_ms, 3)} ms; ${w.rounds} rounds`, "walk <= V8's copy",
+        s?.verdict === 'met' ? true : s?.verdict === 'not met' ? false : null);
+  }
+  const ba = w.new_node_total_before_over_after;
+  row(`3  snapshot with a new node, ${n}-node tree, before / after`, walkCell(ba),
+      `walk ${f(w.new_node_walk_ms_before, 3)} -> ${f(w.new_node_walk_ms, 3)} ms`, 'reported', null);
+}
 for (const p of r.collector?.prologue ?? []) {
   row(`3  in-GC snapshot, ${p.stacks} stacks`, `${f(p.us_per_snapshot / 1000, 2)} ms mean`, `${p.snapshots} snapshots in real GCs`,
       'reported', null);
