@@ -17,6 +17,7 @@
 #include "heapprof/core/pprof.h"
 #include "heapprof/core/report.h"
 #include "heapprof/core/units.h"
+#include "heapprof/http/shown_text.h"
 
 namespace heapprof {
 namespace {
@@ -40,6 +41,7 @@ std::string HeaderSafe(std::string_view text) {
 
 namespace fs = std::filesystem;
 using internal::EscapeMarkup;
+using internal::Shown;
 
 constexpr std::string_view kHeap = "/debug/pprof/heap";
 constexpr std::string_view kAllocs = "/debug/pprof/allocs";
@@ -81,25 +83,6 @@ std::string QueryEscape(std::string_view text) {
 
 std::string MiB(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
-// Input shown in a message: printable ASCII as is, anything else as \xNN,
-// at most 64 characters of it.
-std::string Shown(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (i == 64) {
-      out += "...";
-      break;
-    }
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  return out;
-}
-
 std::string DurationText(std::chrono::nanoseconds d) {
   int64_t ns = d.count();
   if (ns % 1'000'000'000 == 0) return fmt::format("{}s", ns / 1'000'000'000);
@@ -140,20 +123,6 @@ Result<std::chrono::nanoseconds> ParseSeconds(std::string_view text, std::chrono
   return std::chrono::nanoseconds(ns);
 }
 
-// Compares secrets in time that does not depend on where they differ.
-bool SameSecret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-// The peer's address without its port ("127.0.0.1:5000" -> "127.0.0.1").
-std::string AddressOf(const std::string& remote) {
-  size_t colon = remote.rfind(':');
-  return colon == std::string::npos ? remote : remote.substr(0, colon);
-}
-
 std::string UtcTime(std::chrono::system_clock::time_point t) {
   std::time_t secs = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
@@ -171,51 +140,6 @@ HttpResponse TooMany(std::string text, int64_t retry_after_seconds) {
 
 }  // namespace
 
-Result<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '+') {
-      out += ' ';
-    } else if (c == '%') {
-      unsigned value = 0;
-      if (i + 2 >= text.size()) {
-        return Error(ErrorCode::kInvalidArgument, "truncated %-escape in the URL");
-      }
-      auto [end, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
-      if (ec != std::errc() || end != text.data() + i + 3) {
-        return Error(ErrorCode::kInvalidArgument, "bad %-escape in the URL");
-      }
-      out += static_cast<char>(value);
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-Result<ParsedTarget> ParseRequestTarget(std::string_view target) {
-  ParsedTarget out;
-  size_t q = target.find('?');
-  HEAPPROF_ASSIGN_OR_RETURN(out.path, PercentDecode(target.substr(0, q)));
-  if (q == std::string_view::npos) return out;
-  std::string_view query = target.substr(q + 1);
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    size_t eq = pair.find('=');
-    HEAPPROF_ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq)));
-    HEAPPROF_ASSIGN_OR_RETURN(std::string value,
-                              PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1)));
-    out.query[std::move(key)] = std::move(value);
-  }
-  return out;
-}
-
 Status SetDefaultSampleType(heapprof::Profile& profile, std::string_view sample_type) {
   int index = profile.FindSampleType(sample_type);
   if (index < 0)
@@ -224,113 +148,8 @@ Status SetDefaultSampleType(heapprof::Profile& profile, std::string_view sample_
   return Status::Ok();
 }
 
-bool TargetPatternMatches(std::string_view pattern, std::string_view name) {
-  // Iterative glob with backtracking to the last '*'.
-  size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
-Result<std::vector<AccessToken>> ParseTokenFile(std::string_view text, std::string_view origin) {
-  std::vector<AccessToken> tokens;
-  size_t line_no = 0;
-  while (!text.empty()) {
-    size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-    ++line_no;
-    std::vector<std::string> words;
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-      size_t start = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-      if (i > start) words.emplace_back(line.substr(start, i - start));
-    }
-    if (words.empty() || words.front().starts_with("#")) continue;
-    auto bad = [&](const std::string& why) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{} line {}: {}", origin, line_no, why));
-    };
-    if (words.size() < 3) {
-      return bad("expected NAME SECRET PATTERN [PATTERN...] (a pattern such as worker-1, worker-* or *)");
-    }
-    AccessToken token;
-    token.name = words[0];
-    token.secret = words[1];
-    token.targets.assign(words.begin() + 2, words.end());
-    if (token.secret.size() < kMinTokenSecretBytes) {
-      return bad(
-          fmt::format("the secret of {} is shorter than {} characters", Shown(token.name), kMinTokenSecretBytes));
-    }
-    for (unsigned char c : token.name + token.secret) {
-      if (c < 0x21 || c > 0x7e) return bad("names and secrets are printable ASCII");
-    }
-    for (const AccessToken& other : tokens) {
-      if (other.name == token.name) return bad(fmt::format("the name {} is used twice", Shown(token.name)));
-      if (other.secret == token.secret)
-        return bad(fmt::format("{} has the secret of {}", Shown(token.name), Shown(other.name)));
-    }
-    tokens.push_back(std::move(token));
-  }
-  if (tokens.empty()) return Error(ErrorCode::kInvalidArgument, fmt::format("{} has no tokens", origin));
-  return tokens;
-}
-
-Result<std::vector<AccessToken>> ReadTokenFile(const std::string& path) {
-  ReadOptions options;
-  options.max_bytes = size_t{1} << 20;
-  HEAPPROF_ASSIGN_OR_RETURN(std::string text, ReadFileBytes(path, options));
-  return ParseTokenFile(text, path);
-}
-
 PprofEndpoints::PprofEndpoints(ProfileSource& source, const PprofEndpointOptions& options)
     : source_(source), options_(options) {}
-
-bool PprofEndpoints::Caller::May(std::string_view target) const {
-  if (!token) return true;
-  for (const std::string& pattern : token->targets) {
-    if (TargetPatternMatches(pattern, target)) return true;
-  }
-  return false;
-}
-
-Result<PprofEndpoints::Caller> PprofEndpoints::Authenticate(const HttpRequest& request) const {
-  Caller caller;
-  if (options_.tokens.empty()) {
-    caller.client = AddressOf(request.remote);
-    return caller;
-  }
-  std::string_view auth = HeaderValue(request.headers, "authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() > kBearer.size() && std::equal(kBearer.begin(), kBearer.end(), auth.begin(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-      })) {
-    std::string_view secret = auth.substr(kBearer.size());
-    for (const AccessToken& token : options_.tokens) {
-      if (SameSecret(token.secret, secret)) {
-        caller.token = &token;
-        caller.client = token.name;
-        return caller;
-      }
-    }
-  }
-  return Error(ErrorCode::kInvalidArgument,
-               "the debug endpoints need a token: send 'Authorization: Bearer TOKEN' with one from --debug-token-file");
-}
 
 std::vector<OpenWindow> PprofEndpoints::OpenWindows() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -126,7 +126,7 @@ Result<std::string> DurableObjectHost::Call(size_t ns, const std::string& hex, c
            .As<v8::Function>()
            ->Call(context, v8::Undefined(isolate), 4, args)
            .ToLocal(&outcome)) {
-    return ScriptFailure(state, try_catch, label);
+    return ScriptFailure(state, try_catch, label).status;
   }
   HEAPPROF_RETURN_IF_ERROR(RunUntil(
       state, [&] { return !outcome->IsPromise() || outcome.As<v8::Promise>()->State() != v8::Promise::kPending; },

@@ -129,28 +129,31 @@ std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, 
   return ValueToString(isolate, context, value, "<unprintable value>");
 }
 
-Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what) {
+ScriptError ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what) {
   v8::Isolate* isolate = state->v8();
   if (state->isolate.heap_limit_reached()) {
     isolate->CancelTerminateExecution();
     const char* who = state->serving != nullptr ? "the object's isolate" : "the worker";
-    return Error(ErrorCode::kResourceExhausted, what + ": " + who + " exceeded its heap limit of " +
-                                                    std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
-                                                    " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail());
+    return {WorkerFailure::kHeapLimit,
+            Error(ErrorCode::kResourceExhausted, what + ": " + who + " exceeded its heap limit of " +
+                                                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
+                                                     " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail())};
   }
   if (state->watchdog->fired()) {
-    return Error(ErrorCode::kDeadlineExceeded, what + ": ran longer than the time limit of " +
-                                                   FormatLimit(state->watchdog->limit()) + " and was terminated");
+    return {WorkerFailure::kTimedOut,
+            Error(ErrorCode::kDeadlineExceeded, what + ": ran longer than the time limit of " +
+                                                    FormatLimit(state->watchdog->limit()) + " and was terminated")};
   }
   if (try_catch.HasTerminated()) {
     isolate->CancelTerminateExecution();
-    return Error(ErrorCode::kScriptError, what + ": execution was terminated");
+    return {WorkerFailure::kTerminated, Error(ErrorCode::kScriptError, what + ": execution was terminated")};
   }
-  return Error(ErrorCode::kScriptError,
-               what + ": " + DescribeException(isolate, isolate->GetCurrentContext(), try_catch));
+  return {WorkerFailure::kThrew,
+          Error(ErrorCode::kScriptError,
+                what + ": " + DescribeException(isolate, isolate->GetCurrentContext(), try_catch))};
 }
 
-Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what) {
+ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what) {
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Context> context = state->Context();
   v8::Local<v8::Value> run_next = state->Internal("runNextTimer");
@@ -160,19 +163,21 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
     if (try_catch.HasCaught() || try_catch.HasTerminated() || state->isolate.heap_limit_reached()) {
       return ScriptFailure(state, try_catch, what);
     }
-    if (done()) return Status::Ok();
+    if (done()) return {};
     if (fired >= kMaxTimersPerWait) {
-      return Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " + std::to_string(kMaxTimersPerWait) +
-                                                " timers without settling");
+      return {WorkerFailure::kStalled,
+              Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " +
+                                                 std::to_string(kMaxTimersPerWait) + " timers without settling")};
     }
     v8::Local<v8::Value> more;
     if (!run_next.As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&more)) {
       return ScriptFailure(state, try_catch, what);
     }
     if (!more->IsTrue()) {
-      return Error(ErrorCode::kScriptError, std::string(what) +
-                                                ": a promise never settled (heapprof's runtime has no network or I/O; "
-                                                "only microtasks and setTimeout can make progress)");
+      return {WorkerFailure::kStalled,
+              Error(ErrorCode::kScriptError, std::string(what) +
+                                                 ": a promise never settled (heapprof's runtime has no network or I/O; "
+                                                 "only microtasks and setTimeout can make progress)")};
     }
   }
 }
@@ -181,9 +186,11 @@ Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, 
 
 namespace {
 
-// The status, headers and body of what a handler returned (a Response, else an error).
-Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response,
-                                    const std::string& what) {
+DispatchResult Failed(internal::ScriptError error) { return {error.kind, std::move(error.status)}; }
+
+// The status, headers and body of what a handler returned (a Response, else
+// an error: a thrown one is the prelude refusing what is not a Response).
+DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response, const std::string& what) {
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Context> context = state->Context();
   v8::TryCatch try_catch(isolate);
@@ -192,14 +199,21 @@ Result<WorkerResponse> ReadResponse(WorkerRuntime::State* state, v8::Local<v8::V
            .As<v8::Function>()
            ->Call(context, v8::Undefined(isolate), 1, &response)
            .ToLocal(&read)) {
-    return internal::ScriptFailure(state, try_catch, what);
+    internal::ScriptError error = internal::ScriptFailure(state, try_catch, what);
+    if (error.kind == WorkerFailure::kThrew) error.kind = WorkerFailure::kBadResponse;
+    return Failed(std::move(error));
   }
   if (read->IsPromise()) {  // a stream body, read to its end
-    HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(
-        state, [&] { return !IsPending(read); }, what.c_str()));
+    if (internal::ScriptError e = internal::RunUntil(
+            state, [&] { return !IsPending(read); }, what.c_str());
+        !e.ok()) {
+      return Failed(std::move(e));
+    }
     v8::Local<v8::Promise> promise = read.As<v8::Promise>();
     if (promise->State() == v8::Promise::kRejected) {
-      return Error(ErrorCode::kScriptError, what + ": " + internal::DescribeValue(isolate, context, promise->Result()));
+      return {
+          WorkerFailure::kBadResponse,
+          Error(ErrorCode::kScriptError, what + ": " + internal::DescribeValue(isolate, context, promise->Result()))};
     }
     read = promise->Result();
   }
@@ -361,13 +375,14 @@ HeapUsage WorkerRuntime::heap_usage() const {
   return {stats.used_heap_size(), state_->isolate.heap_limit_bytes()};
 }
 
-Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
+DispatchResult WorkerRuntime::Dispatch(const WorkerRequest& request) {
   State* state = state_.get();
   if (state->kind == WorkerKind::kNotLoaded) {
-    return Error(ErrorCode::kFailedPrecondition, "no worker is loaded");
+    return {WorkerFailure::kNotRun, Error(ErrorCode::kFailedPrecondition, "no worker is loaded")};
   }
   if (state->isolate.heap_limit_reached()) {
-    return Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier");
+    return {WorkerFailure::kHeapLimit,
+            Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier")};
   }
   v8::Isolate* isolate = state->v8();
   WorkerScope scope(state);
@@ -395,7 +410,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
            .As<v8::Function>()
            ->Call(context, v8::Undefined(isolate), 0, nullptr)
            .ToLocal(&context_pair)) {
-    return internal::ScriptFailure(state, try_catch, what);
+    return Failed(internal::ScriptFailure(state, try_catch, what));
   }
   v8::Local<v8::Object> ctx = context_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked().As<v8::Object>();
   v8::Local<v8::Array> waits = context_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Array>();
@@ -408,7 +423,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
              .As<v8::Function>()
              ->Call(context, v8::Undefined(isolate), 2, event_args)
              .ToLocal(&event_pair)) {
-      return internal::ScriptFailure(state, try_catch, what);
+      return Failed(internal::ScriptFailure(state, try_catch, what));
     }
     v8::Local<v8::Value> event = event_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked();
     v8::Local<v8::Object> event_state = event_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Object>();
@@ -417,18 +432,19 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
       v8::Local<v8::Value> listener = listeners->Get(context, i).ToLocalChecked();
       v8::Local<v8::Value> ignored;
       if (!listener.As<v8::Function>()->Call(context, v8::Undefined(isolate), 1, &event).ToLocal(&ignored)) {
-        return internal::ScriptFailure(state, try_catch, what);
+        return Failed(internal::ScriptFailure(state, try_catch, what));
       }
     }
     if (!Get(context, event_state, "responded")->IsTrue()) {
-      return Error(ErrorCode::kScriptError, what + ": no fetch listener called event.respondWith()");
+      return {WorkerFailure::kBadResponse,
+              Error(ErrorCode::kScriptError, what + ": no fetch listener called event.respondWith()")};
     }
     result = Get(context, event_state, "response");
   } else {
     v8::Local<v8::Value> args[] = {js_request, state->env.Get(isolate), ctx};
     v8::Local<v8::Value> receiver = state->receiver.Get(isolate);
     if (!state->fetch.Get(isolate)->Call(context, receiver, 3, args).ToLocal(&result)) {
-      return internal::ScriptFailure(state, try_catch, what);
+      return Failed(internal::ScriptFailure(state, try_catch, what));
     }
   }
 
@@ -440,7 +456,7 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
     }
     return true;
   };
-  HEAPPROF_RETURN_IF_ERROR(internal::RunUntil(state, settled, what.c_str()));
+  if (internal::ScriptError e = internal::RunUntil(state, settled, what.c_str()); !e.ok()) return Failed(std::move(e));
 
   auto rejection = [&](v8::Local<v8::Value> value) -> v8::Local<v8::Value> {
     if (value->IsPromise() && value.As<v8::Promise>()->State() == v8::Promise::kRejected) {
@@ -449,18 +465,21 @@ Result<WorkerResponse> WorkerRuntime::Dispatch(const WorkerRequest& request) {
     return {};
   };
   if (v8::Local<v8::Value> reason = rejection(result); !reason.IsEmpty()) {
-    return Error(ErrorCode::kScriptError,
-                 what + ": the handler's promise was rejected: " + internal::DescribeValue(isolate, context, reason));
+    return {WorkerFailure::kRejected,
+            Error(ErrorCode::kScriptError,
+                  what + ": the handler's promise was rejected: " + internal::DescribeValue(isolate, context, reason))};
   }
   for (uint32_t i = 0; i < waits->Length(); ++i) {
     if (v8::Local<v8::Value> reason = rejection(waits->Get(context, i).ToLocalChecked()); !reason.IsEmpty()) {
-      return Error(ErrorCode::kScriptError, what + ": a ctx.waitUntil() promise was rejected: " +
-                                                internal::DescribeValue(isolate, context, reason));
+      return {WorkerFailure::kRejected,
+              Error(ErrorCode::kScriptError, what + ": a ctx.waitUntil() promise was rejected: " +
+                                                 internal::DescribeValue(isolate, context, reason))};
     }
   }
   v8::Local<v8::Value> response = result->IsPromise() ? result.As<v8::Promise>()->Result() : result;
   if (response->IsUndefined()) {
-    return Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response");
+    return {WorkerFailure::kBadResponse,
+            Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response")};
   }
   return ReadResponse(state, response, what);
 }

@@ -72,9 +72,18 @@ class WorkerScope {
   v8::Context::Scope context_scope_;
 };
 
+// A failure of the JavaScript with its kind, typed where it is found; reads
+// as its Status where only the message matters (loading, an object's event).
+struct ScriptError {
+  WorkerFailure kind = WorkerFailure::kInternal;
+  Status status;
+  bool ok() const { return status.ok(); }
+  operator const Status&() const { return status; }  // NOLINT: implicit by design
+};
+
 // Drains microtasks, then fires virtual-time timers one at a time, until
 // `done()` holds. Fails when nothing is left to run and it still does not.
-Status RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what);
+ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what);
 
 // "message\n    at ..." for a thrown or rejected value.
 std::string DescribeValue(v8::Isolate* isolate, v8::Local<v8::Context> context, v8::Local<v8::Value> value);
@@ -87,7 +96,7 @@ Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path);
 std::string FormatLimit(std::chrono::milliseconds limit);
 
 // The error after a failed call: the heap limit, the time limit, a termination, or the exception.
-Status ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what);
+ScriptError ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what);
 
 }  // namespace internal
 }  // namespace heapprof

@@ -23,15 +23,22 @@ namespace {
 
 constexpr std::string_view kReplicaHeader = "X-Heapprof-Replica";
 
-int HttpStatusForWorkerError(const Status& s) {
-  switch (s.code()) {
-    case ErrorCode::kDeadlineExceeded:   // time limit
-    case ErrorCode::kResourceExhausted:  // heap limit
-    case ErrorCode::kUnavailable:        // queue full, shutting down, reload failed
+// 503 for what the worker's code did not cause (Retry may succeed), 500 for what it did.
+int HttpStatusForWorkerFailure(WorkerFailure failure) {
+  switch (failure) {
+    case WorkerFailure::kTimedOut:    // time limit
+    case WorkerFailure::kHeapLimit:   // heap limit
+    case WorkerFailure::kNotRun:      // shutting down, reload failed
+    case WorkerFailure::kTerminated:  // ended by the shutdown
       return 503;
-    default:
-      return 500;  // the worker threw
+    case WorkerFailure::kThrew:
+    case WorkerFailure::kRejected:
+    case WorkerFailure::kBadResponse:
+    case WorkerFailure::kStalled:
+    case WorkerFailure::kInternal:
+      return 500;
   }
+  return 500;
 }
 
 }  // namespace
@@ -78,12 +85,12 @@ class LiveService::Impl {
     wr.headers = std::move(request.headers);
     wr.body = std::move(request.body);
     auto shared = std::make_shared<HttpResponder>(std::move(respond));
-    Status queued = pool_->Submit(replica.value(), std::move(wr), [shared, name](Result<WorkerResponse> r) {
+    Status queued = pool_->Submit(replica.value(), std::move(wr), [shared, name](DispatchResult r) {
       HttpResponse response;
       if (r.ok()) {
         response = std::move(r).value();  // the worker's answer is the HTTP response
       } else {
-        response = TextResponse(HttpStatusForWorkerError(r.status()), r.status().message());
+        response = TextResponse(HttpStatusForWorkerFailure(r.failure()), r.status().message());
       }
       response.headers.emplace_back(std::string(kReplicaHeader), name);
       (*shared)(std::move(response));

@@ -1,6 +1,6 @@
-// WorkerPool: replica threads with bounded queues, and isolate re-creation
-// after a request ran past the time limit (the runtime terminates it) or the
-// isolate hit its heap limit. Only the runtime's and controller's public API.
+// WorkerPool: replicas (heapprof/runtime/worker_replica.h, which re-creates
+// an isolate after a request ran past the time limit or hit the heap limit)
+// with bounded request queues. Only the runtime's and controller's public API.
 #include "heapprof/serve/worker_pool.h"
 
 #include <atomic>
@@ -8,20 +8,17 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <filesystem>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/text.h"
+#include "heapprof/runtime/worker_replica.h"
 
 namespace heapprof {
 namespace {
-
-namespace fs = std::filesystem;
 
 // How often an idle replica answers the controller (Pump).
 constexpr auto kIdlePoll = std::chrono::milliseconds(5);
@@ -31,110 +28,78 @@ struct Job {
   WorkerDone done;
 };
 
+DispatchResult NotRunAtShutdown() {
+  return {WorkerFailure::kNotRun, Error(ErrorCode::kUnavailable, "the service shut down before this request ran")};
+}
+
 }  // namespace
 
-// One replica: its isolate lives and dies on `thread`.
+// One replica (heapprof/runtime/worker_replica.h) and its request queue.
 struct Replica {
-  std::string name;
-  std::thread thread;
-
-  std::mutex mu;  // guards the queue, `stopping`, `aborted` and `running`
+  std::mutex mu;  // guards the queue, `stopping` and `aborted`
   std::condition_variable cv;
   std::deque<Job> queue;
   bool stopping = false;
   bool aborted = false;  // Abort() ended what was pending
-  // The runtime while it dispatches a request (so Abort can terminate it from
-  // another thread), and since when.
-  WorkerRuntime* running = nullptr;
-  std::chrono::steady_clock::time_point running_since;
 
-  std::atomic<uint64_t> served{0}, failures{0}, restarts{0};
-  // Isolates created so far (a failed re-load counts too): the generation
-  // between_requests names, so each isolate gets a leak session of its own.
-  uint64_t isolates = 0;  // on `thread` only
-  std::atomic<uint64_t> heap_used{0}, heap_limit{0};
-
-  std::optional<WorkerRuntime> runtime;  // on `thread` only
+  std::optional<WorkerReplica> replica;
+  const std::string& name() const { return replica->name(); }
 };
 
 class WorkerPool::Impl {
  public:
   explicit Impl(WorkerPoolOptions options) : options_(std::move(options)) {}
 
-  // On the replica's thread: creates the isolate, registers it, loads the
-  // worker. between_requests runs once before the worker's module loads, so
-  // that a leak session's sampler sees what the module's top level keeps (a
-  // cache filled at load then reads as full from the start, not as growing
-  // while it turns over).
-  Status Load(Replica& r) {
-    WorkerOptions wo = options_.worker_options;
-    wo.name = r.name;
-    HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(wo));
-    r.runtime.emplace(std::move(created));
-    ++r.isolates;
-    if (options_.controller != nullptr) {
-      if (Status s = options_.controller->Register(r.name, r.runtime->isolate()); !s.ok()) {
-        r.runtime.reset();
-        return s;
-      }
-    }
+  // The replica's options. between_requests runs once per isolate before the
+  // worker's module loads too, so that a leak session's sampler sees what the
+  // module's top level keeps (a cache filled at load then reads as full from
+  // the start, not as growing while it turns over).
+  WorkerReplicaOptions ReplicaOptions(const std::string& name) {
+    WorkerReplicaOptions o;
+    o.name = name;
+    o.worker = options_.worker;
+    o.worker_options = options_.worker_options;
+    o.worker_options.name = name;
+    o.controller = options_.controller;
+    o.recreate_after_failure = true;
     if (options_.between_requests) {
-      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.isolates);
+      o.before_load = [this](WorkerReplica& r) {
+        BetweenRequests(r);
+        return Status::Ok();
+      };
+      o.between_requests = [this](WorkerReplica& r) { BetweenRequests(r); };
     }
-    if (Status s = r.runtime->LoadFile(options_.worker); !s.ok()) {
-      Unload(r);
-      return s;
-    }
-    UpdateHeap(r);
-    if (options_.controller == nullptr) return Status::Ok();
     if (!options_.capture_dir.empty()) {
-      HEAPPROF_RETURN_IF_ERROR(options_.controller->EnableNearHeapLimitCapture(
-          r.name,
-          [this, &r](Result<WindowProfile> p) {
-            if (!p.ok()) {
-              fmt::print(stderr, "heapprof: {}: near-heap-limit capture failed: {}\n", r.name, p.status().message());
-              return;
-            }
-            std::string path = WindowFilePath(options_.capture_dir, r.name, p->profile.time_nanos);
-            // A full disk does not lose the capture: a fallback folder takes it, said as it happens.
-            Delivery d = WriteOrFallBack(path, FallbackDirs(options_.capture_fallback_dir),
-                                         [&](const std::string& to) { return WriteFileAtomic(to, p->pprof_gzip); });
-            std::lock_guard<std::mutex> lock(captures_mu_);
-            if (!d.at_named_path()) {
-              std::string error =
-                  fmt::format("{}: near-heap-limit capture: {}{}", r.name, d.failures.front(), d.Where());
-              fmt::print(stderr, "heapprof: {}\n", error);
-              std::fflush(stderr);
-              capture_errors_.push_back(std::move(error));
-            }
-            if (!d.written.empty()) captures_.push_back({r.name, d.written});
-          },
-          options_.capture_options));
+      o.near_limit_options = options_.capture_options;
+      o.near_limit_sink = [this, name](Result<WindowProfile> p) { WriteCapture(name, std::move(p)); };
     }
-    return Status::Ok();
+    return o;
   }
 
-  // On the replica's thread: unregisters and disposes the isolate.
-  void Unload(Replica& r) {
-    if (!r.runtime) return;
-    if (options_.controller != nullptr) (void)options_.controller->Unregister(r.name);
-    r.runtime.reset();
+  void BetweenRequests(WorkerReplica& r) {
+    options_.between_requests(r.name(), *r.runtime(), r.served() + r.failures(), r.generation());
   }
 
-  void UpdateHeap(Replica& r) {
-    HeapUsage usage = r.runtime->heap_usage();
-    r.heap_used = usage.used_bytes;
-    r.heap_limit = usage.limit_bytes;
-  }
-
-  void Pump(Replica& r) {
-    if (options_.controller != nullptr && r.runtime) options_.controller->Pump(r.runtime->isolate());
-    if (options_.between_requests && r.runtime) {
-      options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.isolates);
+  void WriteCapture(const std::string& name, Result<WindowProfile> p) {
+    if (!p.ok()) {
+      fmt::print(stderr, "heapprof: {}: near-heap-limit capture failed: {}\n", name, p.status().message());
+      return;
     }
+    std::string path = WindowFilePath(options_.capture_dir, name, p->profile.time_nanos);
+    // A full disk does not lose the capture: a fallback folder takes it, said as it happens.
+    Delivery d = WriteOrFallBack(path, FallbackDirs(options_.capture_fallback_dir),
+                                 [&](const std::string& to) { return WriteFileAtomic(to, p->pprof_gzip); });
+    std::lock_guard<std::mutex> lock(captures_mu_);
+    if (!d.at_named_path()) {
+      std::string error = fmt::format("{}: near-heap-limit capture: {}{}", name, d.failures.front(), d.Where());
+      fmt::print(stderr, "heapprof: {}\n", error);
+      std::fflush(stderr);
+      capture_errors_.push_back(std::move(error));
+    }
+    if (!d.written.empty()) captures_.push_back({name, d.written});
   }
 
-  // The replica's thread after a successful Load: serve until told to stop
+  // The replica's thread after a successful load: serve until told to stop
   // and the queue is empty.
   void Serve(Replica& r) {
     for (;;) {
@@ -149,75 +114,28 @@ class WorkerPool::Impl {
           break;
         }
       }
-      if (!job) {
-        Pump(r);
-        continue;
-      }
-      job->done(Dispatch(r, job->request));
-      Pump(r);
+      if (job) job->done(Dispatch(r, job->request));
+      r.replica->Idle();
     }
-    Unload(r);
   }
 
-  Result<WorkerResponse> Dispatch(Replica& r, const WorkerRequest& request) {
-    if (!r.runtime) {
-      // A re-creation failed earlier; try again now.
-      if (Status s = Load(r); !s.ok()) {
-        ++r.failures;
-        return Error(ErrorCode::kUnavailable, "the worker could not be reloaded: " + s.message());
-      }
-    }
-    {
-      // Either Abort sees `running` and terminates it, or this sees `aborted`.
-      std::lock_guard<std::mutex> lock(r.mu);
-      if (r.aborted) return Error(ErrorCode::kUnavailable, "the service shut down before this request ran");
-      r.running = &*r.runtime;
-      r.running_since = std::chrono::steady_clock::now();
-    }
-    Result<WorkerResponse> response = r.runtime->Dispatch(request);
-    bool aborted = false;
-    {
-      std::lock_guard<std::mutex> lock(r.mu);
-      r.running = nullptr;
-      aborted = r.aborted;
-    }
-    if (aborted && !response.ok()) {
+  bool Aborted(Replica& r) {
+    std::lock_guard<std::mutex> lock(r.mu);
+    return r.aborted;
+  }
+
+  DispatchResult Dispatch(Replica& r, const WorkerRequest& request) {
+    if (Aborted(r)) return NotRunAtShutdown();
+    DispatchResult response = r.replica->Dispatch(request);
+    if (!response.ok() && Aborted(r)) {
       // Terminated by Abort (or failing anyway as the service stops); the
-      // isolate is disposed next, so nothing is recreated.
-      ++r.failures;
-      return Error(ErrorCode::kUnavailable,
-                   "the service shut down while this request was still running, and "
-                   "terminated it");
+      // isolate is disposed next, so nothing was recreated.
+      if (response.failure() == WorkerFailure::kNotRun) return NotRunAtShutdown();
+      return {WorkerFailure::kTerminated, Error(ErrorCode::kUnavailable,
+                                                "the service shut down while this request was still running, and "
+                                                "terminated it")};
     }
-    if (!response.ok() && response.status().code() == ErrorCode::kDeadlineExceeded) {
-      // The runtime terminated the JavaScript; a fresh isolate drops whatever
-      // state the stuck request left half-built.
-      ++r.failures;
-      Recreate(r);
-      return Error(ErrorCode::kDeadlineExceeded,
-                   fmt::format("{}; {} was recreated", response.status().message(), r.name));
-    }
-    if (!response.ok()) {
-      ++r.failures;
-      if (r.runtime->heap_limit_reached()) {
-        Recreate(r);
-        return Error(ErrorCode::kResourceExhausted,
-                     fmt::format("the worker exceeded its heap limit; {} was recreated", r.name));
-      }
-      return response;
-    }
-    uint64_t served = ++r.served;
-    if (served % 64 == 1) UpdateHeap(r);
     return response;
-  }
-
-  void Recreate(Replica& r) {
-    Unload(r);
-    ++r.restarts;
-    if (Status s = Load(r); !s.ok()) {
-      fmt::print(stderr, "heapprof: {}: could not recreate the isolate: {}\n", r.name, s.message());
-      Unload(r);
-    }
   }
 
   WorkerPoolOptions options_;
@@ -238,7 +156,7 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(const WorkerPoolOptions& o
   auto impl = std::make_unique<Impl>(options);
   for (const std::string& name : options.names) {
     auto r = std::make_unique<Replica>();
-    r->name = name;
+    r->replica.emplace(impl->ReplicaOptions(name));
     impl->replicas_.push_back(std::move(r));
   }
   // Each replica loads on its own thread and reports back before serving.
@@ -249,19 +167,14 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(const WorkerPoolOptions& o
   Impl* raw = impl.get();
   for (size_t i = 0; i < raw->replicas_.size(); ++i) {
     Replica* r = raw->replicas_[i].get();
-    r->thread = std::thread([raw, r, i, &mu, &cv, &loaded, &statuses] {
-      Status s = raw->Load(*r);
+    r->replica->Start([raw, r, i, &mu, &cv, &loaded, &statuses](Status s) {
       {
         std::lock_guard<std::mutex> lock(mu);
         statuses[i] = s;
         ++loaded;
       }
       cv.notify_all();
-      if (!s.ok()) {
-        raw->Unload(*r);
-        return;
-      }
-      raw->Serve(*r);
+      if (s.ok()) raw->Serve(*r);
     });
   }
   {
@@ -282,11 +195,11 @@ WorkerPool::WorkerPool(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 WorkerPool::~WorkerPool() { Shutdown(); }
 
 size_t WorkerPool::size() const { return impl_->replicas_.size(); }
-const std::string& WorkerPool::name(size_t replica) const { return impl_->replicas_.at(replica)->name; }
+const std::string& WorkerPool::name(size_t replica) const { return impl_->replicas_.at(replica)->name(); }
 
 int WorkerPool::Find(std::string_view name_or_number) const {
   for (size_t i = 0; i < impl_->replicas_.size(); ++i) {
-    if (impl_->replicas_[i]->name == name_or_number) return static_cast<int>(i);
+    if (impl_->replicas_[i]->name() == name_or_number) return static_cast<int>(i);
   }
   size_t index = 0;
   auto [end, ec] = std::from_chars(name_or_number.data(), name_or_number.data() + name_or_number.size(), index);
@@ -307,7 +220,7 @@ Status WorkerPool::Submit(size_t replica, WorkerRequest request, WorkerDone done
     if (r.stopping) return Error(ErrorCode::kUnavailable, "the service is shutting down");
     if (r.queue.size() >= impl_->options_.queue_limit) {
       return Error(ErrorCode::kUnavailable, fmt::format("{} has {} requests waiting (the queue limit); try again later",
-                                                        r.name, r.queue.size()));
+                                                        r.name(), r.queue.size()));
     }
     r.queue.push_back({std::move(request), std::move(done)});
   }
@@ -318,8 +231,8 @@ Status WorkerPool::Submit(size_t replica, WorkerRequest request, WorkerDone done
 std::vector<TargetStatus> WorkerPool::Stats() const {
   std::vector<TargetStatus> out;
   for (const auto& r : impl_->replicas_) {
-    out.push_back(
-        {r->name, r->heap_used.load(), r->heap_limit.load(), r->served.load(), r->failures.load(), r->restarts.load()});
+    const WorkerReplica& w = *r->replica;
+    out.push_back({w.name(), w.heap().used_bytes, w.heap().limit_bytes, w.served(), w.failures(), w.restarts()});
   }
   return out;
 }
@@ -343,18 +256,15 @@ void WorkerPool::Shutdown() {
     }
     r->cv.notify_all();
   }
-  for (auto& r : impl_->replicas_) {
-    if (r->thread.joinable()) r->thread.join();
-  }
+  for (auto& r : impl_->replicas_) r->replica->Join();
 }
 
 std::vector<AbortedRequests> WorkerPool::Abort() {
   std::vector<AbortedRequests> out;
   std::vector<Job> refused;
-  const auto now = std::chrono::steady_clock::now();
   for (auto& r : impl_->replicas_) {
     AbortedRequests a;
-    a.replica = r->name;
+    a.replica = r->name();
     {
       std::lock_guard<std::mutex> lock(r->mu);
       r->stopping = true;
@@ -362,20 +272,16 @@ std::vector<AbortedRequests> WorkerPool::Abort() {
       a.queued = r->queue.size();
       for (Job& job : r->queue) refused.push_back(std::move(job));
       r->queue.clear();
-      if (r->running != nullptr) {
-        // Safe from any thread; under the lock, so the runtime is not disposed meanwhile.
-        r->running->Terminate();
+      if (std::optional<std::chrono::nanoseconds> ran = r->replica->Terminate()) {
         a.running = true;
-        a.running_for = now - r->running_since;
+        a.running_for = *ran;
       }
     }
     r->cv.notify_all();
     if (a.running || a.queued > 0) out.push_back(std::move(a));
   }
   // Outside the locks: a responder may take its time.
-  for (Job& job : refused) {
-    job.done(Error(ErrorCode::kUnavailable, "the service shut down before this request ran"));
-  }
+  for (Job& job : refused) job.done(NotRunAtShutdown());
   return out;
 }
 

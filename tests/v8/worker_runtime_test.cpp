@@ -419,3 +419,62 @@ TEST_CASE("the time limit terminates a module looping at top level") {
   CHECK(s.code() == ErrorCode::kDeadlineExceeded);
   CHECK_THAT(s.message(), Catch::Contains("loading top.js"));
 }
+
+TEST_CASE("a failed dispatch says its kind: threw rejected bad response stalled timed out heap limit") {
+  WorkerOptions options;
+  options.request_timeout = std::chrono::milliseconds(1000);  // only the loop reaches it
+  auto created = WorkerRuntime::Create(options);
+  REQUIRE(created.ok());
+  WorkerRuntime runtime = std::move(created).value();
+  WorkerRequest request;
+  request.url = "https://example.com/";
+  CHECK(runtime.Dispatch(request).failure() == WorkerFailure::kNotRun);
+  REQUIRE(runtime
+              .Load(R"(
+    export default { async fetch(request, env, ctx) {
+      const path = new URL(request.url).pathname;
+      if (path === '/reject') { await null; throw new Error('later'); }
+      if (path === '/wait') { ctx.waitUntil(Promise.reject(new Error('background'))); return new Response('x'); }
+      if (path === '/undefined') return undefined;
+      if (path === '/object') return { status: 200 };
+      if (path === '/body') return new Response(new ReadableStream({ pull(c) { c.error(new Error('torn')); } }));
+      if (path === '/stuck') return new Promise(() => {});
+      if (path === '/loop') for (;;) {}
+      return new Response('fine');
+    } };
+  )",
+                    "kinds.js")
+              .ok());
+  auto kind = [&](const std::string& path) {
+    request.url = "https://example.com" + path;
+    DispatchResult r = runtime.Dispatch(request);
+    INFO(path << ": " << r.status().message());
+    CHECK_FALSE(r.ok());
+    return r.failure();
+  };
+  CHECK(kind("/reject") == WorkerFailure::kRejected);
+  CHECK(kind("/wait") == WorkerFailure::kRejected);
+  CHECK(kind("/undefined") == WorkerFailure::kBadResponse);
+  CHECK(kind("/object") == WorkerFailure::kBadResponse);
+  CHECK(kind("/body") == WorkerFailure::kBadResponse);
+  CHECK(kind("/stuck") == WorkerFailure::kStalled);
+  CHECK(kind("/loop") == WorkerFailure::kTimedOut);
+  runtime.Terminate();  // between calls: it ends the next one
+  CHECK(kind("/") == WorkerFailure::kTerminated);
+  request.url = "https://example.com/";
+  CHECK(runtime.Dispatch(request).ok());
+
+  WorkerRuntime small = MakeRuntime(nullptr, 32u * 1024 * 1024);
+  REQUIRE(small
+              .Load(R"(
+    const kept = [];
+    export default { fetch() { if (kept.length > 1e9) return new Response(''); for (;;) kept.push(new Array(4096).fill(1)); } };
+  )",
+                    "hog.js")
+              .ok());
+  CHECK(small.Dispatch(request).failure() == WorkerFailure::kHeapLimit);
+  CHECK(small.Dispatch(request).failure() == WorkerFailure::kHeapLimit);
+  WorkerRuntime thrower = MakeRuntime();
+  REQUIRE(thrower.Load("export default { fetch() { throw new Error('now'); } };", "throw.js").ok());
+  CHECK(thrower.Dispatch(request).failure() == WorkerFailure::kThrew);
+}

@@ -35,6 +35,8 @@ Result<EngineOutcome> RunEngine(const Plan& plan) {
     auto r = std::make_unique<Replica>();
     r->name = name;
     r->profiled = std::find(plan.profiled.begin(), plan.profiled.end(), name) != plan.profiled.end();
+    r->thread = std::make_unique<ReplicaThread>(run, *r);
+    r->replica.emplace(r->thread->MakeOptions());
     replicas.push_back(std::move(r));
   }
 
@@ -43,15 +45,11 @@ Result<EngineOutcome> RunEngine(const Plan& plan) {
   // heapprof at once.)
   InterruptWatcher interrupts([&] {
     run.controller.EndWindows();
-    for (auto& r : replicas) {
-      std::lock_guard<std::mutex> lock(r->mu);
-      if (r->runtime) r->runtime->Terminate();
-    }
+    for (auto& r : replicas) (void)r->replica->Terminate();
     run.cv.notify_all();
   });
   for (auto& r : replicas) {
-    Replica* raw = r.get();
-    r->thread = std::thread([&run, raw] { ServeReplica(run, *raw); });
+    r->replica->Start([thread = r->thread.get()](Status loaded) { thread->Main(std::move(loaded)); });
   }
 
   // Wait until every profiled replica is done (then the others stop too),
@@ -75,14 +73,15 @@ Result<EngineOutcome> RunEngine(const Plan& plan) {
     std::string state =
         open > 0 ? (total == 1 ? "window open" : fmt::format("{} windows open", open)) : std::string("warming up");
     std::lock_guard<std::mutex> lock(run.progress_mu);
-    run.progress.Show(fmt::format("heapprof: {} requests  {:.1f}s  {}  heap {} / {}", served, Since(run.start) / 1e9,
-                                  state, FormatValue(static_cast<int64_t>(replicas[0]->heap_used.load()), "bytes"),
-                                  FormatValue(static_cast<int64_t>(replicas[0]->heap_limit.load()), "bytes")));
+    run.progress.Show(
+        fmt::format("heapprof: {} requests  {:.1f}s  {}  heap {} / {}", served, Since(run.start) / 1e9, state,
+                    FormatValue(static_cast<int64_t>(replicas[0]->replica->heap().used_bytes), "bytes"),
+                    FormatValue(static_cast<int64_t>(replicas[0]->replica->heap().limit_bytes), "bytes")));
   }
   run.over = true;
   EngineOutcome outcome;
   for (auto& r : replicas) {
-    r->thread.join();
+    r->replica->Join();
     if (r->continuous_id != 0) run.controller.StopContinuous(r->continuous_id);  // its last window is delivered
     if (r->window.valid()) r->out.window.emplace(r->window.get());
   }

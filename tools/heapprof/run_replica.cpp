@@ -1,5 +1,5 @@
-// A `heapprof run` replica's thread: its isolate, the worker loaded, the
-// request loop, the window closed (run_replica.h).
+// A `heapprof run` replica's body on its thread: the plan's request loop and
+// its counts, the window closed (run_replica.h).
 #include "tools/heapprof/run_replica.h"
 
 #include <fmt/format.h>
@@ -15,17 +15,25 @@
 namespace heapprof::cli {
 namespace {
 
-// How a failed Dispatch counts, or nullopt when the run cannot go on.
-std::optional<RequestFailure> ClassifyFailure(const Status& status) {
-  switch (status.code()) {
-    case ErrorCode::kDeadlineExceeded:
+// How a failed Dispatch counts in the report, or nullopt when the run cannot
+// go on (the heap limit, or the runtime itself failed).
+std::optional<RequestFailure> CountedAs(WorkerFailure failure) {
+  switch (failure) {
+    case WorkerFailure::kThrew:
+    case WorkerFailure::kBadResponse:  // the report counts it with the throws, as the platform does
+    case WorkerFailure::kStalled:
+    case WorkerFailure::kTerminated:
+      return RequestFailure::kThrown;
+    case WorkerFailure::kRejected:
+      return RequestFailure::kRejected;
+    case WorkerFailure::kTimedOut:
       return RequestFailure::kTimedOut;
-    case ErrorCode::kScriptError:
-      return status.message().find(" promise was rejected: ") != std::string::npos ? RequestFailure::kRejected
-                                                                                   : RequestFailure::kThrown;
-    default:
+    case WorkerFailure::kHeapLimit:
+    case WorkerFailure::kNotRun:
+    case WorkerFailure::kInternal:
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,39 +59,21 @@ void ReplicaThread::MarkDone() {
   run_.cv.notify_all();
 }
 
-void ReplicaThread::Main() {
+void ReplicaThread::Main(Status loaded) {
   out_.name = r_.name;
-  options_ = MakeOptions();
-  Result<WorkerRuntime> created = WorkerRuntime::Create(options_);
-  if (!created.ok()) {
-    out_.failure = created.status();
-    return MarkDone();
+  WorkerRuntime* runtime = r_.replica->runtime();
+  out_.kind = runtime != nullptr ? runtime->kind() : WorkerKind::kNotLoaded;
+  // A load a signal terminated is no failure; a failure before it (the
+  // isolate, its registration, a window opened before the load) is.
+  if (!loaded.ok() && out_.failure.ok() && (runtime == nullptr || InterruptWatcher::received() == 0)) {
+    out_.failure = loaded;
   }
-  runtime_.emplace(std::move(created).value());
-  {
-    std::lock_guard<std::mutex> lock(r_.mu);
-    r_.runtime = &*runtime_;
-  }
-  // A signal may have arrived before the runtime was published.
-  if (InterruptWatcher::received() != 0) runtime_->Terminate();
-  if (Status registered = Register(); !registered.ok()) out_.failure = registered;
-
-  if (out_.failure.ok() && r_.profiled && !object_window_ && plan_.from_start) {
-    OpenWindow();
-    opened_ = Clock::now();
-  }
-  Status loaded = out_.failure.ok() ? runtime_->LoadFile(plan_.worker) : out_.failure;
-  out_.kind = runtime_->kind();
-  if (!loaded.ok()) {
-    if (InterruptWatcher::received() == 0) out_.failure = loaded;
-  } else {
-    Loop();
-  }
+  if (runtime == nullptr) return MarkDone();
+  if (loaded.ok()) Loop();
   Finish();
 }
 
 void ReplicaThread::Loop() {
-  WorkerRuntime& runtime = *runtime_;
   for (;;) {
     uint64_t served = r_.served.load();
     if (r_.profiled && !object_window_ && !out_.window_opened && served >= plan_.warmup_requests &&
@@ -101,14 +91,14 @@ void ReplicaThread::Loop() {
     }
     const WorkerRequest request =
         plan_.traffic.empty() ? SyntheticRequest(served) : plan_.traffic[served % plan_.traffic.size()];
-    Result<WorkerResponse> response = runtime.Dispatch(request);
+    DispatchResult response = r_.replica->Dispatch(request);
     if (!plan_.responses_out.empty() && (response.ok() || InterruptWatcher::received() == 0)) {
       out_.responses += ResponseRecord(served, request, response);
       out_.responses += '\n';
     }
     if (!response.ok()) {
       if (InterruptWatcher::received() != 0) break;  // terminated mid-request: not counted
-      std::optional<RequestFailure> kind = ClassifyFailure(response.status());
+      std::optional<RequestFailure> kind = CountedAs(response.failure());
       if (!kind) {  // the heap limit, or the runtime itself failed: the run cannot go on
         out_.failure = response.status();
         break;
@@ -121,20 +111,14 @@ void ReplicaThread::Loop() {
       out_.requests.AddResponse(response->status);
     }
     r_.served.store(served + 1);
-    controller_.Pump(runtime.isolate());
-    if (leaks_active_) LeakSnapshot(/*due_only=*/true);
-    if ((served & 63) == 0) {
-      HeapUsage heap = runtime.heap_usage();
-      r_.heap_used = heap.used_bytes;
-      r_.heap_limit = heap.limit_bytes;
-    }
+    r_.replica->Idle();  // the controller answered, and the leak session's snapshot when due
   }
 }
 
 // The run is over for this replica: the last leak snapshot, the counts, the
 // window closed (the controller answered until it has ended), the objects read.
 void ReplicaThread::Finish() {
-  WorkerRuntime& runtime = *runtime_;
+  WorkerRuntime& runtime = this->runtime();
   out_.heap_limit = out_.failure.code() == ErrorCode::kResourceExhausted;
   // The session's last snapshot, unless the isolate is past its limit (the
   // near-limit capture holds what was alive then).
@@ -166,17 +150,7 @@ void ReplicaThread::Finish() {
     out_.durable_objects = std::move(objects.value());
   }
   r_.window_open = false;
-  {
-    std::lock_guard<std::mutex> lock(r_.mu);
-    r_.runtime = nullptr;
-  }
-  (void)controller_.Unregister(r_.name);
-  MarkDone();
-}
-
-void ServeReplica(Run& run, Replica& r) {
-  ReplicaThread thread(run, r);
-  thread.Main();
+  MarkDone();  // the replica unregisters and disposes the isolate next
 }
 
 }  // namespace heapprof::cli

@@ -1,6 +1,7 @@
 // `heapprof run`'s replicas (run_engine.h): what every replica thread shares
-// with the main thread (Run), one replica's state (Replica), and the thread's
-// whole life (ServeReplica: run_replica.cpp, its windows run_replica_windows.cpp).
+// with the main thread (Run), one replica's state (Replica), and what run
+// does on a replica's thread (ReplicaThread: run_replica.cpp, its windows
+// run_replica_windows.cpp) over the library's replica (worker_replica.h).
 #pragma once
 
 #include <atomic>
@@ -8,12 +9,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "heapprof/core/profile.h"
+#include "heapprof/runtime/worker_replica.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/session.h"
@@ -50,18 +52,19 @@ struct Run {
   }
 };
 
+class ReplicaThread;
+
 struct Replica {
   std::string name;
   bool profiled = false;
-  std::thread thread;
+  std::unique_ptr<ReplicaThread> thread;  // what runs on the replica's thread
+  std::optional<WorkerReplica> replica;   // its isolate (Terminate on a signal), its thread
 
-  std::mutex mu;                     // guards runtime and the sinks' fields of `out`
-  WorkerRuntime* runtime = nullptr;  // while it may run JS, for Terminate on a signal
+  std::mutex mu;  // guards the sinks' fields of `out`
   std::shared_future<Result<WindowProfile>> window;
   uint64_t continuous_id = 0;
   std::atomic<uint64_t> served{0};
   std::atomic<bool> window_open{false};
-  std::atomic<size_t> heap_used{0}, heap_limit{0};
   ReplicaOutcome out;  // the thread's own fields; complete after join
 };
 
@@ -69,21 +72,21 @@ struct Replica {
 // says so, printing what could not be applied.
 void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run);
 
-// One replica's whole life on its thread: its isolate made and registered,
-// the worker loaded, its window (one, --continuous, --leaks, or a Durable
-// Object's) opened after the warm-up, its requests served, the window closed.
-void ServeReplica(Run& run, Replica& r);
-
-// The thread's state, between its two files.
+// A replica's life as run has it, on the replica's thread: its window (one,
+// --continuous, --leaks, or a Durable Object's) opened after the warm-up (or
+// before the worker loads), the plan's requests served and counted, the
+// window closed.
 class ReplicaThread {
  public:
   ReplicaThread(Run& run, Replica& r);
-  void Main();
+  // run_replica_windows.cpp: the replica's options: the isolate's, its
+  // near-limit capture, --profile NS:NAME's window hooks.
+  WorkerReplicaOptions MakeOptions();
+  // The replica's body, once its worker loaded (or failed to).
+  void Main(Status loaded);
 
  private:
   // run_replica_windows.cpp
-  WorkerOptions MakeOptions();  // the isolate's options; --profile NS:NAME's window hooks
-  Status Register();            // with the controller, and its near-limit capture
   void LeakSnapshot(bool due_only);
   void OpenLeakSession();
   void OpenWindow();
@@ -104,11 +107,10 @@ class ReplicaThread {
   bool counted_done_ = false;
   SessionOptions session_;
   bool object_window_ = false;
-  ObjectWindow object_;  // before runtime_: it outlives the object isolates it saw
+  ObjectWindow object_;  // outlives the object isolates it saw (Replica::thread is before Replica::replica)
   Clock::time_point opened_{};
   bool leaks_active_ = false;
-  WorkerOptions options_;
-  std::optional<WorkerRuntime> runtime_;
+  WorkerRuntime& runtime() { return *r_.replica->runtime(); }
 };
 
 }  // namespace heapprof::cli

@@ -1,6 +1,6 @@
-// A `heapprof run` replica's isolate options, its registration with the
-// controller and its windows: one until the run ends, --continuous's
-// rotating files and pushes, --leaks' session (run_replica.h).
+// A `heapprof run` replica's options (its isolate's, its near-limit capture)
+// and its windows: one until the run ends, --continuous's rotating files and
+// pushes, --leaks' session (run_replica.h).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -33,8 +33,34 @@ void MaybeSymbolize(const Plan& plan, Profile& profile, Run& run) {
   for (const std::string& w : Symbolize(profile, maps).warnings) run.Print("heapprof run: warning: " + w);
 }
 
-WorkerOptions ReplicaThread::MakeOptions() {
-  WorkerOptions options;
+WorkerReplicaOptions ReplicaThread::MakeOptions() {
+  WorkerReplicaOptions replica;
+  replica.name = r_.name;
+  replica.worker = plan_.worker;
+  replica.controller = &controller_;
+  if ((r_.profiled && !object_window_) || !plan_.on_heap_limit.empty()) {
+    // Near the heap limit the open window's in-use profile is kept; with
+    // --on-heap-limit also between windows (a background window).
+    replica.near_limit_sink = [&r = r_](Result<WindowProfile> p) {
+      std::lock_guard<std::mutex> lock(r.mu);
+      r.out.near_limit_requests = r.served.load();
+      r.out.near_limit.emplace(std::move(p));
+    };
+    // A leak session's sampler runs all along: a capture near the limit sees every live sample.
+    replica.near_limit_between_windows = !plan_.on_heap_limit.empty() || (plan_.leaks && r_.profiled);
+  }
+  // A window from the start sees the module's top level.
+  replica.before_load = [this](WorkerReplica&) {
+    if (r_.profiled && !object_window_ && plan_.from_start) {
+      OpenWindow();
+      opened_ = Clock::now();
+    }
+    return out_.failure;
+  };
+  replica.between_requests = [this](WorkerReplica&) {
+    if (leaks_active_) LeakSnapshot(/*due_only=*/true);
+  };
+  WorkerOptions& options = replica.worker_options;
   options.name = plan_.replicas.size() == 1 ? plan_.display_name : r_.name;
   options.heap_limit_bytes = plan_.heap_limit_bytes;
   options.request_timeout = plan_.request_timeout;
@@ -50,9 +76,10 @@ WorkerOptions ReplicaThread::MakeOptions() {
   };
   session_ = plan_.session;
   session_.isolate_name = options.name;
+  replica.near_limit_options = session_;
   // --profile NS:NAME: the window is that object's isolate, from its creation
   // (its first event) to the end of the run; the worker's isolate has none.
-  if (!object_window_) return options;
+  if (!object_window_) return replica;
   object_.Install(
       options,
       [this] {
@@ -72,25 +99,7 @@ WorkerOptions ReplicaThread::MakeOptions() {
         r_.out.near_limit_requests = r_.served.load();
         r_.out.near_limit.emplace(std::move(captured));
       });
-  return options;
-}
-
-Status ReplicaThread::Register() {
-  HEAPPROF_RETURN_IF_ERROR(controller_.Register(r_.name, runtime_->isolate()));
-  if ((r_.profiled && !object_window_) || !plan_.on_heap_limit.empty()) {
-    // Near the heap limit the open window's in-use profile is kept; with
-    // --on-heap-limit also between windows (a background window).
-    return controller_.EnableNearHeapLimitCapture(
-        r_.name,
-        [&r = r_](Result<WindowProfile> p) {
-          std::lock_guard<std::mutex> lock(r.mu);
-          r.out.near_limit_requests = r.served.load();
-          r.out.near_limit.emplace(std::move(p));
-        },
-        // A leak session's sampler runs all along: a capture near the limit sees every live sample.
-        session_, /*between_windows=*/!plan_.on_heap_limit.empty() || (plan_.leaks && r_.profiled));
-  }
-  return Status::Ok();
+  return replica;
 }
 
 // --leaks: live snapshots into the session (heapprof/v8/leak_session.h), on
@@ -112,11 +121,11 @@ void ReplicaThread::OpenLeakSession() {
   leak_options.sampling = session_;
   // The worker runs out of memory when V8's old generation is full, before heap used reaches the whole limit.
   leak_options.heap_limit_bytes = plan_.heap_limit_bytes;
-  out_.leaks = std::make_unique<heapprof::LeakSession>(controller_, r_.name, runtime_->isolate().get(), leak_options);
+  out_.leaks = std::make_unique<heapprof::LeakSession>(controller_, r_.name, runtime().isolate().get(), leak_options);
   leaks_active_ = true;
   LeakSnapshot(/*due_only=*/false);
   if (!leaks_active_) return;
-  run_.Print(fmt::format("heapprof run: leak session on {}: a live snapshot every {:g} s{}{}", options_.name,
+  run_.Print(fmt::format("heapprof run: leak session on {}: a live snapshot every {:g} s{}{}", session_.isolate_name,
                          std::chrono::duration<double>(out_.leaks->stats().cadence).count(),
                          plan_.cadence_ns > 0 ? "" : " (100 x the first one's cost, at least 1 s)",
                          plan_.session.gc_before_snapshot ? ", each after a full GC" : ""));
@@ -181,7 +190,7 @@ void ReplicaThread::OpenWindow() {
   } else {
     r_.window = controller_.Profile({r_.name, kUntilEnded, session_}).share();
   }
-  controller_.Pump(runtime_->isolate());  // the window opens here, before the next request
+  controller_.Pump(runtime().isolate());  // the window opens here, before the next request
   r_.window_open = true;
 }
 

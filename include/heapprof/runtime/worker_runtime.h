@@ -164,10 +164,11 @@ class WorkerRuntime {
 
   // Calls the handler once, runs microtasks and timers until its promise (and
   // every ctx.waitUntil promise) settles, and reads the Response's status,
-  // headers and body. A throw or rejection, or a handler that answers something
-  // other than a Response, is kScriptError with the JS stack; hitting the heap
-  // limit is kResourceExhausted; the time limit, kDeadlineExceeded.
-  Result<WorkerResponse> Dispatch(const WorkerRequest& request);
+  // headers and body. A failure says its kind (WorkerFailure): a throw or
+  // rejection, or a handler that answers something other than a Response, is
+  // kScriptError with the JS stack; hitting the heap limit is
+  // kResourceExhausted; the time limit, kDeadlineExceeded.
+  DispatchResult Dispatch(const WorkerRequest& request);
 
   // Opens a profiling window on this worker's isolate (enters it as needed).
   Result<Session> StartSession(const SessionOptions& options);

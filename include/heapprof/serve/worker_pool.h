@@ -44,7 +44,7 @@ struct WorkerPoolOptions {
 
 // Called once per request, on the replica's thread (or, for a request still
 // queued at Abort, on the thread calling Abort).
-using WorkerDone = std::function<void(Result<WorkerResponse>)>;
+using WorkerDone = std::function<void(DispatchResult)>;
 
 // A replica's requests that Abort ended: the one it was running, and how
 // long for, and those waiting in its queue.
@@ -70,10 +70,10 @@ class WorkerPool {
   // The next replica in round-robin order.
   size_t NextReplica();
 
-  // Queues a request; `done` runs when the worker answered or failed:
-  // kScriptError (the worker threw), kDeadlineExceeded (past the time limit)
-  // or kResourceExhausted (heap limit); after these two the isolate is
-  // recreated. Refused with kUnavailable when the
+  // Queues a request; `done` runs when the worker answered or failed, with
+  // the failure's kind: the worker threw or rejected, kTimedOut or kHeapLimit
+  // (after these two the isolate is recreated), kNotRun or kTerminated (the
+  // pool shut down, a re-load failed). Refused with kUnavailable when the
   // replica's queue is full or the pool is shutting down (`done` never runs).
   Status Submit(size_t replica, WorkerRequest request, WorkerDone done);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heapprof/core/http_message.h"
+#include "heapprof/core/status.h"
 
 namespace heapprof {
 
@@ -22,5 +23,33 @@ struct WorkerRequest {
 // (lower-case names, in Headers iteration order) and the body's bytes (a
 // string body as UTF-8); the HTTP response heapprof's server sends as it is.
 using WorkerResponse = HttpResponse;
+
+// Why a request handed to a worker got no response, said where it failed
+// (the runtime, the pool of replicas) so that callers switch on the kind,
+// never on the text of the message.
+enum class WorkerFailure {
+  kThrew,        // the handler (or a fetch listener) threw
+  kRejected,     // its promise, or a ctx.waitUntil() promise, was rejected
+  kBadResponse,  // it answered no Response, or a Response whose body could not be read
+  kStalled,      // its promise never settled (nothing left to run), or its timers ran away
+  kTimedOut,     // it ran past the time limit and its JavaScript was terminated
+  kHeapLimit,    // the worker's isolate reached its heap limit
+  kTerminated,   // its JavaScript was ended from another thread (Terminate: Ctrl-C, a shutdown)
+  kNotRun,       // it never ran: no worker loaded, a re-load failed, the replica stopping
+  kInternal,     // the runtime itself failed
+};
+
+// What one dispatch came to: the worker's response, or the error users see
+// (status()) with its kind (failure()).
+class DispatchResult : public Result<WorkerResponse> {
+ public:
+  DispatchResult(WorkerResponse response) : Result(std::move(response)) {}  // NOLINT: implicit by design
+  DispatchResult(WorkerFailure kind, Status status) : Result(std::move(status)), failure_(kind) {}
+  // Why there is no response; meaningful only when !ok().
+  WorkerFailure failure() const { return failure_; }
+
+ private:
+  WorkerFailure failure_ = WorkerFailure::kInternal;
+};
 
 }  // namespace heapprof

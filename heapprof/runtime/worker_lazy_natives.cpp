@@ -1,0 +1,99 @@
+// The natives that load parts of the runtime at their first use:
+// HTMLRewriter's WebAssembly module and engine, the node: modules, lazy
+// globals; and node:async_hooks' frame as V8's continuation data.
+#include <cstring>
+
+#include "heapprof/runtime/lazy_runtime.h"
+#include "heapprof/runtime/native_callbacks.h"
+#include "heapprof/runtime/worker_prelude.h"
+#include "heapprof/v8/v8_util.h"
+
+// html-rewriter-wasm's WebAssembly module, embedded by WorkerPrelude.cmake.
+extern "C" const unsigned char heapprof_html_rewriter_wasm[];
+extern "C" const unsigned char heapprof_html_rewriter_wasm_end[];
+
+namespace heapprof::internal {
+
+// htmlRewriterWasm() -> ArrayBuffer: a copy of lol-html's WebAssembly module
+// for HTMLRewriter's first use in the isolate. A copy (not a view of the
+// binary's read-only bytes) because JavaScript may write into an ArrayBuffer;
+// WebAssembly.Module keeps its own, and this one is garbage after.
+void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  const size_t size = static_cast<size_t>(heapprof_html_rewriter_wasm_end - heapprof_html_rewriter_wasm);
+  v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, size);
+  std::memcpy(buffer->GetBackingStore()->Data(), heapprof_html_rewriter_wasm, size);
+  info.GetReturnValue().Set(buffer);
+}
+
+namespace {
+
+// Compiles and runs one of the runtime's scripts and answers its value; its
+// errors propagate as JavaScript exceptions.
+void RunRuntimeScript(const v8::FunctionCallbackInfo<v8::Value>& info, const char* name, const char* source) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::ScriptOrigin origin(isolate, NewString(isolate, name));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> load;
+  if (v8::Script::Compile(context, RuntimeScriptSource(isolate, source), &origin).ToLocal(&script) &&
+      script->Run(context).ToLocal(&load)) {
+    info.GetReturnValue().Set(load);
+  }
+}
+
+}  // namespace
+
+// htmlRewriterEngine() -> load(host): runs HTMLRewriter's engine script,
+// compiled only now so that a worker without HTMLRewriter holds neither its
+// source nor its code.
+void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  RunRuntimeScript(info, kWorkerHtmlRewriterName, kWorkerHtmlRewriterSource);
+}
+
+// nodeLibraries() -> load(host): runs the node: modules' script
+// (heapprof/runtime/js/node.js), compiled only at the worker's first import of a
+// node: module.
+void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  RunRuntimeScript(info, kWorkerNodeName, kWorkerNodeSource);
+}
+
+// getAsyncFrame() / setAsyncFrame(frame): node:async_hooks' current frame
+// as V8's continuation-preserved embedder data, which V8 stores on each
+// promise reaction when it is made and restores while the reaction runs.
+void GetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  info.GetReturnValue().Set(info.GetIsolate()->GetCurrentContext()->GetContinuationPreservedEmbedderData());
+}
+void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  info.GetIsolate()->GetCurrentContext()->SetContinuationPreservedEmbedderData(info[0]);
+}
+
+namespace {
+
+void LazyGlobalGetter(v8::Local<v8::Name> /*name*/, const v8::PropertyCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Value> value;
+  if (info.Data().As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&value)) {
+    info.GetReturnValue().Set(value);
+  }
+}
+}  // namespace
+
+// lazyGlobal(name, make): a data property of the global object whose value
+// is make()'s, called at the property's first read (V8's lazy data
+// property): nodejs_compat's Buffer and process load the node: modules only
+// when a worker uses them, and still read as plain data properties.
+void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  if (!info[0]->IsString() || !info[1]->IsFunction()) {
+    ThrowTypeError(isolate, "lazyGlobal(name, make)");
+    return;
+  }
+  v8::Maybe<bool> set = context->Global()->SetLazyDataProperty(context, info[0].As<v8::String>(), LazyGlobalGetter,
+                                                               info[1], v8::DontEnum);
+  if (set.IsNothing()) return;
+}
+
+}  // namespace heapprof::internal
