@@ -17,6 +17,7 @@
 
 #include "heapprof/core/file_io.h"
 #include "heapprof/core/text.h"
+#include "heapprof/runtime/durable_object_targets.h"
 
 namespace heapprof {
 namespace {
@@ -55,6 +56,9 @@ struct Replica {
   std::atomic<uint64_t> heap_used{0}, heap_limit{0};
 
   std::optional<WorkerRuntime> runtime;  // on `thread` only
+  // The worker's Durable Objects as the controller's targets (null without
+  // a controller or objects); its hooks are in each runtime's options.
+  std::unique_ptr<DurableObjectTargets> objects;
 };
 
 class WorkerPool::Impl {
@@ -69,6 +73,7 @@ class WorkerPool::Impl {
   Status Load(Replica& r) {
     WorkerOptions wo = options_.worker_options;
     wo.name = r.name;
+    if (r.objects) r.objects->Install(wo);
     HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(wo));
     r.runtime.emplace(std::move(created));
     ++r.isolates;
@@ -117,6 +122,7 @@ class WorkerPool::Impl {
   // On the replica's thread: unregisters and disposes the isolate.
   void Unload(Replica& r) {
     if (!r.runtime) return;
+    if (r.objects) r.objects->UnregisterAll();  // the objects' isolates go with the worker's runtime
     if (options_.controller != nullptr) (void)options_.controller->Unregister(r.name);
     r.runtime.reset();
   }
@@ -129,6 +135,7 @@ class WorkerPool::Impl {
 
   void Pump(Replica& r) {
     if (options_.controller != nullptr && r.runtime) options_.controller->Pump(r.runtime->isolate());
+    if (r.objects && r.runtime) r.objects->Pump(*r.runtime);
     if (options_.between_requests && r.runtime) {
       options_.between_requests(r.name, *r.runtime, r.served.load() + r.failures.load(), r.isolates);
     }
@@ -239,6 +246,9 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(const WorkerPoolOptions& o
   for (const std::string& name : options.names) {
     auto r = std::make_unique<Replica>();
     r->name = name;
+    if (options.controller != nullptr && !options.worker_options.durable_objects.empty()) {
+      r->objects = std::make_unique<DurableObjectTargets>(*options.controller);
+    }
     impl->replicas_.push_back(std::move(r));
   }
   // Each replica loads on its own thread and reports back before serving.
@@ -320,6 +330,20 @@ std::vector<TargetStatus> WorkerPool::Stats() const {
   for (const auto& r : impl_->replicas_) {
     out.push_back(
         {r->name, r->heap_used.load(), r->heap_limit.load(), r->served.load(), r->failures.load(), r->restarts.load()});
+  }
+  return out;
+}
+
+std::vector<TargetStatus> WorkerPool::ObjectStats() const {
+  std::vector<TargetStatus> out;
+  for (const auto& r : impl_->replicas_) {
+    if (!r->objects) continue;
+    for (const DurableObjectTarget& o : r->objects->Targets()) {
+      TargetStatus t{o.name, o.report.heap_used_bytes, o.heap_limit_bytes, o.report.requests, 0, o.report.restarts};
+      // By its 64-hex id too (lower case; the endpoints compare it so).
+      if (!o.report.name.empty()) t.aliases.push_back(o.report.binding + ":" + o.report.id);
+      out.push_back(std::move(t));
+    }
   }
   return out;
 }
