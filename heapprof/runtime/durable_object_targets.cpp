@@ -12,7 +12,7 @@ namespace heapprof {
 namespace {
 
 // How often Pump reads the objects' heap and counts for Targets().
-constexpr auto kRefreshEvery = std::chrono::milliseconds(100);
+constexpr auto kRefreshEvery = std::chrono::milliseconds(500);
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -88,14 +88,22 @@ void DurableObjectTargets::Evicted(const DurableObjectReport& object) {
 }
 
 void DurableObjectTargets::Pump(WorkerRuntime& worker) {
+  // Read before the round: a step queued during it changes the count again,
+  // so the next round runs too.
+  const uint64_t posted = controller_.StepsPosted();
+  const auto now = std::chrono::steady_clock::now();
+  const bool refresh = now - refreshed_ >= kRefreshEvery;
+  if (posted == pumped_ && !refresh) return;  // most calls: nothing waits, nothing to read
   std::vector<WorkerRuntime*> runtimes;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const Entry& e : entries_) runtimes.push_back(e.runtime);
   }
-  for (WorkerRuntime* runtime : runtimes) controller_.Pump(runtime->isolate());
-  const auto now = std::chrono::steady_clock::now();
-  if (runtimes.empty() || now - refreshed_ < kRefreshEvery) return;
+  if (posted != pumped_) {
+    for (WorkerRuntime* runtime : runtimes) controller_.Pump(runtime->isolate());
+    pumped_ = posted;
+  }
+  if (runtimes.empty() || !refresh) return;
   refreshed_ = now;
   Result<std::vector<DurableObjectReport>> reports = worker.DurableObjects();
   if (!reports.ok()) return;

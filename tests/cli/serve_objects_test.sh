@@ -94,7 +94,7 @@ for i in 1 2 3 4 5 6; do
   [ "$(status_of "$base/")" = 200 ] || fail "request $i with --object-idle-limit failed"
   sleep 0.05
 done
-sleep 0.3  # the index's counts are refreshed every 100 ms
+sleep 0.8  # the index's counts are refreshed every 500 ms
 curl -s --max-time 60 "$debug/debug/pprof/" >idle.html
 read -r idle_requests idle_restarts <<<"$(object_counts idle.html STORES:quiet)"
 [ "${idle_requests:-0}" = 3 ] || fail "STORES:quiet counts ${idle_requests:-no} requests (expected 3): $(cat idle.html)"

@@ -120,8 +120,8 @@ TEST_CASE("durable object targets: an object's isolate is the target NS:NAME and
   CHECK(HasFunction(quiet, "scratchRecord"));
   CHECK_FALSE(HasFunction(quiet, "leakRecord"));
 
-  // The objects' counts, refreshed by Pump (at most every 100 ms).
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  // The objects' counts, refreshed by Pump (every 500 ms).
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   targets.Pump(runtime);
   std::vector<DurableObjectTarget> listed = targets.Targets();
   REQUIRE(listed.size() == 2);
@@ -182,7 +182,7 @@ TEST_CASE("durable object targets: an evicted object is no target until its next
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   Call(runtime, "leaky");  // made anew: a target again, its restart counted
   CHECK(Has(controller.Targets(), "STORES:leaky"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   targets.Pump(runtime);
   std::vector<DurableObjectTarget> listed = targets.Targets();
   REQUIRE(listed.size() == 1);  // quiet was evicted before this call

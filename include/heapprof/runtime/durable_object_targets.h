@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -80,6 +81,7 @@ class DurableObjectTargets {
   mutable std::mutex mu_;       // guards entries_' list and its targets (read by other threads)
   std::vector<Entry> entries_;  // registered now
   std::chrono::steady_clock::time_point refreshed_{};
+  uint64_t pumped_ = 0;  // Controller::StepsPosted at the last round of Pump
 };
 
 }  // namespace heapprof
