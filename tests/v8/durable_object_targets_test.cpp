@@ -154,7 +154,7 @@ TEST_CASE("durable object targets: an evicted object is no target until its next
   DurableObjectTargets targets(controller);
   WorkerOptions options = Options();
   // Well above an object's making (its idle time counts from its event's start).
-  options.durable_object_idle_limit = std::chrono::milliseconds(300);
+  options.durable_object_idle_limit = std::chrono::milliseconds(1000);
   targets.Install(options);
   Result<WorkerRuntime> made = WorkerRuntime::Create(options);
   REQUIRE(made.ok());
@@ -169,7 +169,7 @@ TEST_CASE("durable object targets: an evicted object is no target until its next
   std::future<Result<WindowProfile>> window = controller.Profile(request);
   targets.Pump(runtime);  // the window opens
   Call(runtime, "leaky");
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   Call(runtime, "quiet");  // evicts leaky before the call
   CHECK_FALSE(Has(controller.Targets(), "STORES:leaky"));
   CHECK(Has(controller.Targets(), "STORES:quiet"));
@@ -179,7 +179,7 @@ TEST_CASE("durable object targets: an evicted object is no target until its next
   REQUIRE(seen.ok());
   CHECK_FALSE(seen->profile.CommentValue("window_end").empty());
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   Call(runtime, "leaky");  // made anew: a target again, its restart counted
   CHECK(Has(controller.Targets(), "STORES:leaky"));
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
