@@ -294,6 +294,18 @@ std::optional<std::string> PprofEndpoints::ResolveTarget(const Caller& caller, c
   }
   bool known = false;
   for (const TargetStatus& t : all) known = known || t.name == target;
+  // Another name of a target (a named Durable Object's NS:<hex id>), in either case.
+  for (const TargetStatus& t : all) {
+    for (const std::string& alias : t.aliases) {
+      if (known) break;
+      if (alias.size() == target.size() && std::equal(alias.begin(), alias.end(), target.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        target = t.name;
+        known = true;
+      }
+    }
+  }
   size_t index = 0;
   auto [end, ec] = std::from_chars(target.data(), target.data() + target.size(), index);
   if (!known && ec == std::errc() && end == target.data() + target.size() && index < all.size()) {

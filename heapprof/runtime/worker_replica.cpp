@@ -9,7 +9,11 @@
 
 namespace heapprof {
 
-WorkerReplica::WorkerReplica(WorkerReplicaOptions options) : options_(std::move(options)) {}
+WorkerReplica::WorkerReplica(WorkerReplicaOptions options) : options_(std::move(options)) {
+  if (options_.object_targets && options_.controller != nullptr && !options_.worker_options.durable_objects.empty()) {
+    objects_ = std::make_unique<DurableObjectTargets>(*options_.controller);
+  }
+}
 
 WorkerReplica::~WorkerReplica() { Join(); }
 
@@ -26,7 +30,9 @@ void WorkerReplica::Join() {
 }
 
 Status WorkerReplica::Load() {
-  HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(options_.worker_options));
+  WorkerOptions worker_options = options_.worker_options;
+  if (objects_) objects_->Install(worker_options);
+  HEAPPROF_ASSIGN_OR_RETURN(WorkerRuntime created, WorkerRuntime::Create(worker_options));
   runtime_.emplace(std::move(created));
   loaded_ = false;
   ++generation_;
@@ -52,6 +58,7 @@ Status WorkerReplica::Load() {
 
 void WorkerReplica::Unload() {
   if (!runtime_) return;
+  if (objects_) objects_->UnregisterAll();  // the objects' isolates go with the worker's runtime
   if (options_.controller != nullptr) (void)options_.controller->Unregister(options_.name);
   runtime_.reset();
   loaded_ = false;
@@ -141,7 +148,12 @@ DispatchResult WorkerReplica::Dispatch(const WorkerRequest& request) {
 void WorkerReplica::Idle() {
   if (!runtime_) return;
   if (options_.controller != nullptr) options_.controller->Pump(runtime_->isolate());
+  if (objects_) objects_->Pump(*runtime_);
   if (options_.between_requests) options_.between_requests(*this);
+}
+
+std::vector<DurableObjectTarget> WorkerReplica::ObjectTargets() const {
+  return objects_ ? objects_->Targets() : std::vector<DurableObjectTarget>{};
 }
 
 }  // namespace heapprof

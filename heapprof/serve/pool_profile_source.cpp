@@ -17,7 +17,13 @@ PoolProfileSource::PoolProfileSource(Controller& controller, WorkerPool& pool, S
 
 PoolProfileSource::~PoolProfileSource() { StopRotation(); }
 
-std::vector<TargetStatus> PoolProfileSource::Targets() { return pool_.Stats(); }
+// The replicas, then the Durable Objects whose isolates live now: a replica's
+// number (target=N) stays the same as objects come and go.
+std::vector<TargetStatus> PoolProfileSource::Targets() {
+  std::vector<TargetStatus> targets = pool_.Stats();
+  for (TargetStatus& object : pool_.ObjectStats()) targets.push_back(std::move(object));
+  return targets;
+}
 
 std::vector<CaptureFile> PoolProfileSource::Captures() { return pool_.Captures(); }
 

@@ -62,6 +62,7 @@ class WorkerPool::Impl {
     o.worker_options.name = name;
     o.controller = options_.controller;
     o.recreate_after_failure = true;
+    o.object_targets = true;
     if (options_.between_requests) {
       o.before_load = [this](WorkerReplica& r) {
         BetweenRequests(r);
@@ -233,6 +234,19 @@ std::vector<TargetStatus> WorkerPool::Stats() const {
   for (const auto& r : impl_->replicas_) {
     const WorkerReplica& w = *r->replica;
     out.push_back({w.name(), w.heap().used_bytes, w.heap().limit_bytes, w.served(), w.failures(), w.restarts()});
+  }
+  return out;
+}
+
+std::vector<TargetStatus> WorkerPool::ObjectStats() const {
+  std::vector<TargetStatus> out;
+  for (const auto& r : impl_->replicas_) {
+    for (const DurableObjectTarget& o : r->replica->ObjectTargets()) {
+      TargetStatus t{o.name, o.report.heap_used_bytes, o.heap_limit_bytes, o.report.requests, 0, o.report.restarts};
+      // By its 64-hex id too (lower case; the endpoints compare it so).
+      if (!o.report.name.empty()) t.aliases.push_back(o.report.binding + ":" + o.report.id);
+      out.push_back(std::move(t));
+    }
   }
   return out;
 }

@@ -148,7 +148,8 @@ class Controller::Impl {
   std::map<uint64_t, bool> continuous_running;
   std::set<uint64_t> continuous_done;
   uint64_t next_id = 1;
-  uint64_t cut = 0;  // EndWindows calls so far: a window requested before the latest one ends
+  uint64_t cut = 0;                       // EndWindows calls so far: a window requested before the latest one ends
+  std::atomic<uint64_t> steps_posted{0};  // steps queued so far, on every target (Controller::StepsPosted)
   std::set<std::shared_ptr<WindowRun>> active;         // not yet finished
   std::map<uint64_t, std::weak_ptr<WindowRun>> by_id;  // requested windows, for EndWindow
   std::set<std::shared_ptr<WindowRun>> sleeping;       // window open, waiting to be due
@@ -268,6 +269,7 @@ class Controller::Impl {
     std::lock_guard<std::mutex> lock(target->mu);
     if (!target->alive) return false;
     target->steps.push_back(std::move(step));
+    target->owner_impl->steps_posted.fetch_add(1, std::memory_order_acq_rel);  // under target->mu: see StepsPosted
     target->isolate->RequestInterrupt(&Impl::OnInterrupt, nullptr);
     return true;
   }
@@ -685,6 +687,8 @@ Status Controller::Register(const std::string& name, Isolate& isolate) {
 }
 
 void Controller::Pump(Isolate& isolate) { Pump(isolate.get()); }
+
+uint64_t Controller::StepsPosted() const { return impl_->steps_posted.load(std::memory_order_acquire); }
 
 std::future<Result<WindowProfile>> Controller::Profile(const WindowRequest& request) {
   return Profile(request, nullptr);

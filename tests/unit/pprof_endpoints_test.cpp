@@ -22,7 +22,9 @@ namespace {
 class FakeSource final : public ProfileSource {
  public:
   std::vector<TargetStatus> Targets() override {
-    return {{"worker#0", 10u << 20, 128u << 20, 5, 0, 0}, {"slow", 1, 2, 0, 0, 0}};
+    std::vector<TargetStatus> targets{{"worker#0", 10u << 20, 128u << 20, 5, 0, 0}, {"slow", 1, 2, 0, 0, 0}};
+    targets.insert(targets.end(), extra.begin(), extra.end());
+    return targets;
   }
   Result<Profile> Window(const std::string& target, std::chrono::nanoseconds duration, CancelSignal& cancel) override {
     {
@@ -67,6 +69,7 @@ class FakeSource final : public ProfileSource {
   int entered = 0, cancelled = 0;
   bool released = false;
   bool hold_worker = false;
+  std::vector<TargetStatus> extra;  // after the two above
 };
 
 HttpResponse Get(PprofEndpoints& endpoints, const std::string& target, const std::string& remote = "127.0.0.1:5000",
@@ -162,6 +165,29 @@ TEST_CASE("windows on one target overlap: a second request is answered too (it w
   CHECK(first.get().status == 200);
   CHECK(second.get().status == 200);
   CHECK(endpoints.OpenWindows().empty());
+}
+
+TEST_CASE(
+    "a target is reached by its alias in either case (a Durable Object by its hex id) and listed by its name only",
+    "[http]") {
+  FakeSource source;
+  TargetStatus object{"STORES:leaky", 3u << 20, 128u << 20, 7, 0, 1};
+  object.aliases = {"STORES:00ab"};
+  source.extra.push_back(object);
+  PprofEndpoints endpoints(source);
+  HttpResponse by_id = Get(endpoints, "/debug/pprof/heap?seconds=1&target=STORES:00AB");
+  REQUIRE(by_id.status == 200);
+  CHECK(Header(by_id, "X-Heapprof-Target") == "STORES:leaky");
+  REQUIRE(source.windows.size() == 1);
+  CHECK(source.windows[0].first == "STORES:leaky");
+  HttpResponse unknown = Get(endpoints, "/debug/pprof/heap?seconds=1&target=STORES:nobody");
+  CHECK(unknown.status == 404);
+  CHECK_THAT(unknown.body, Catch::Contains("STORES:leaky"));
+  CHECK_THAT(unknown.body, !Catch::Contains("00ab"));
+  HttpResponse index = Get(endpoints, "/debug/pprof/");
+  CHECK_THAT(index.body,
+             Catch::Contains("<td>STORES:leaky</td><td>3.0 MiB</td><td>128.0 MiB</td><td>7</td><td>0</td><td>1</td>"));
+  CHECK_THAT(index.body, !Catch::Contains("00ab"));
 }
 
 TEST_CASE("index lists targets with heap use and links", "[http]") {

@@ -176,7 +176,7 @@ if want memory; then
 fi
 
 if want durable-objects; then
-  section "Durable Objects: an empty object's heap, heapprof run vs workerd"
+  section "Durable Objects: CPU, RSS and heap per empty object, heapprof serve (an isolate each) vs workerd (one isolate)"
   node "${ws_flag[@]}" "$root/tools/bench/durable_objects_bench.mjs" --heapprof "$build/heapprof" \
     --workerd "$root/.deps/workerd/bin/workerd" $quick --json "$tmp/durable_objects.json" ||
     { echo "(Durable Object benchmark failed)"; echo "null" >"$tmp/durable_objects.json"; }

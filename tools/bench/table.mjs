@@ -283,15 +283,21 @@ if (mb) {
         : `workerd ${f(mb.workerd_used_bytes / 1048576, 2)} MiB (ratio ${f(mb.ratio, 2)})`, 'reported', null);
 }
 
-// An empty Durable Object's V8 heap (#30), both runtimes keeping every object
-// in the worker's isolate; beside it, an empty worker's whole isolate: the
-// least an isolate of its own per object would cost.
+// What one empty Durable Object costs (#30), measured alike in both runtimes
+// (durable_objects_bench.mjs): heapprof makes an isolate per object, workerd
+// keeps a namespace's objects in the worker's isolate.
 const dobj = r.durable_objects;
 if (dobj) {
-  row('   empty Durable Object heap, heapprof run (in the worker\'s isolate)', `${f(dobj.embedded_bytes_per_object, 0)} B`,
-      dobj.workerd_bytes_per_object === null ? 'workerd not measured'
-        : `workerd ${f(dobj.workerd_bytes_per_object, 0)} B (ratio ${f(dobj.ratio, 2)}; its objects' bookkeeping is mostly C++)` +
-          (mb ? `; an empty isolate: ${f(mb.embedded_used_bytes / 1048576, 2)} MiB` : ''), 'reported', null);
+  const wd = (v, text) => (v === null || v === undefined ? 'workerd not measured' : text);
+  row('   Durable Object: CPU to make one and call it once, heapprof serve', `${f(dobj.embedded_cpu_ms_per_object, 2)} ms`,
+      wd(dobj.workerd_cpu_ms_per_object, `workerd ${f(dobj.workerd_cpu_ms_per_object, 2)} ms (in the worker's isolate); ${dobj.objects} objects`),
+      'reported', null);
+  row('   Durable Object: RSS per object, heapprof serve', `${f(dobj.embedded_rss_bytes_per_object / 1048576, 2)} MiB`,
+      wd(dobj.workerd_rss_bytes_per_object, `workerd ${f(dobj.workerd_rss_bytes_per_object / 1024, 1)} KiB`), 'reported', null);
+  row('   Durable Object: an empty object\'s heap, heapprof serve (its own isolate)',
+      `${f(dobj.embedded_heap_bytes_per_object / 1048576, 2)} MiB`,
+      wd(dobj.workerd_heap_bytes_per_object, `workerd ${f(dobj.workerd_heap_bytes_per_object, 0)} B of the shared isolate's heap`),
+      'reported', null);
 }
 
 // Creating an isolate of its own per object (#30): the runtime on one against a bare V8 isolate, CPU.

@@ -1,34 +1,22 @@
 // `heapprof run --profile NS:NAME`: the window on one Durable Object's isolate.
 #include "tools/heapprof/run_object.h"
 
-#include <cctype>
 #include <utility>
 
 namespace heapprof::cli {
-namespace {
-
-// A 64-hex id as the runtime writes it (lower case); a name unchanged.
-std::string LowerHex(std::string text) {
-  if (text.size() != 64) return text;
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-}  // namespace
 
 ObjectWindow::ObjectWindow(std::string target, SessionOptions session)
     : target_(std::move(target)), session_(std::move(session)) {
-  const size_t colon = target_.find(':');
-  binding_ = target_.substr(0, colon);
-  name_ = colon == std::string::npos ? "" : target_.substr(colon + 1);
+  // run.cpp refused a target without a name; an empty one (no --profile NS:NAME) matches nothing.
+  if (Result<DurableObjectSelector> parsed = DurableObjectSelector::Parse(target_); parsed.ok()) {
+    selector_ = std::move(parsed).value();
+  }
   session_.isolate_name = target_;
 }
 
 void ObjectWindow::Install(WorkerOptions& options, std::function<void()> opened, std::function<void(Status)> failed,
                            std::function<void(Result<WindowProfile>)> near_limit) {
-  auto is_target = [this](const DurableObjectReport& o) {
-    return o.binding == binding_ && (o.name == name_ || o.id == LowerHex(name_));
-  };
+  auto is_target = [this](const DurableObjectReport& o) { return selector_ && selector_->Matches(o); };
   options.on_durable_object_created = [this, is_target, opened = std::move(opened), failed = std::move(failed)](
                                           const DurableObjectReport& o, WorkerRuntime& object) {
     if (open_ || ended_ || !is_target(o)) return;

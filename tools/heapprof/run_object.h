@@ -9,6 +9,7 @@
 #include <string>
 
 #include "heapprof/core/status.h"
+#include "heapprof/runtime/durable_object_targets.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/session.h"
@@ -36,7 +37,8 @@ class ObjectWindow {
   Result<WindowProfile> Close();
 
  private:
-  std::string target_, binding_, name_;
+  std::string target_;
+  std::optional<DurableObjectSelector> selector_;  // the object target_ names
   SessionOptions session_;
   std::optional<Session> open_;
   WorkerRuntime* runtime_ = nullptr;  // the object's, owned by the worker's runtime

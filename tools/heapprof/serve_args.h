@@ -58,9 +58,10 @@ struct ServeArgs {
   size_t windows_per_minute = PprofEndpointOptions{}.windows_per_minute;
   size_t max_connections = HttpServerOptions{}.max_connections;
   uint64_t max_buffered = HttpServerOptions{}.max_buffered_bytes;
-  bool leaks = false;                 // --leaks: a leak session on every replica
-  std::optional<int64_t> cadence_ns;  // --cadence; empty: 100 x the first snapshot's cost
-  std::string leaks_json;             // --leaks-json: each replica's report at shutdown
+  bool leaks = false;                     // --leaks: a leak session on every replica
+  std::optional<int64_t> cadence_ns;      // --cadence; empty: 100 x the first snapshot's cost
+  std::string leaks_json;                 // --leaks-json: each replica's report at shutdown
+  std::optional<int64_t> object_idle_ns;  // --object-idle-limit: Durable Objects idle this long are evicted
 };
 
 // What the flags make: the service's options, the windows' outputs (--continuous D), the worker's script.

@@ -165,6 +165,12 @@ void RegisterServe(Commands& commands) {
   serve->add_option("--leaks-json", args->leaks_json,
                     "With --leaks: also write each replica's growth report at exit as JSON to FILE (with replicas, "
                     "FILE-NAME.json)");
+  serve->add_option("--object-idle-limit")
+      ->description(
+          "Evict a Durable Object idle this long (e.g. 30s): its isolate is dropped (and its target with it), its "
+          "storage kept, and it is made anew at its next request, counted as a restart [default: never]")
+      ->type_name("DURATION")
+      ->check(ParsedInto(&args->object_idle_ns, ParsePositiveDuration));
   AddConfigOptions(serve, args->config);
   AddFetchHandlerOption(serve, args->fetch_handler);
   serve->add_option("--v8-flag", args->v8_flags, "A V8 flag for the isolates, e.g. --v8-flag=--no-opt (repeatable)")

@@ -1,4 +1,6 @@
 // `heapprof serve`'s flags checked and turned into the service's options.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -112,6 +114,10 @@ int PlanServe(const ServeArgs& args, ServePlan& plan) {
   }
 
   options.pool.worker_options.durable_objects = DurableObjectNamespaces(config.value());
+  if (args.object_idle_ns) {
+    options.pool.worker_options.durable_object_idle_limit =
+        std::max(std::chrono::milliseconds(1), std::chrono::milliseconds(*args.object_idle_ns / 1'000'000));
+  }
   options.pool.worker_options.bindings = std::move(config->bindings);
   options.pool.worker_options.compatibility_flags = FlagsHonoured(config.value(), EmbeddedRuntimeSupport());
   if (Status s = CheckFetchHandler(args.fetch_handler); !s.ok()) return Fail("serve", s);

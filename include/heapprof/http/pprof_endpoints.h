@@ -42,6 +42,9 @@ struct TargetStatus {
   uint64_t requests = 0;  // answered by the worker
   uint64_t failures = 0;  // script errors, time-outs, heap-limit crashes
   uint64_t restarts = 0;  // isolates recreated after a time-out or a heap-limit crash
+  // Other names target= may give for it (compared in either case), e.g. a
+  // named Durable Object's "NS:<64-hex id>"; never listed.
+  std::vector<std::string> aliases = {};
 };
 
 // A near-heap-limit capture kept on disk.

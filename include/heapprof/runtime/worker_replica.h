@@ -12,12 +12,15 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "heapprof/core/status.h"
+#include "heapprof/runtime/durable_object_targets.h"
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/controller.h"
 #include "heapprof/v8/session.h"
@@ -40,6 +43,9 @@ struct WorkerReplicaOptions {
   // A fresh isolate after a request ran past the time limit (dropping what
   // the stuck request left half-built) or hit the heap limit.
   bool recreate_after_failure = false;
+  // Each Durable Object's isolate a controller target of its own, "NS:NAME"
+  // (durable_object_targets.h), while it lives; needs the controller.
+  bool object_targets = false;
   // On the replica's thread, once per isolate: registered with the
   // controller, its worker not yet loaded (a window or a leak session opened
   // here sees the module's top level). An error stops the load with it.
@@ -86,6 +92,8 @@ class WorkerReplica {
   uint64_t restarts() const { return restarts_.load(); }  // isolates re-created
   // Heap use after the load and every 64 requests.
   HeapUsage heap() const { return {heap_used_.load(), heap_limit_.load()}; }
+  // The Durable Objects registered as targets now (empty without object_targets).
+  std::vector<DurableObjectTarget> ObjectTargets() const;
 
  private:
   Status Load();
@@ -96,6 +104,7 @@ class WorkerReplica {
   void UpdateHeap();
 
   const WorkerReplicaOptions options_;
+  std::unique_ptr<DurableObjectTargets> objects_;  // with object_targets and objects to register
   std::thread thread_;
   std::optional<WorkerRuntime> runtime_;  // on the thread only
   bool loaded_ = false;                   // on the thread only

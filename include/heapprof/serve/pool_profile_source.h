@@ -1,5 +1,6 @@
 // The debug endpoints' profile source for a live service: windows through the
-// controller on the pool's replicas, source-mapped off the isolate's thread.
+// controller on the pool's replicas and their Durable Objects (each object a
+// target "NS:NAME" of its own isolate), source-mapped off the isolate's thread.
 #pragma once
 
 #include <condition_variable>

@@ -79,6 +79,10 @@ class WorkerPool {
 
   // Per replica: heap use, counters, restarts (for the debug index).
   std::vector<TargetStatus> Stats() const;
+  // Per Durable Object whose isolate lives now (with a controller): its
+  // target "NS:NAME" (durable_object_targets.h), heap use, the calls it
+  // started (as requests) and its restarts; failures are not counted per object.
+  std::vector<TargetStatus> ObjectStats() const;
   // Near-heap-limit captures written so far (those in a fallback folder too).
   std::vector<CaptureFile> Captures() const;
   // Captures capture_dir could not take: the failure, and where each went instead if anywhere.

@@ -75,6 +75,10 @@ class Controller {
   // is idle (not running JS); no-op when nothing waits.
   void Pump(v8::Isolate* isolate);
   void Pump(Isolate& isolate);
+  // How many lifecycle steps were queued so far, on every target. A step
+  // queued after a read of this changes it, so an embedder with many idle
+  // isolates pumps them only when it changed since its last round.
+  uint64_t StepsPosted() const;
 
   // Opens a window on the target from any thread; the future yields the
   // profile after `duration`, or an error (unknown target, already being
