@@ -131,34 +131,49 @@ void ProjectLimit(const ProjectionInput& in, LeakReport& report) {
     per_request = Slope(thousands, used, confidence);
     pace = Slope(minutes, thousands, confidence);  // thousands of requests a minute
   }
-  if (per_request) {
-    p.per_1000_requests = per_request->first;
-    p.per_1000_requests_interval = per_request->second;
+  // Pages (a heap figure given apart) wobble by megabytes as V8 releases and
+  // reuses them, more so on a loaded machine; the objects they hold do not.
+  // When the pages cannot tell whether the heap grows per request and the
+  // objects can, the objects decide: the pages hold at least the objects, so
+  // they reach the limit no later than the objects' projection says.
+  const double limit = static_cast<double>(p.heap_limit_bytes);
+  const double left = p.heap_limit_bytes > 0 ? std::max(0.0, limit - end.heap_used) : 0.0;
+  const double objects_left = std::max(0.0, limit - end.heap_objects);
+  std::optional<std::pair<double, Interval>> by_objects;
+  if (per_request && per_request->second.low <= 0 && apart && end.heap_objects > 0) {
+    by_objects = Slope(thousands, objects, confidence);
+    if (by_objects && by_objects->second.low <= 0) by_objects.reset();
+  }
+  const std::optional<std::pair<double, Interval>>& decides = by_objects ? by_objects : per_request;
+  if (decides) {
+    p.per_1000_requests = decides->first;
+    p.per_1000_requests_interval = decides->second;
   }
   // A leak per request: whether it grows is decided per request (a pace that
   // stalls and bursts does not blur it), the time from the pace.
-  const bool by_request = per_request && pace && pace->first > 0;
+  const bool by_request = decides && pace && pace->first > 0;
   if (by_request) {
     p.requests_per_minute = pace->first * 1e3;
     p.requests_per_minute_interval = {pace->second.low * 1e3, pace->second.high * 1e3};
-    if (per_request->second.low > 0) {
-      p.rate_per_minute = per_request->first * pace->first;
-      p.rate_interval = ProductInterval(per_request->first, per_request->second, pace->first, pace->second);
-      p.rate_from = "heap used per request at the last part's pace";
+    if (decides->second.low > 0) {
+      p.rate_per_minute = decides->first * pace->first;
+      p.rate_interval = ProductInterval(decides->first, decides->second, pace->first, pace->second);
+      p.rate_from = by_objects ? "the objects' bytes per request at the last part's pace"
+                               : "heap used per request at the last part's pace";
     }
   }
-  p.growing = by_request ? per_request->second.low > 0 : p.rate_interval.low > 0;
+  p.growing = by_request ? decides->second.low > 0 : p.rate_interval.low > 0;
 
-  const double limit = static_cast<double>(p.heap_limit_bytes);
-  const double left = p.heap_limit_bytes > 0 ? std::max(0.0, limit - end.heap_used) : 0.0;
-  if (p.heap_limit_bytes > 0 && per_request && per_request->second.low > 0) {
-    auto [estimate, interval] = TimeToFill(left, per_request->first, per_request->second);
+  if (p.heap_limit_bytes > 0 && decides && decides->second.low > 0) {
+    auto [estimate, interval] = TimeToFill(by_objects ? objects_left : left, decides->first, decides->second);
+    // The pages' own fastest growth still bounds how soon they fill.
+    if (by_objects && per_request->second.high > 0)
+      interval.low = std::min(interval.low, left / per_request->second.high);
     p.requests_to_limit = estimate * 1e3;
     p.requests_interval = {interval.low * 1e3, interval.high * 1e3};
   }
   // The heap figure was given apart (pages): the objects' own series bounds
   // the other side of where the limit bites (the pages fill first).
-  const double objects_left = std::max(0.0, limit - end.heap_objects);
   auto widen = [&](const std::vector<double>& x, Interval& into, double scale) {
     if (!apart || end.heap_objects <= 0 || p.heap_limit_bytes == 0) return;
     std::optional<std::pair<double, Interval>> other = Slope(x, objects, confidence);
@@ -170,7 +185,7 @@ void ProjectLimit(const ProjectionInput& in, LeakReport& report) {
     into.low = std::min(into.low, interval.low * scale);
     into.high = std::max(into.high, interval.high * scale);
   };
-  if (p.requests_to_limit) widen(thousands, p.requests_interval, 1e3);
+  if (p.requests_to_limit && !by_objects) widen(thousands, p.requests_interval, 1e3);
 
   // Each growing site alone, at its last part's sampled rate.
   if (p.heap_limit_bytes > 0) {
@@ -197,8 +212,8 @@ void ProjectLimit(const ProjectionInput& in, LeakReport& report) {
   const double seconds = end.minutes * 60;  // the span of the slopes
   if (!p.growing && by_request) {
     p.text = fmt::format("heap used {}: not growing (the last {:.0f} s: {} per 1000 requests, 95 %: {} to {})",
-                         of_limit, seconds, SignedBytes(per_request->first), SignedBytes(per_request->second.low),
-                         SignedBytes(per_request->second.high));
+                         of_limit, seconds, SignedBytes(decides->first), SignedBytes(decides->second.low),
+                         SignedBytes(decides->second.high));
     return;
   }
   if (!p.growing) {

@@ -340,6 +340,29 @@ TEST_CASE("a leak per request under a stalling pace is projected in requests and
   nlohmann::json j = nlohmann::json::parse(LeakReportJson(report.value()));
   CHECK(j["projection"]["requests_per_minute"].get<double>() == Approx(*p.requests_per_minute));
 
+  // Pages given apart that wobble by 3 MiB (as V8 releases and reuses them)
+  // around objects growing exactly: the objects decide, and the interval
+  // holds where the objects reach the limit.
+  LeakTracker paged;
+  paged.SetHeapLimit(100 * kMiB, "the old generation's share");
+  for (size_t k = 0; k < ms.size(); ++k) {
+    RawSnapshot snap = Hand(ms[k] / 1000, {{1, 16}});
+    snap.info.heap_used_bytes = static_cast<uint64_t>(20.0 * kMiB + 10240.0 * static_cast<double>(served[k]));
+    const uint64_t pages = snap.info.heap_used_bytes + (k % 2 == 0 ? 4 : 1) * kMiB;
+    REQUIRE(paged.Add(snap, served[k], pages).ok());
+  }
+  Result<LeakReport> paged_report = paged.Report();
+  REQUIRE(paged_report.ok());
+  const LeakProjection& q = paged_report->projection;
+  INFO(q.text);
+  CHECK(q.growing);
+  CHECK(q.rate_from == "the objects' bytes per request at the last part's pace");
+  REQUIRE(q.requests_to_limit.has_value());
+  const double objects_truth = (100.0 * kMiB - (20.0 * kMiB + 10240.0 * 1200)) / 10240.0;
+  CHECK(*q.requests_to_limit == Approx(objects_truth));
+  CHECK(q.requests_interval.high == Approx(objects_truth));
+  CHECK(q.requests_interval.low < objects_truth);
+
   // Not growing per request: said per request.
   LeakTracker flat;
   for (size_t k = 0; k < ms.size(); ++k) {
