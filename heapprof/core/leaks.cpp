@@ -3,22 +3,20 @@
 // correction: docs/statistics.md ("Growth: is it a leak?").
 #include "heapprof/core/leaks.h"
 
+#include "heapprof/core/leak_projection.h"
 #include "heapprof/core/math_policy.h"
 #include "heapprof/core/profile_ages.h"
 
 #include <fmt/format.h>
-#include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <nlohmann/json.hpp>
 #include <numbers>
 
 namespace heapprof {
 namespace {
 
-using internal::NoThrow;
+using internal::SignedBytes;
 
 // MOVER (Zou and Donner 2008) on the two gamma intervals: the difference's
 // interval recovered from each side's own asymmetric interval.
@@ -50,86 +48,6 @@ std::string SiteKey(const RawSnapshot& snapshot, StackId stack, std::vector<Fram
     s = static_cast<uint32_t>(node.parent);
   }
   return key;
-}
-
-std::string FrameText(const Frame& f) {
-  std::string name = f.function_name.empty() ? "(anonymous)" : f.function_name;
-  if (f.script_name.empty()) return name;
-  std::string script = f.script_name;
-  if (size_t slash = script.find_last_of('/'); slash != std::string::npos) script = script.substr(slash + 1);
-  return f.line > 0 ? fmt::format("{} ({}:{})", name, script, f.line) : fmt::format("{} ({})", name, script);
-}
-
-std::string SiteText(const LeakSite& site, size_t frames) {
-  if (site.frames.empty()) return "(root)";
-  std::string out;
-  for (size_t i = 0; i < site.frames.size() && i < frames; ++i) {
-    if (i > 0) out += " < ";
-    out += FrameText(site.frames[i]);
-  }
-  if (site.frames.size() > frames) out += " < ...";
-  return out;
-}
-
-std::string SignedBytes(double bytes) { return (bytes >= 0 ? "+" : "-") + LeakBytesText(std::abs(bytes)); }
-
-std::string Percent(double fraction) { return fmt::format("{:.2g} %", fraction * 100); }
-
-std::string MinutesText(double minutes) {
-  if (!std::isfinite(minutes)) return "never";
-  if (minutes < 1) return fmt::format("{:.0f} s", minutes * 60);
-  if (minutes < 120) return fmt::format("{:.0f} min", minutes);
-  return fmt::format("{:.1f} h", minutes / 60);
-}
-
-// Least-squares slope of y on t (per unit of t) with its interval: Student t
-// on the residuals, the standard error widened by sqrt((1 + r) / (1 - r)) for
-// a positive lag-1 autocorrelation r of the residuals (a heap's wobble lasts
-// longer than one cadence).
-std::optional<std::pair<double, Interval>> Slope(const std::vector<double>& t, const std::vector<double>& y,
-                                                 double confidence) {
-  const size_t n = t.size();
-  if (n < 3) return std::nullopt;
-  double tm = 0, ym = 0;
-  for (size_t i = 0; i < n; ++i) {
-    tm += t[i];
-    ym += y[i];
-  }
-  tm /= static_cast<double>(n);
-  ym /= static_cast<double>(n);
-  double stt = 0, sty = 0;
-  for (size_t i = 0; i < n; ++i) {
-    stt += (t[i] - tm) * (t[i] - tm);
-    sty += (t[i] - tm) * (y[i] - ym);
-  }
-  if (stt <= 0) return std::nullopt;
-  const double beta = sty / stt;
-  std::vector<double> r(n);
-  double ss = 0;
-  for (size_t i = 0; i < n; ++i) {
-    r[i] = y[i] - ym - beta * (t[i] - tm);
-    ss += r[i] * r[i];
-  }
-  double lag = 0;
-  for (size_t i = 1; i < n; ++i) lag += r[i] * r[i - 1];
-  const double rho = ss > 0 ? std::clamp(lag / ss, 0.0, 0.9) : 0.0;
-  const double se = std::sqrt(ss / static_cast<double>(n - 2) / stt) * std::sqrt((1 + rho) / (1 - rho));
-  const boost::math::students_t_distribution<double, NoThrow> student(static_cast<double>(n - 2));
-  const double q = boost::math::quantile(student, 1 - (1 - confidence) / 2);
-  return std::make_pair(beta, Interval{beta - q * se, beta + q * se});
-}
-
-// What is left of the limit over a rate and its interval: the estimate and
-// [left / high, left / low] (infinity when the low end is not above 0).
-std::pair<double, Interval> TimeToFill(double left, double rate, const Interval& rates) {
-  return {left / rate, {left / rates.high, rates.low > 0 ? left / rates.low : std::numeric_limits<double>::infinity()}};
-}
-
-std::string RequestsText(double requests) {
-  if (!std::isfinite(requests)) return "never";
-  if (requests < 1e4) return fmt::format("{:.0f}", requests);
-  if (requests < 1e6) return fmt::format("{:.0f}k", requests / 1e3);
-  return fmt::format("{:.1f}M", requests / 1e6);
 }
 
 }  // namespace
@@ -457,105 +375,21 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
     return x.live_end.value > y.live_end.value;
   });
 
-  LeakProjection& p = report.projection;
-  p.heap_used_bytes = sb.heap_used;
-  p.heap_limit_bytes = limit_override_ > 0 ? limit_override_ : sb.heap_limit;
-  p.limit_source = limit_override_ > 0 ? limit_source_ : std::string();
-  p.growth = growth(all_born_late, all_died_late, m, b, nullptr);
-  p.rate_per_minute = p.growth.PerMinute();
-  p.rate_interval = p.growth.PerMinuteInterval();
-  p.rate_from = "sampled growth";
-  std::vector<double> minutes, thousands, used_series, objects_series;
-  bool used_known = true, requests_known = true, apart = false;
-  for (size_t j = m; j <= b; ++j) {
-    used_known = used_known && snapshots_[j].heap_used > 0;
-    apart = apart || snapshots_[j].heap_objects != snapshots_[j].heap_used;
-    objects_series.push_back(static_cast<double>(snapshots_[j].heap_objects));
-    requests_known = requests_known && snapshots_[j].requests.has_value();
-    minutes.push_back(static_cast<double>(snapshots_[j].unix_nanos - snapshots_[m].unix_nanos) / 60e9);
-    if (requests_known) thousands.push_back(static_cast<double>(*snapshots_[j].requests) / 1e3);
-    used_series.push_back(static_cast<double>(snapshots_[j].heap_used));
+  // The projection's slopes over the last part, at least three snapshots (the
+  // fewest a slope's interval needs) when the session has them: a stall in
+  // the last half of a short session leaves fewer there.
+  const size_t pm = b - m >= 2 || b < a + 2 ? m : b - 2;
+  internal::ProjectionInput projection;
+  for (size_t j = pm; j <= b; ++j) {
+    const SnapshotRecord& q = snapshots_[j];
+    projection.last_part.push_back({static_cast<double>(q.unix_nanos - snapshots_[pm].unix_nanos) / 60e9, q.requests,
+                                    static_cast<double>(q.heap_used), static_cast<double>(q.heap_objects)});
   }
-  std::optional<std::pair<double, Interval>> slope;
-  if (used_known) slope = Slope(minutes, used_series, confidence);
-  if (slope) {
-    p.rate_per_minute = slope->first;
-    p.rate_interval = slope->second;
-    p.rate_from = "heap used";
-  }
-  std::optional<std::pair<double, Interval>> per_request;
-  if (used_known && requests_known) per_request = Slope(thousands, used_series, confidence);
-  const double left =
-      p.heap_limit_bytes > 0
-          ? std::max(0.0, static_cast<double>(p.heap_limit_bytes) - static_cast<double>(p.heap_used_bytes))
-          : 0.0;
-  if (per_request) {
-    p.per_1000_requests = per_request->first;
-    p.per_1000_requests_interval = per_request->second;
-    if (p.heap_limit_bytes > 0 && per_request->second.low > 0) {
-      auto [estimate, interval] = TimeToFill(left, per_request->first, per_request->second);
-      p.requests_to_limit = estimate * 1e3;
-      p.requests_interval = {interval.low * 1e3, interval.high * 1e3};
-    }
-  }
-  // The heap figure was given apart (pages): the objects' own series bounds
-  // the other side of where the limit bites (the pages fill first).
-  const double objects_left =
-      std::max(0.0, static_cast<double>(p.heap_limit_bytes) - static_cast<double>(sb.heap_objects));
-  auto widen = [&](const std::vector<double>& x, Interval& into, double scale) {
-    if (!apart || sb.heap_objects == 0 || p.heap_limit_bytes == 0) return;
-    std::optional<std::pair<double, Interval>> other = Slope(x, objects_series, confidence);
-    if (!other || other->second.low <= 0) {
-      into.high = std::numeric_limits<double>::infinity();
-      return;
-    }
-    auto [estimate, interval] = TimeToFill(objects_left, other->first, other->second);
-    (void)estimate;
-    into.low = std::min(into.low, interval.low * scale);
-    into.high = std::max(into.high, interval.high * scale);
-  };
-  if (p.requests_to_limit) widen(thousands, p.requests_interval, 1e3);
-  // Each growing site alone, at its last part's rate.
-  if (p.heap_limit_bytes > 0) {
-    for (LeakSite& site : report.sites) {
-      if (site.verdict != LeakVerdict::kGrowing || site.late.PerMinute() <= 0) continue;
-      auto [estimate, interval] = TimeToFill(left, site.late.PerMinute(), site.late.PerMinuteInterval());
-      site.minutes_to_limit = estimate;
-      site.minutes_interval = interval;
-      if (auto rate = site.late.Per1000Requests(); rate && *rate > 0) {
-        auto [n, ni] = TimeToFill(left, *rate, *site.late.Per1000RequestsInterval());
-        site.requests_to_limit = n * 1e3;
-        site.requests_interval = {ni.low * 1e3, ni.high * 1e3};
-      }
-    }
-  }
-  const double rate = p.rate_per_minute;
-  const Interval rates = p.rate_interval;
-  p.growing = rates.low > 0;
-  std::string used = LeakBytesText(static_cast<double>(p.heap_used_bytes));
-  std::string of_limit =
-      p.heap_limit_bytes > 0
-          ? fmt::format("{} of the {} limit{}", used, LeakBytesText(static_cast<double>(p.heap_limit_bytes)),
-                        p.limit_source.empty() ? std::string() : " (" + p.limit_source + ")")
-          : used + " (limit not known)";
-  if (!p.growing) {
-    p.text = fmt::format("heap used {}: not growing (the last {:.0f} s: {}/min, 95 %: {} to {})", of_limit,
-                         p.growth.seconds, SignedBytes(rate), SignedBytes(rates.low), SignedBytes(rates.high));
-  } else if (p.heap_limit_bytes == 0) {
-    p.text = fmt::format("heap used {}, growing {}/min ±{}", of_limit, LeakBytesText(rate),
-                         LeakBytesText(rates.HalfWidth(rate)));
-  } else {
-    p.minutes_to_limit = left / rate;
-    p.minutes_interval = {left / rates.high, left / rates.low};
-    widen(minutes, p.minutes_interval, 1);
-    p.text = fmt::format("heap used {}, growing {}/min ±{}: limit in ~{} (95 %: {}-{})", of_limit, LeakBytesText(rate),
-                         LeakBytesText(rates.HalfWidth(rate)), MinutesText(p.minutes_to_limit),
-                         MinutesText(p.minutes_interval.low), MinutesText(p.minutes_interval.high));
-    if (p.requests_to_limit) {
-      p.text += fmt::format(", or after ~{} more requests (95 %: {}-{})", RequestsText(*p.requests_to_limit),
-                            RequestsText(p.requests_interval.low), RequestsText(p.requests_interval.high));
-    }
-  }
+  projection.limit_bytes = limit_override_ > 0 ? limit_override_ : sb.heap_limit;
+  projection.limit_source = limit_override_ > 0 ? limit_source_ : std::string();
+  projection.sampled = growth(all_born_late, all_died_late, m, b, nullptr);  // when the session has two snapshots
+  projection.confidence = confidence;
+  internal::ProjectLimit(projection, report);
   return report;
 }
 
@@ -618,169 +452,6 @@ std::vector<int64_t> SampleAges(const RawSnapshot& snapshot, const LeakTracker& 
 
 Profile BuildLeakProfile(const RawSnapshot& last, const LeakTracker& tracker) {
   return internal::BuildProfileWithAges(last, SampleAges(last, tracker));
-}
-
-std::string FormatLeakReport(const LeakReport& report, size_t top) {
-  std::string out;
-  const double seconds = static_cast<double>(report.end_unix_nanos - report.start_unix_nanos) / 1e9;
-  out += fmt::format("Growth over {:.0f} s ({} snapshots{}, interval {}, {} live samples at the end):\n", seconds,
-                     report.last - report.first + 1,
-                     report.requests ? fmt::format(", {} requests", *report.requests) : std::string(),
-                     LeakBytesText(static_cast<double>(report.interval_bytes)), report.live_samples);
-  out += "  " + report.projection.text + "\n\n";
-  const bool per_request = report.requests.has_value() && *report.requests > 0;
-  out += fmt::format("  {:<8} {:>11} {:>24}{}  {}\n", "verdict", "live", "growth/min (95 %)",
-                     per_request ? fmt::format(" {:>22}", "per 1000 requests") : std::string(), "site");
-  size_t shown = 0, hidden = 0;
-  for (const LeakSite& site : report.sites) {
-    const bool always = site.verdict == LeakVerdict::kGrowing || site.verdict == LeakVerdict::kBounded;
-    if (!always && shown >= top) {
-      ++hidden;
-      continue;
-    }
-    ++shown;
-    const double rate = site.whole.PerMinute();
-    std::string per =
-        per_request ? fmt::format(" {:>22}", fmt::format("{} ±{}", SignedBytes(*site.whole.Per1000Requests()),
-                                                         LeakBytesText(site.whole.Per1000RequestsInterval()->HalfWidth(
-                                                             *site.whole.Per1000Requests()))))
-                    : std::string();
-    out += fmt::format(
-        "  {:<8} {:>11} {:>24}{}  {}\n", LeakVerdictName(site.verdict), LeakBytesText(site.live_end.value),
-        fmt::format("{} ±{}", SignedBytes(rate), LeakBytesText(site.whole.PerMinuteInterval().HalfWidth(rate))), per,
-        SiteText(site, 4));
-    if (site.verdict != LeakVerdict::kSteady) out += "           " + site.reason + "\n";
-    if (site.minutes_to_limit) {
-      out += fmt::format(
-          "           alone it fills the limit in ~{} (95 %: {}-{}){}\n", MinutesText(*site.minutes_to_limit),
-          MinutesText(site.minutes_interval.low), MinutesText(site.minutes_interval.high),
-          site.requests_to_limit ? fmt::format(", after ~{} more requests", RequestsText(*site.requests_to_limit))
-                                 : std::string());
-    }
-  }
-  if (hidden > 0) out += fmt::format("  ... {} more sites (steady or unclear)\n", hidden);
-  out += fmt::format(
-      "\n  Verdicts at a family-wise {} for look {} ({} tests after Tarone's correction: {} each); "
-      "rates are over the whole interval, the verdict's test over its last part ({:.0f} s).\n",
-      Percent(report.alpha), report.look, report.tests, fmt::format("{:.2g}", report.alpha_per_test),
-      report.sites.empty() ? 0.0 : report.sites.front().late.seconds);
-  return out;
-}
-
-std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker, size_t series_sites,
-                           size_t series_points) {
-  using Json = nlohmann::json;
-  auto growth = [](const Growth& g) {
-    Json j{{"bytes", g.bytes},
-           {"low", g.interval.low},
-           {"high", g.interval.high},
-           {"p_value", g.p_value},
-           {"seconds", g.seconds},
-           {"born_bytes", g.born.value},
-           {"born_samples", g.born.samples},
-           {"died_bytes", g.died.value},
-           {"died_samples", g.died.samples},
-           {"per_minute", g.PerMinute()},
-           {"per_minute_low", g.PerMinuteInterval().low},
-           {"per_minute_high", g.PerMinuteInterval().high}};
-    if (g.requests) j["requests"] = *g.requests;
-    if (auto r = g.Per1000Requests()) {
-      j["per_1000_requests"] = *r;
-      j["per_1000_requests_low"] = g.Per1000RequestsInterval()->low;
-      j["per_1000_requests_high"] = g.Per1000RequestsInterval()->high;
-    }
-    return j;
-  };
-  Json root;
-  root["first_snapshot"] = report.first;
-  root["middle_snapshot"] = report.middle;
-  root["last_snapshot"] = report.last;
-  root["snapshots"] = report.snapshots;
-  root["start_unix_nanos"] = report.start_unix_nanos;
-  root["end_unix_nanos"] = report.end_unix_nanos;
-  if (report.requests) root["requests"] = *report.requests;
-  root["interval_bytes"] = report.interval_bytes;
-  root["live_samples"] = report.live_samples;
-  root["look"] = report.look;
-  root["alpha"] = report.alpha;
-  root["alpha_per_test"] = report.alpha_per_test;
-  root["tests"] = report.tests;
-  const LeakProjection& p = report.projection;
-  Json projection{{"heap_used_bytes", p.heap_used_bytes},
-                  {"heap_limit_bytes", p.heap_limit_bytes},
-                  {"growing", p.growing},
-                  {"growth", growth(p.growth)},
-                  {"text", p.text}};
-  if (!p.limit_source.empty()) projection["limit_source"] = p.limit_source;
-  if (p.per_1000_requests) {
-    projection["per_1000_requests"] = *p.per_1000_requests;
-    projection["per_1000_requests_low"] = p.per_1000_requests_interval.low;
-    projection["per_1000_requests_high"] = p.per_1000_requests_interval.high;
-  }
-  if (p.requests_to_limit) {
-    projection["requests_to_limit"] = *p.requests_to_limit;
-    projection["requests_low"] = p.requests_interval.low;
-    projection["requests_high"] = std::isfinite(p.requests_interval.high) ? Json(p.requests_interval.high) : Json();
-  }
-  if (p.growing && p.heap_limit_bytes > 0) {
-    projection["minutes_to_limit"] = p.minutes_to_limit;
-    projection["minutes_low"] = p.minutes_interval.low;
-    projection["minutes_high"] = std::isfinite(p.minutes_interval.high) ? Json(p.minutes_interval.high) : Json();
-  }
-  root["projection"] = projection;
-  Json sites = Json::array();
-  std::vector<int64_t> times = tracker ? tracker->SnapshotTimes() : std::vector<int64_t>{};
-  // The chart's snapshots: every one, or an even subset of at most series_points.
-  std::vector<size_t> picked;
-  if (!times.empty() && series_points > 0) {
-    const size_t n = times.size();
-    const size_t step = (n + series_points - 1) / series_points;
-    for (size_t k = 0; k < n; k += std::max<size_t>(1, step)) picked.push_back(k);
-    if (picked.back() != n - 1) picked.push_back(n - 1);
-    Json t = Json::array();
-    for (size_t k : picked) t.push_back(times[k]);
-    root["series_unix_nanos"] = t;
-  }
-  for (size_t i = 0; i < report.sites.size(); ++i) {
-    const LeakSite& site = report.sites[i];
-    Json frames = Json::array();
-    for (const Frame& f : site.frames) {
-      frames.push_back(
-          {{"function", f.function_name}, {"script", f.script_name}, {"line", f.line}, {"column", f.column}});
-    }
-    Json s{{"verdict", LeakVerdictName(site.verdict)},
-           {"reason", site.reason},
-           {"name", SiteText(site, 1)},
-           {"stack", SiteText(site, 64)},
-           {"frames", frames},
-           {"live_start_bytes", site.live_start.value},
-           {"live_bytes", site.live_end.value},
-           {"live_low", site.live_end_interval.low},
-           {"live_high", site.live_end_interval.high},
-           {"live_samples", site.live_end.samples},
-           {"whole", growth(site.whole)},
-           {"early", growth(site.early)},
-           {"late", growth(site.late)}};
-    if (site.minutes_to_limit) {
-      s["minutes_to_limit"] = *site.minutes_to_limit;
-      s["minutes_low"] = site.minutes_interval.low;
-      s["minutes_high"] = std::isfinite(site.minutes_interval.high) ? Json(site.minutes_interval.high) : Json();
-    }
-    if (site.requests_to_limit) {
-      s["requests_to_limit"] = *site.requests_to_limit;
-      s["requests_low"] = site.requests_interval.low;
-      s["requests_high"] = std::isfinite(site.requests_interval.high) ? Json(site.requests_interval.high) : Json();
-    }
-    if (tracker && i < series_sites && !picked.empty()) {
-      std::vector<double> series = tracker->LiveSeries(site.site_index);
-      Json values = Json::array();
-      for (size_t k : picked) values.push_back(series[k]);
-      s["series"] = values;
-    }
-    sites.push_back(std::move(s));
-  }
-  root["sites"] = std::move(sites);
-  return root.dump();
 }
 
 }  // namespace heapprof

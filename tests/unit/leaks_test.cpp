@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "heapprof/core/leak_projection.h"
 #include "heapprof/core/leak_simulation.h"
 #include "heapprof/core/leaks.h"
 #include "heapprof/core/stack_table.h"
@@ -200,7 +201,7 @@ TEST_CASE("the projection gives the time to the limit from heap used, and says w
   const LeakProjection& p = report->projection;
   INFO(p.text);
   CHECK(p.growing);
-  CHECK(p.rate_from == "heap used");
+  CHECK(p.rate_from == "heap used per request at the last part's pace");
   CHECK(p.heap_limit_bytes == 32 * kMiB);
   const double left = static_cast<double>(p.heap_limit_bytes - p.heap_used_bytes);
   const double true_minutes = left / (2.0 * kMiB);
@@ -285,6 +286,96 @@ TEST_CASE("the projection in requests and per growing site, against a limit set 
   CHECK(j["projection"]["limit_source"] == "the old generation's share");
   CHECK(j["projection"]["requests_to_limit"].get<double>() == Approx(*p.requests_to_limit));
   CHECK(j["sites"][0]["minutes_to_limit"].get<double>() == Approx(*site->minutes_to_limit));
+}
+
+// A leak of 10 KiB a request (heap used wobbling by 128 KiB) whose pace
+// stalls: four quick snapshots, a stall of 0.66 s, two more. Heap used
+// against time cannot tell it grows (the slope's interval holds 0: how the
+// projection once read a leak as "not growing" under load); against
+// requests served it can, and the time to the limit carries the pace's
+// uncertainty.
+TEST_CASE("a leak per request under a stalling pace is projected in requests and its time from the pace") {
+  const std::vector<double> ms = {-712, -500, -250, 0, 12, 24, 36, 700, 712};
+  const std::vector<uint64_t> served = {200, 400, 600, 1000, 1040, 1080, 1120, 1160, 1200};
+  LeakTracker tracker;
+  std::vector<double> minutes, heap;
+  for (size_t k = 0; k < ms.size(); ++k) {
+    RawSnapshot snap = Hand(ms[k] / 1000, {{1, 16}});
+    const double wobble = (k + 1) % 2 == 0 ? -128 * 1024 : 128 * 1024;
+    snap.info.heap_used_bytes = static_cast<uint64_t>(20.0 * kMiB + 10240.0 * static_cast<double>(served[k]) + wobble);
+    REQUIRE(tracker.Add(snap, served[k]).ok());
+    if (ms[k] >= 0) {
+      minutes.push_back(ms[k] / 60e3);
+      heap.push_back(static_cast<double>(snap.info.heap_used_bytes));
+    }
+  }
+  Result<LeakReport> report = tracker.Report();
+  REQUIRE(report.ok());
+  const LeakProjection& p = report->projection;
+  INFO(p.text);
+  REQUIRE(report->middle == 3);  // the last part is the six snapshots from 0 ms
+  auto in_time = internal::Slope(minutes, heap, kConfidence);
+  REQUIRE(in_time.has_value());
+  CHECK(in_time->second.low < 0);
+  CHECK(p.growing);
+  CHECK(p.rate_from == "heap used per request at the last part's pace");
+  REQUIRE(p.requests_to_limit.has_value());
+  const double truth = (100.0 * kMiB - static_cast<double>(p.heap_used_bytes)) / 10240.0;
+  CHECK(p.requests_interval.low <= truth);
+  CHECK(p.requests_interval.high >= truth);
+  // The pace: 200 requests in 0.712 s, its interval from the stall's residuals.
+  REQUIRE(p.requests_per_minute.has_value());
+  CHECK(p.requests_per_minute_interval.low < 200 / 0.712 * 60);
+  CHECK(p.requests_per_minute_interval.high > 200 / 0.712 * 60);
+  CHECK(p.minutes_to_limit == Approx(*p.requests_to_limit / *p.requests_per_minute));
+  // The time's interval holds the requests' and the pace's: wider than either alone.
+  const double requests_width = std::log(p.requests_interval.high / p.requests_interval.low);
+  const double pace_width = std::log(p.requests_per_minute_interval.high / p.requests_per_minute_interval.low);
+  const double minutes_width = std::log(p.minutes_interval.high / p.minutes_interval.low);
+  CHECK(minutes_width > requests_width);
+  CHECK(minutes_width > pace_width);
+  CHECK(minutes_width < requests_width + pace_width);
+  CHECK(p.text.find("limit in ~") != std::string::npos);
+  CHECK(p.text.find("requests/s") != std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(LeakReportJson(report.value()));
+  CHECK(j["projection"]["requests_per_minute"].get<double>() == Approx(*p.requests_per_minute));
+
+  // Pages given apart that wobble by 3 MiB (as V8 releases and reuses them)
+  // around objects growing exactly: the objects decide, and the interval
+  // holds where the objects reach the limit.
+  LeakTracker paged;
+  paged.SetHeapLimit(100 * kMiB, "the old generation's share");
+  for (size_t k = 0; k < ms.size(); ++k) {
+    RawSnapshot snap = Hand(ms[k] / 1000, {{1, 16}});
+    snap.info.heap_used_bytes = static_cast<uint64_t>(20.0 * kMiB + 10240.0 * static_cast<double>(served[k]));
+    const uint64_t pages = snap.info.heap_used_bytes + (k % 2 == 0 ? 4 : 1) * kMiB;
+    REQUIRE(paged.Add(snap, served[k], pages).ok());
+  }
+  Result<LeakReport> paged_report = paged.Report();
+  REQUIRE(paged_report.ok());
+  const LeakProjection& q = paged_report->projection;
+  INFO(q.text);
+  CHECK(q.growing);
+  CHECK(q.rate_from == "the objects' bytes per request at the last part's pace");
+  REQUIRE(q.requests_to_limit.has_value());
+  const double objects_truth = (100.0 * kMiB - (20.0 * kMiB + 10240.0 * 1200)) / 10240.0;
+  CHECK(*q.requests_to_limit == Approx(objects_truth));
+  CHECK(q.requests_interval.high == Approx(objects_truth));
+  CHECK(q.requests_interval.low < objects_truth);
+
+  // Not growing per request: said per request.
+  LeakTracker flat;
+  for (size_t k = 0; k < ms.size(); ++k) {
+    RawSnapshot snap = Hand(ms[k] / 1000, {{1, 16}});
+    snap.info.heap_used_bytes = static_cast<uint64_t>(20.0 * kMiB + (k % 2) * 4096);
+    REQUIRE(flat.Add(snap, served[k]).ok());
+  }
+  Result<LeakReport> still = flat.Report();
+  REQUIRE(still.ok());
+  INFO(still->projection.text);
+  CHECK_FALSE(still->projection.growing);
+  CHECK(still->projection.text.find("not growing (the last 1 s:") != std::string::npos);
+  CHECK(still->projection.text.find("per 1000 requests") != std::string::npos);
 }
 
 TEST_CASE("the JSON report carries the verdicts and a live series per site") {

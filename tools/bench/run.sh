@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-parts=",collector,floor,fidelity,snapshot,isolate,encode,encode-judge,leaks,symbolize,serve,soak,attach,leaks-cost,push,memory,durable-objects,node,apps,decode,"
+parts=",collector,floor,fidelity,snapshot,isolate,encode,encode-judge,leaks,symbolize,serve,soak,attach,leaks-cost,push,memory,durable-objects,node,apps,decode,near-limit,"
 for part in ${only//,/ }; do
   case "$parts" in *",$part,"*) ;; *) echo "run.sh: --only: no part named $part (${parts:1:-1})" >&2; exit 2 ;; esac
 done

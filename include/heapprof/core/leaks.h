@@ -93,24 +93,32 @@ struct LeakProjection {
   uint64_t heap_limit_bytes = 0;  // 0: not known
   std::string limit_source;       // what the limit is (LeakTracker::SetHeapLimit); "" = the snapshots' own
   Growth growth;                  // sampled: every site together, over the last part [m, b]
-  // The rate the projection uses: the least-squares slope of heap used over
-  // the last part's snapshots (bytes per minute), its interval from the
-  // residuals (Student t, widened for their lag-1 autocorrelation); the
-  // sampled growth's when the last part has fewer than 3 snapshots.
+  // The rate in time (bytes per minute). With requests counted: heap used
+  // per request times the pace, each a least-squares slope over the last
+  // part's snapshots (Student t on the residuals, widened for their lag-1
+  // autocorrelation), the interval from both. Without: the slope of heap used
+  // against time. The last part is then at least 3 snapshots (the session's
+  // last 3 when its last half holds fewer); the sampled growth's for a
+  // session of 2.
   double rate_per_minute = 0;
   Interval rate_interval;
-  std::string rate_from;        // "heap used" or "sampled growth"
-  bool growing = false;         // the rate's interval is above zero
+  std::string rate_from;  // "heap used per request at the last part's pace", "heap used" or "sampled growth"
+  // With requests counted: heap used per request grows beyond noise; else the rate's interval is above zero.
+  bool growing = false;
   double minutes_to_limit = 0;  // when growing and the limit is known
-  Interval minutes_interval;    // from the growth's interval
-  // Heap used against requests served over the last part's snapshots (the
-  // least-squares slope and its interval as for the rate), when every one of
-  // them counted its requests: a leak per request reaches the limit after
-  // this many more requests whatever the traffic's pace.
+  // With requests counted: the requests left over the pace, from both
+  // intervals (the pace as it was in the last part); else from the rate's.
+  Interval minutes_interval;
+  // Heap used against requests served over the last part's snapshots, when
+  // every one of them counted its requests: a leak per request reaches the
+  // limit after this many more requests whatever the traffic's pace.
   std::optional<double> per_1000_requests;  // bytes per 1000 requests
   Interval per_1000_requests_interval;
   std::optional<double> requests_to_limit;  // when growing per request and the limit is known
   Interval requests_interval;               // high = infinity when the rate's interval reaches 0
+  // The pace: requests served against time over the last part's snapshots.
+  std::optional<double> requests_per_minute;
+  Interval requests_per_minute_interval;
   std::string text;
 };
 
