@@ -151,8 +151,9 @@ TEST_CASE("a worker's URLPattern and stream frames are named by package file aft
     // Every library and prelude frame is mapped (the prelude's to its modules); the worker keeps its name.
     // But for the glue that loads them at their first use, which no source has: the libraries bundle's
     // loader (`load` and esbuild's wrapper, on the bundle's first two lines, WorkerPrelude.cmake) and
-    // esbuild's lazy-module helpers (__init, __toCommonJS, ...).
-    const bool glue = name.starts_with("__") || name == "load" ||
+    // esbuild's lazy-module helpers (__init, __toCommonJS, ...) and the getter __copyProps defines
+    // (`get: () => from[key]`, which V8 names "get"), sampled when a lazy module's export is read through it.
+    const bool glue = name.starts_with("__") || name == "load" || name == "get" ||
                       name.starts_with(std::string("(anonymous ") + internal::kWorkerLibrariesName + ":1:") ||
                       name.starts_with(std::string("(anonymous ") + internal::kWorkerLibrariesName + ":2:");
     if (file.starts_with("heapprof:") && !glue) {
