@@ -130,7 +130,8 @@ std::string Base64Encode(std::string_view bytes) {
   return out;
 }
 
-Result<std::string> Base64Decode(std::string_view text) {
+Result<std::string> Base64Decode(std::string_view text, Base64Mode mode) {
+  const bool lenient = mode == Base64Mode::kLenient;
   std::string out;
   out.reserve(text.size() / 4 * 3);
   uint32_t acc = 0;
@@ -144,13 +145,13 @@ Result<std::string> Base64Decode(std::string_view text) {
       v = c - 'a' + 26;
     else if (c >= '0' && c <= '9')
       v = c - '0' + 52;
-    else if (c == '+' || c == '-')
+    else if (c == '+' || (lenient && c == '-'))
       v = 62;
-    else if (c == '/' || c == '_')
+    else if (c == '/' || (lenient && c == '_'))
       v = 63;
-    else if (c == '=')
+    else if (lenient && c == '=')
       break;
-    else if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+    else if (lenient && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
       continue;
     else
       return Error(ErrorCode::kDataLoss, fmt::format("invalid base64 character at offset {}", i));

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "heapprof/core/text.h"
 #include "heapprof/runtime/native_callbacks.h"
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/v8/v8_util.h"
@@ -214,31 +215,9 @@ void Atob(const v8::FunctionCallbackInfo<v8::Value>& info) {
     if (!text.empty() && text.back() == '=') text.pop_back();
   }
   if (text.size() % 4 == 1) return ThrowBase64Error(info, "atob");
-  std::string out;
-  out.reserve(text.size() / 4 * 3 + 2);
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '+')
-      v = 62;
-    else if (c == '/')
-      v = 63;
-    else
-      return ThrowBase64Error(info, "atob");
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
+  Result<std::string> decoded = internal::Base64Decode(text, internal::Base64Mode::kStrict);
+  if (!decoded.ok()) return ThrowBase64Error(info, "atob");
+  const std::string& out = decoded.value();
   v8::Local<v8::String> result;
   if (!v8::String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(out.data()), v8::NewStringType::kNormal,
                                   static_cast<int>(out.size()))

@@ -51,7 +51,10 @@ std::string EscapeMarkup(std::string_view text);
 std::string Base64Encode(std::string_view bytes);
 // Decodes base64 or base64url; whitespace is skipped and decoding stops at the
 // first '='. kDataLoss names the offset of any other character.
-Result<std::string> Base64Decode(std::string_view text);
+// kStrict: only the base64 alphabet (A-Z a-z 0-9 + /), no whitespace, no '='
+// (for callers that removed padding and whitespace by rules of their own).
+enum class Base64Mode { kLenient, kStrict };
+Result<std::string> Base64Decode(std::string_view text, Base64Mode mode = Base64Mode::kLenient);
 
 // The name heapprof gives a function V8 reports without one, so that
 // anonymous functions stay apart in pprof's tables: "(anonymous c.js:3:14)"
