@@ -102,6 +102,12 @@ last_body() { tail -n 1 "$1" | node -e 'process.stdin.on("data", d => console.lo
 expect_in idle-evicted.out "COUNTER:hits  heap "
 expect_in idle-evicted.out "6 restarts"
 expect_exit 2 idle-bad -- "$heapprof" run idle -n 7 --object-idle-limit soon -o idle.pb.gz
+# A worker that binds no Durable Object: the flag would do nothing, so both commands refuse it.
+expect_exit 2 idle-no-objects -- "$heapprof" run "$src/examples/workers/clean.js" -n 3 --object-idle-limit 1s -o x.pb.gz
+expect_in idle-no-objects.err "--object-idle-limit evicts idle Durable Objects"
+expect_exit 2 serve-idle-no-objects -- timeout 20 "$heapprof" serve "$src/examples/workers/clean.js" --object-idle-limit 1s \
+  --listen 127.0.0.1:0 --debug-listen 127.0.0.1:0
+expect_in serve-idle-no-objects.err "--object-idle-limit evicts idle Durable Objects"
 
 # Refused up front, or said after the run: no name; an object no request reached.
 expect_exit 2 no-name -- "$heapprof" run "$app" -n 10 --profile STORES: -o x.pb.gz

@@ -58,6 +58,13 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   return config;
 }
 
+Status CheckObjectIdleLimit(bool given, const WorkerConfig& config) {
+  if (!given || !config.durable_objects.empty()) return Status::Ok();
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("--object-idle-limit evicts idle Durable Objects, and {} binds none",
+                           config.file.empty() ? std::string("the worker's configuration") : config.file));
+}
+
 std::string DescribeConfig(const WorkerConfig& config) {
   if (config.files.empty() && config.compatibility_flags.empty() && config.compatibility_date.empty()) return "";
   std::vector<std::string> vars, secrets, parts;

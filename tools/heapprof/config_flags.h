@@ -33,6 +33,10 @@ void AddConfigOptions(CLI::App* app, ConfigFlags& flags);
 Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::string& worker, const ConfigFlags& flags,
                                        const RuntimeSupport& support);
 
+// --object-idle-limit evicts Durable Objects: kInvalidArgument when it is
+// given and the configuration binds none (it would do nothing).
+Status CheckObjectIdleLimit(bool given, const WorkerConfig& config);
+
 // "Config: wrangler.toml, .dev.vars: vars A, B; secrets T; KV CACHE (3 keys preloaded); ..." ("" = no file read).
 std::string DescribeConfig(const WorkerConfig& config);
 

@@ -96,6 +96,9 @@ int RunCommand(const RunArgs& given) {
                       "--replicas with Durable Objects: each replica would have its own object of every id; run "
                       "one replica");
   }
+  if (Status s = CheckObjectIdleLimit(args.object_idle_ns.has_value(), config.value()); !s.ok()) {
+    return UsageError("run", s.message());
+  }
 
   Result<Plan> planned = MakePlan(args);
   if (!planned.ok()) return UsageError("run", planned.status().message());

@@ -75,6 +75,9 @@ int PlanServe(const ServeArgs& args, ServePlan& plan) {
                       "--replicas with Durable Objects: each "
                       "replica would have its own object of every id; serve one replica");
   }
+  if (Status s = CheckObjectIdleLimit(args.object_idle_ns.has_value(), config.value()); !s.ok()) {
+    return UsageError("serve", s.message());
+  }
   plan.worker = config->main;
   const std::string& worker = plan.worker;
   if (!fs::is_regular_file(worker)) return Fail("serve", worker + " is not a file");
