@@ -210,13 +210,11 @@ Result<InliningSwitch> SwitchInliningOff(DevToolsSession& session, const std::st
   return out;
 }
 
-Status DeoptimizeAll(DevToolsSession& session, Millis timeout) {
+Result<Deoptimization> DeoptimizeAll(DevToolsSession& session, Millis timeout) {
   if (Result<Json> r = session.Call("Profiler.enable", Json::object(), timeout); !r.ok()) return r.status();
   // takePreciseCoverage answers only while precise coverage runs: then it is someone else's.
   if (Result<Json> running = session.Call("Profiler.takePreciseCoverage", Json::object(), timeout); running.ok()) {
-    return Error(ErrorCode::kUnavailable,
-                 "the target's precise coverage is already running (another tool's); heapprof would end it to "
-                 "deoptimize");
+    return Deoptimization::kCoverageRunning;
   } else if (ConnectionLost(running.status())) {
     return running.status();
   }
@@ -229,7 +227,7 @@ Status DeoptimizeAll(DevToolsSession& session, Millis timeout) {
   if (Result<Json> r = session.Call("Profiler.stopPreciseCoverage", Json::object(), timeout); !r.ok())
     return r.status();
   if (Result<Json> r = session.Call("Profiler.disable", Json::object(), timeout); !r.ok()) return r.status();
-  return Status::Ok();
+  return Deoptimization::kDone;
 }
 
 Result<InliningRestore> RestoreInlining(DevToolsSession& session, const InliningSwitch& from, Millis timeout) {
@@ -240,7 +238,9 @@ Result<InliningRestore> RestoreInlining(DevToolsSession& session, const Inlining
   if (!done.ok()) return done.status();
   if (done->is_object()) out.tag_after = Tag(done.value(), "tag");
   out.tag_matches = out.tag_after && from.tag_before && *out.tag_after == *from.tag_before;
-  if (Status s = DeoptimizeAll(session, timeout); !s.ok()) return s;
+  Result<Deoptimization> deoptimized = DeoptimizeAll(session, timeout);
+  if (!deoptimized.ok()) return deoptimized.status();
+  if (*deoptimized == Deoptimization::kCoverageRunning) return Error(ErrorCode::kUnavailable, kCoverageRunningText);
   out.deoptimized = true;
   return out;
 }

@@ -77,9 +77,9 @@ rm -f stream-errors.pb.gz
 printf 'let n = 0;
 export default { fetch() { if (++n %% 4 === 0) for (;;) {} return new Response("x"); } };
 ' >loops.js
-expect_exit 0 loops -- "$heapprof" run loops.js -n 12 --warmup 0 --request-timeout 50ms -o loops.pb.gz
+expect_exit 0 loops -- "$heapprof" run loops.js -n 12 --warmup 0 --request-timeout 500ms -o loops.pb.gz
 expect_in loops.out "failed: 3 requests (25 %)"
-expect_in loops.out "timed out x3 (first at request #4): ran longer than the time limit of 50 ms and was terminated"
+expect_in loops.out "timed out x3 (first at request #4): ran longer than the time limit of 500 ms and was terminated"
 [ -s loops.pb.gz ] || fail "loops: no profile written"
 rm -f loops.pb.gz
 # A module that loops at top level: terminated while loading, exit 1, no file without a window.

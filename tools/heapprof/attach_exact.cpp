@@ -66,10 +66,9 @@ int SwitchToExactAttribution(const ExactAttachFlags& flags, const std::string& r
                                              FlagList(sw.adopted, "--no-"))));
         break;
       case InliningSwitch::Outcome::kSwitchedOff: {
-        if (Status d = remote::DeoptimizeAll(exact.session, exact.timeout); !d.ok()) {
-          if (d.code() != ErrorCode::kUnavailable || d.message().find("precise coverage") == std::string::npos) {
-            return Fail("attach", d);
-          }
+        Result<remote::Deoptimization> d = remote::DeoptimizeAll(exact.session, exact.timeout);
+        if (!d.ok()) return Fail("attach", d.status());
+        if (*d == remote::Deoptimization::kCoverageRunning) {
           // Another tool's coverage: its optimized code stays; put the flags back and say so.
           Status restored = exact.Restore();
           if (!restored.ok()) return Fail("attach", restored);
@@ -77,7 +76,7 @@ int SwitchToExactAttribution(const ExactAttachFlags& flags, const std::string& r
           const std::string line = fmt::format(
               "{}; inlining left as the target runs it: a function's allocations "
               "may be charged to its caller",
-              d.message());
+              remote::kCoverageRunningText);
           fmt::print(stderr, "heapprof attach: warning: {}\n", line);
           options.notes.push_back("exact_attribution: not possible: " + line);
           break;

@@ -65,11 +65,19 @@ std::string HowToStartExact(RuntimeKind kind, const std::vector<std::string>& fl
 Result<InliningSwitch> SwitchInliningOff(DevToolsSession& session, const std::string& browser,
                                          const std::vector<std::string>& flags, Millis timeout);
 
+// What DeoptimizeAll did: every function's optimized code is gone, or nothing
+// was done because the target's precise coverage is already running (another
+// tool's: stopping it would end that tool's recording).
+enum class Deoptimization { kDone, kCoverageRunning };
+
+// Why kCoverageRunning deoptimized nothing, as a sentence for the user.
+inline constexpr const char* kCoverageRunningText =
+    "the target's precise coverage is already running (another tool's); heapprof would end it to deoptimize";
+
 // Makes V8 throw away every function's optimized code: Profiler.startPreciseCoverage
-// (callCount) then stopPreciseCoverage. Refuses (kUnavailable) when the
-// target's precise coverage is already running (another tool's: stopping it
-// would end that tool's recording).
-Status DeoptimizeAll(DevToolsSession& session, Millis timeout);
+// (callCount) then stopPreciseCoverage. A failed call or a lost connection is
+// an error; another tool's coverage is kCoverageRunning.
+Result<Deoptimization> DeoptimizeAll(DevToolsSession& session, Millis timeout);
 
 // What RestoreInlining did.
 struct InliningRestore {
