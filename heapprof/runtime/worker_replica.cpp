@@ -134,7 +134,8 @@ DispatchResult WorkerReplica::Dispatch(const WorkerRequest& request) {
     Recreate();
     return {WorkerFailure::kTimedOut,
             Error(ErrorCode::kDeadlineExceeded,
-                  fmt::format("{}; {} was recreated", response.status().message(), options_.name))};
+                  fmt::format("{}; {} was recreated", response.status().message(), options_.name)),
+            fmt::format("{}; {} was recreated", response.reason(), options_.name)};
   }
   if (response.failure() == WorkerFailure::kHeapLimit) {
     Recreate();

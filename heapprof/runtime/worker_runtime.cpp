@@ -112,6 +112,8 @@ const char* WorkerKindName(WorkerKind kind) {
 
 namespace internal {
 
+std::string Said(const std::string& what, std::string why) { return what.empty() ? why : what + ": " + why; }
+
 std::string FormatLimit(std::chrono::milliseconds limit) {
   if (limit.count() % 1000 == 0) return std::to_string(limit.count() / 1000) + " s";
   return std::to_string(limit.count()) + " ms";
@@ -135,22 +137,24 @@ ScriptError ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_c
     isolate->CancelTerminateExecution();
     const char* who = state->serving != nullptr ? "the object's isolate" : "the worker";
     return {WorkerFailure::kHeapLimit,
-            Error(ErrorCode::kResourceExhausted, what + ": " + who + " exceeded its heap limit of " +
-                                                     std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) +
-                                                     " MiB" + IsolateAccess::Of(state->isolate)->LimitDetail())};
+            Error(ErrorCode::kResourceExhausted,
+                  Said(what, std::string(who) + " exceeded its heap limit of " +
+                                 std::to_string(state->isolate.heap_limit_bytes() / (1024 * 1024)) + " MiB" +
+                                 IsolateAccess::Of(state->isolate)->LimitDetail()))};
   }
   if (state->watchdog->fired()) {
     return {WorkerFailure::kTimedOut,
-            Error(ErrorCode::kDeadlineExceeded, what + ": ran longer than the time limit of " +
-                                                    FormatLimit(state->watchdog->limit()) + " and was terminated")};
+            Error(ErrorCode::kDeadlineExceeded,
+                  Said(what, "ran longer than the time limit of " + FormatLimit(state->watchdog->limit()) +
+                                 " and was terminated"))};
   }
   if (try_catch.HasTerminated()) {
     isolate->CancelTerminateExecution();
-    return {WorkerFailure::kTerminated, Error(ErrorCode::kScriptError, what + ": execution was terminated")};
+    return {WorkerFailure::kTerminated, Error(ErrorCode::kScriptError, Said(what, "execution was terminated"))};
   }
-  return {WorkerFailure::kThrew,
-          Error(ErrorCode::kScriptError,
-                what + ": " + DescribeException(isolate, isolate->GetCurrentContext(), try_catch))};
+  return {
+      WorkerFailure::kThrew,
+      Error(ErrorCode::kScriptError, Said(what, DescribeException(isolate, isolate->GetCurrentContext(), try_catch)))};
 }
 
 ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what) {
@@ -166,8 +170,8 @@ ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& d
     if (done()) return {};
     if (fired >= kMaxTimersPerWait) {
       return {WorkerFailure::kStalled,
-              Error(ErrorCode::kScriptError, std::string(what) + ": gave up after " +
-                                                 std::to_string(kMaxTimersPerWait) + " timers without settling")};
+              Error(ErrorCode::kScriptError,
+                    Said(what, "gave up after " + std::to_string(kMaxTimersPerWait) + " timers without settling"))};
     }
     v8::Local<v8::Value> more;
     if (!run_next.As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&more)) {
@@ -175,9 +179,9 @@ ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& d
     }
     if (!more->IsTrue()) {
       return {WorkerFailure::kStalled,
-              Error(ErrorCode::kScriptError, std::string(what) +
-                                                 ": a promise never settled (heapprof's runtime has no network or I/O; "
-                                                 "only microtasks and setTimeout can make progress)")};
+              Error(ErrorCode::kScriptError, Said(what,
+                                                  "a promise never settled (heapprof's runtime has no network or I/O; "
+                                                  "only microtasks and setTimeout can make progress)"))};
     }
   }
 }
@@ -190,7 +194,8 @@ DispatchResult Failed(internal::ScriptError error) { return {error.kind, std::mo
 
 // The status, headers and body of what a handler returned (a Response, else
 // an error: a thrown one is the prelude refusing what is not a Response).
-DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response, const std::string& what) {
+DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response) {
+  const std::string what;  // the caller names the request
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Context> context = state->Context();
   v8::TryCatch try_catch(isolate);
@@ -211,9 +216,8 @@ DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> re
     }
     v8::Local<v8::Promise> promise = read.As<v8::Promise>();
     if (promise->State() == v8::Promise::kRejected) {
-      return {
-          WorkerFailure::kBadResponse,
-          Error(ErrorCode::kScriptError, what + ": " + internal::DescribeValue(isolate, context, promise->Result()))};
+      return {WorkerFailure::kBadResponse,
+              Error(ErrorCode::kScriptError, internal::DescribeValue(isolate, context, promise->Result()))};
     }
     read = promise->Result();
   }
@@ -375,20 +379,16 @@ HeapUsage WorkerRuntime::heap_usage() const {
   return {stats.used_heap_size(), state_->isolate.heap_limit_bytes()};
 }
 
-DispatchResult WorkerRuntime::Dispatch(const WorkerRequest& request) {
-  State* state = state_.get();
-  if (state->kind == WorkerKind::kNotLoaded) {
-    return {WorkerFailure::kNotRun, Error(ErrorCode::kFailedPrecondition, "no worker is loaded")};
-  }
-  if (state->isolate.heap_limit_reached()) {
-    return {WorkerFailure::kHeapLimit,
-            Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier")};
-  }
+namespace {
+
+// Runs the worker's handler on `request`; its errors do not name the request
+// (Dispatch adds it).
+DispatchResult Handle(WorkerRuntime::State* state, const WorkerRequest& request) {
   v8::Isolate* isolate = state->v8();
   WorkerScope scope(state);
   internal::Watchdog::Scope deadline(*state->watchdog);
   v8::Local<v8::Context> context = scope.context();
-  const std::string what = request.method + " " + request.url;
+  const std::string what;  // Dispatch names the request
   v8::TryCatch try_catch(isolate);
   // Each request starts outside every AsyncLocalStorage.run() (node:async_hooks).
   context->SetContinuationPreservedEmbedderData(v8::Undefined(isolate));
@@ -437,7 +437,7 @@ DispatchResult WorkerRuntime::Dispatch(const WorkerRequest& request) {
     }
     if (!Get(context, event_state, "responded")->IsTrue()) {
       return {WorkerFailure::kBadResponse,
-              Error(ErrorCode::kScriptError, what + ": no fetch listener called event.respondWith()")};
+              Error(ErrorCode::kScriptError, "no fetch listener called event.respondWith()")};
     }
     result = Get(context, event_state, "response");
   } else {
@@ -467,21 +467,39 @@ DispatchResult WorkerRuntime::Dispatch(const WorkerRequest& request) {
   if (v8::Local<v8::Value> reason = rejection(result); !reason.IsEmpty()) {
     return {WorkerFailure::kRejected,
             Error(ErrorCode::kScriptError,
-                  what + ": the handler's promise was rejected: " + internal::DescribeValue(isolate, context, reason))};
+                  "the handler's promise was rejected: " + internal::DescribeValue(isolate, context, reason))};
   }
   for (uint32_t i = 0; i < waits->Length(); ++i) {
     if (v8::Local<v8::Value> reason = rejection(waits->Get(context, i).ToLocalChecked()); !reason.IsEmpty()) {
       return {WorkerFailure::kRejected,
-              Error(ErrorCode::kScriptError, what + ": a ctx.waitUntil() promise was rejected: " +
-                                                 internal::DescribeValue(isolate, context, reason))};
+              Error(ErrorCode::kScriptError,
+                    "a ctx.waitUntil() promise was rejected: " + internal::DescribeValue(isolate, context, reason))};
     }
   }
   v8::Local<v8::Value> response = result->IsPromise() ? result.As<v8::Promise>()->Result() : result;
   if (response->IsUndefined()) {
     return {WorkerFailure::kBadResponse,
-            Error(ErrorCode::kScriptError, what + ": the fetch handler returned undefined instead of a Response")};
+            Error(ErrorCode::kScriptError, "the fetch handler returned undefined instead of a Response")};
   }
-  return ReadResponse(state, response, what);
+  return ReadResponse(state, response);
+}
+
+}  // namespace
+
+DispatchResult WorkerRuntime::Dispatch(const WorkerRequest& request) {
+  State* state = state_.get();
+  if (state->kind == WorkerKind::kNotLoaded) {
+    return {WorkerFailure::kNotRun, Error(ErrorCode::kFailedPrecondition, "no worker is loaded")};
+  }
+  if (state->isolate.heap_limit_reached()) {
+    return {WorkerFailure::kHeapLimit,
+            Error(ErrorCode::kResourceExhausted, "the worker reached its heap limit earlier")};
+  }
+  DispatchResult result = Handle(state, request);
+  if (result.ok()) return result;
+  std::string reason = result.status().message();
+  return {result.failure(), Status(result.status().code(), internal::Said(request.method + " " + request.url, reason)),
+          std::move(reason)};
 }
 
 Result<Session> WorkerRuntime::StartSession(const SessionOptions& options) {

@@ -83,6 +83,8 @@ struct ScriptError {
 
 // Drains microtasks, then fires virtual-time timers one at a time, until
 // `done()` holds. Fails when nothing is left to run and it still does not.
+// Its errors, like ScriptFailure's, read "<what>: <why>", or "<why>" when
+// `what` is empty.
 ScriptError RunUntil(WorkerRuntime::State* state, const std::function<bool()>& done, const char* what);
 
 // "message\n    at ..." for a thrown or rejected value.
@@ -94,6 +96,9 @@ Status LoadFetchHandler(WorkerRuntime::State* state, const std::string& path);
 
 // "30 s" or "250 ms".
 std::string FormatLimit(std::chrono::milliseconds limit);
+
+// "<what>: <why>", or `why` alone when `what` is empty.
+std::string Said(const std::string& what, std::string why);
 
 // The error after a failed call: the heap limit, the time limit, a termination, or the exception.
 ScriptError ScriptFailure(WorkerRuntime::State* state, const v8::TryCatch& try_catch, const std::string& what);

@@ -104,9 +104,7 @@ void ReplicaThread::Loop() {
         break;
       }
       // A failed request counts; the run goes on (the report judges the share).
-      const std::string& message = response.status().message();
-      const std::string prefix = request.method + " " + request.url + ": ";
-      out_.requests.AddFailure(*kind, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
+      out_.requests.AddFailure(*kind, response.reason());
     } else {
       out_.requests.AddResponse(response->status);
     }

@@ -2,6 +2,7 @@
 // answered: plain data, V8-free, so request files and reports are core code.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,11 +46,19 @@ class DispatchResult : public Result<WorkerResponse> {
  public:
   DispatchResult(WorkerResponse response) : Result(std::move(response)) {}  // NOLINT: implicit by design
   DispatchResult(WorkerFailure kind, Status status) : Result(std::move(status)), failure_(kind) {}
+  // `status` names the request ("GET https://x/: ..."); `reason` is the same
+  // failure without it, for reports that group failures over many requests.
+  DispatchResult(WorkerFailure kind, Status status, std::string reason)
+      : Result(std::move(status)), failure_(kind), reason_(std::move(reason)) {}
   // Why there is no response; meaningful only when !ok().
   WorkerFailure failure() const { return failure_; }
+  // The failure without the request it happened to (status().message() when
+  // the message names none); meaningful only when !ok().
+  const std::string& reason() const { return reason_ ? *reason_ : status().message(); }
 
  private:
   WorkerFailure failure_ = WorkerFailure::kInternal;
+  std::optional<std::string> reason_;
 };
 
 }  // namespace heapprof
