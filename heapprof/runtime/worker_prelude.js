@@ -13,54 +13,65 @@
 // is absent (or refuses with a message), never faked. Everything the modules
 // share stays inside the bundle's closure: a worker sees the globals alone.
 
-// own_strings.js exports nothing: it wraps getters of URL, Request and Headers.
-import './js/prelude/own_strings.js';
-import { Blob, File } from './js/prelude/blob.js';
-import { cryptoGlobals } from './js/prelude/crypto/globals.js';
-import { DOMException } from './js/prelude/dom_exception.js';
 import { ExecutionContext, addEventListener, fetchListeners, removeEventListener, reportError } from './js/prelude/context.js';
-import { FixedLengthStream, IdentityTransformStream } from './js/prelude/workerd_streams.js';
-import { FormData } from './js/prelude/forms.js';
 import { Headers, adoptHeaders, flattenHeaders, headerName, headerValue, makeHeadersImmutable } from './js/prelude/headers.js';
-import { Navigator } from './js/prelude/navigator.js';
 import { Request, cfFor, hostInit } from './js/prelude/request.js';
 import { Response } from './js/prelude/response.js';
-import { Scheduler, addTimer, clearInterval, clearTimeout, performance, queueMicrotask, runNextTimer, setInterval, setTimeout } from './js/prelude/timers.js';
-import { TextDecoder, TextEncoder, atob, btoa, structuredClone } from './js/prelude/encoding.js';
+import { addTimer, clearInterval, clearTimeout, queueMicrotask, runNextTimer, setInterval, setTimeout, timerObjects } from './js/prelude/timers.js';
 import { textStreams } from './js/prelude/streams.js';
-import { URL } from './js/prelude/url.js';
-import { URLSearchParams } from './js/prelude/url_search_params.js';
 import { bodyContent } from './js/prelude/body.js';
 import { DurableObject, cloudflareWorkersModule, entrypointFetch, setCurrentWaits } from './js/prelude/cloudflare_workers.js';
-import { console } from './js/prelude/console.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
-import {
-  libraryGlobals, makeDurableObjects, nativeDigest, nativeHmac, natives, once, options, randomFill, requestParts,
-  utf8Encode, webLibraries,
-} from './js/prelude/host.js';
-import { missingApi, missingGlobals } from './js/prelude/missing.js';
+import { cryptoGlobals } from './js/prelude/crypto/globals.js';
+import { libraryGlobals, makeDurableObjects, natives, once, options, requestParts, utf8Encode, webLibraries } from './js/prelude/host.js';
+import { missingApi, missingClass, missingGlobals } from './js/prelude/missing.js';
 import { runtimeToken } from './js/prelude/runtime_token.js';
 
-Object.assign(globalThis, {
-  ...missingGlobals,
-  Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  TextEncoder, TextDecoder, atob, btoa, structuredClone,
-  DOMException,
-  navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
-  Navigator, self: globalThis,
-  origin: 'null',  // a worker's origin is opaque, as in workerd
-  console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
-  fetch, addEventListener, removeEventListener, reportError, IdentityTransformStream, FixedLengthStream,
-});
-// Built at their first use, and then plain data properties like the rest:
-// the streams library and URLPattern (libraries.js), the classes over them,
-// and the APIs whose modules nothing else imports, loaded by require()
-// (esbuild's lazy initialiser of a module): a worker that uses none of them
-// carries none of their classes.
+// The globals, in workerd's order. What the request path needs (Headers,
+// Request, Response, fetch, the listeners) is made now; every other API is a
+// lazy data property of the global object (natives.lazyProperty, V8's
+// SetLazyDataProperty): its module runs at the property's first read
+// (require(), esbuild's lazy initialiser of a module), which makes the value
+// a plain data property, writable, enumerable and configurable, as
+// Object.assign would have made it. A worker that uses none of them carries
+// none of their classes.
 const lazyGlobals = (load, names) => {
-  for (const name of names) natives.lazyProperty(globalThis, name, () => load()[name], true);
+  const make = name => load()[name];  // the native passes the property's name
+  for (const name of names) natives.lazyProperty(globalThis, name, make, true);
 };
+// A module's exports at their first use (the object require() answers has a
+// getter a name: copied once into a plain object).
+const exportsOf = (load, names) => once(() => {
+  const exports = load();
+  const out = {};
+  for (const name of names) out[name] = exports[name];
+  return out;
+});
+const lazyModule = (load, names) => lazyGlobals(exportsOf(load, names), names);
+for (const name of missingGlobals) natives.lazyProperty(globalThis, name, missingClass, true);
+Object.assign(globalThis, { Headers, Request, Response });
+lazyModule(() => require('./js/prelude/url.js'), ['URL']);
+lazyModule(() => require('./js/prelude/url_search_params.js'), ['URLSearchParams']);
+lazyModule(() => require('./js/prelude/blob.js'), ['Blob', 'File']);
+lazyModule(() => require('./js/prelude/forms.js'), ['FormData']);
+lazyModule(() => require('./js/prelude/encoding.js'), ['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone']);
+lazyModule(() => require('./js/prelude/dom_exception.js'), ['DOMException']);
+const navigatorApi = exportsOf(() => require('./js/prelude/navigator.js'), ['navigator', 'Navigator']);
+lazyGlobals(navigatorApi, ['navigator']);
+lazyGlobals(timerObjects, ['scheduler']);
+lazyGlobals(navigatorApi, ['Navigator']);
+Object.assign(globalThis, {
+  self: globalThis,
+  origin: 'null',  // a worker's origin is opaque, as in workerd
+});
+lazyModule(() => require('./js/prelude/console.js'), ['console']);
+lazyGlobals(timerObjects, ['performance']);
+Object.assign(globalThis, {
+  setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
+  fetch, addEventListener, removeEventListener, reportError,
+});
+lazyModule(() => require('./js/prelude/workerd_streams.js'), ['IdentityTransformStream', 'FixedLengthStream']);
 const compressionApi = once(() => require('./js/prelude/compression.js'));
 const rewriterApi = once(() => require('./js/prelude/html_rewriter.js'));
 const cacheApi = once(() => require('./js/prelude/cache.js'));
@@ -83,7 +94,8 @@ delete globalThis.FinalizationRegistry;
 // Made for a worker with Durable Object bindings only (makeEnv).
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
-  DurableObject, Request, Response, structuredClone, hmac: nativeHmac, digest: nativeDigest, randomFill, utf8Encode,
+  DurableObject, Request, Response, structuredClone: require('./js/prelude/encoding.js').structuredClone,
+  hmac: natives.hmac, digest: natives.digest, randomFill: natives.randomFill, utf8Encode,
   defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
   objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
 });

@@ -25,7 +25,7 @@ vm.runInContext(prelude, context)({
     Object.defineProperty(object, name, {
       configurable: true, enumerable,
       get() {
-        const value = make();
+        const value = make(name);
         Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable });
         return value;
       },

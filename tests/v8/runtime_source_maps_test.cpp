@@ -231,8 +231,13 @@ TEST_CASE("a worker's Headers and URL frames name the prelude's module after sym
   std::set<std::string> functions_in_headers, functions_in_url;
   for (const Function& f : profile->functions) {
     const std::string file(profile->str(f.filename));
-    INFO(file);
-    CHECK(file != internal::kWorkerPreludeName);  // no frame left at a line of the bundle
+    const std::string name(profile->str(f.name));
+    INFO(file << " " << name);
+    // No frame left at a line of the bundle, but for esbuild's lazy-module
+    // glue, which no source has: URL's module loads at the worker's first URL
+    // (__init, __toCommonJS and the getters __copyProps defines, named "get").
+    const bool glue = name.starts_with("__") || name == "get";
+    if (!glue) CHECK(file != internal::kWorkerPreludeName);
     if (file == kPreludePrefix + "headers.js") functions_in_headers.insert(std::string(profile->str(f.name)));
     if (file == kPreludePrefix + "url.js") functions_in_url.insert(std::string(profile->str(f.name)));
   }

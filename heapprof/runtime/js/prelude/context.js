@@ -1,8 +1,6 @@
 // ctx of fetch(request, env, ctx), the global fetch and error listeners,
 // reportError.
 
-import { console } from './console.js';
-
 // ctx of fetch(request, env, ctx). Its methods live on the prototype, as
 // workerd's do, rather than as two closures made for every request.
 class ExecutionContext {
@@ -31,7 +29,7 @@ function reportError(error) {
   const { ErrorEvent } = require('./events.js');  // loaded at the first report (esbuild's lazy initialiser)
   const event = new ErrorEvent('error', { message, error, cancelable: true });
   if (errorListeners.length === 0) {
-    console.error(message);
+    require('./console.js').console.error(message);
     return;
   }
   for (const listener of errorListeners.slice()) listener.call(globalThis, event);

@@ -1,10 +1,6 @@
 // nodejs_compat: the node: modules, loaded at their first import, and
 // the globals the flag adds.
 
-import { Blob, File } from './blob.js';
-import { TextDecoder, TextEncoder, atob, btoa } from './encoding.js';
-import { URL } from './url.js';
-import { URLSearchParams } from './url_search_params.js';
 import { addTimer, clearTimeout } from './timers.js';
 import { cryptoGlobals } from './crypto/globals.js';
 import { getAsyncFrame, natives, options, setAsyncFrame } from './host.js';
@@ -20,6 +16,11 @@ function nodeModule(name) {
   if (nodeModules === null) {
     const load = natives.nodeLibraries();
     const { crypto, CryptoKey } = cryptoGlobals();
+    // The Web APIs the node: modules build on, loaded now if they were not.
+    const { Blob, File } = require('./blob.js');
+    const { TextDecoder, TextEncoder, atob, btoa } = require('./encoding.js');
+    const { URL } = require('./url.js');
+    const { URLSearchParams } = require('./url_search_params.js');
     nodeModules = load({
       natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
       TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,

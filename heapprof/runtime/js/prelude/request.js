@@ -3,7 +3,8 @@
 import { once } from './host.js';
 import { Body, bodyForClone } from './body.js';
 import { Headers } from './headers.js';
-import { hrefOf } from './url.js';
+import { hrefOf } from './href.js';
+import { ownStringsOf } from './own_strings.js';
 
 // AbortSignal's module is loaded at a Request's first `signal` (esbuild's lazy
 // initialiser): most workers never ask.
@@ -74,5 +75,7 @@ class Request extends Body {
   get keepalive() { return false; }
   clone() { return new Request(this); }
 }
+
+ownStringsOf(Request.prototype, ['url']);
 
 export { methods, normalizeMethod, defaultCf, cfByCountry, cfFor, noInit, hostInit, Request };

@@ -2,8 +2,9 @@
 // crypto.DigestStream.
 
 import { DOMException } from './dom_exception.js';
-import { nativeDigest, once, utf8Encode, webLibraries } from './host.js';
+import { natives, once, utf8Encode, webLibraries } from './host.js';
 import { copyBytes, viewBytes } from './bytes.js';
+const { digest: nativeDigest } = natives;
 
 // Byte streams of workerd's own: a TransformStream that passes bytes
 // through (strings as UTF-8), FixedLengthStream's checking their count.
@@ -79,4 +80,4 @@ class DigestStream extends WritableStream {
 return DigestStream;
 });
 
-export { byteTransform, IdentityTransformStream, FixedLengthStream, digestStream };
+export { IdentityTransformStream, FixedLengthStream, digestStream };

@@ -4,12 +4,11 @@
 // touches crypto carries none of their classes.
 
 import { natives, once } from '../host.js';
-import { digestStream } from '../workerd_streams.js';
 
 const cryptoGlobals = once(() => {
   const { Crypto, SubtleCrypto, crypto } = require('./subtle.js');
   const { CryptoKey } = require('./key.js');
-  natives.lazyProperty(Crypto.prototype, 'DigestStream', digestStream, false);
+  natives.lazyProperty(Crypto.prototype, 'DigestStream', () => require('../workerd_streams.js').digestStream(), false);
   return { Crypto, SubtleCrypto, crypto, CryptoKey };
 });
 
