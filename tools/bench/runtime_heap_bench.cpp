@@ -3,10 +3,10 @@
 // isolate with an empty context (the floor, same process), then the runtime
 // with tools/bench/empty-worker.js's worker after N requests, each after a
 // full GC: used bytes per heap space, and a heap snapshot's self sizes
-// grouped by node type and name (the largest groups, and every closure by
-// name with --closures). V8 flags are those of `heapprof run` (inlining off)
+// grouped by node type and name (the largest groups, every closure by name with
+// --closures, the strings with --strings). V8 flags are those of `heapprof run` (inlining off)
 // unless --inlining is given.
-//   runtime_heap_bench [--requests N] [--top K] [--closures] [--inlining] [--v8-flag FLAG]...
+//   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--v8-flag FLAG]...
 #include <v8-profiler.h>
 #include <v8.h>
 
@@ -68,7 +68,7 @@ void PrintGroups(const char* title, const std::map<std::string, Group>& groups, 
 
 struct Groups {
   size_t total = 0;
-  std::map<std::string, Group> by_type, by_name, by_closure;
+  std::map<std::string, Group> by_type, by_name, by_closure, by_string;
   std::vector<std::pair<size_t, std::string>> large;  // single nodes of 1 KiB or more
 };
 
@@ -95,6 +95,10 @@ Groups TakeGroups(v8::Isolate* isolate) {
         node->GetType() != v8::HeapGraphNode::kSlicedString;
     Group& n = out.by_name[type + " / " + (named ? text : "*")];
     n.count++, n.bytes += size;
+    if (node->GetType() == v8::HeapGraphNode::kString) {
+      Group& g = out.by_string["\"" + text + "\""];
+      g.count++, g.bytes += size;
+    }
     if (node->GetType() == v8::HeapGraphNode::kClosure) {
       Group& c = out.by_closure[text.empty() ? "(anonymous)" : text];
       c.count++, c.bytes += size;
@@ -121,7 +125,7 @@ std::map<std::string, Group> Minus(const std::map<std::string, Group>& groups,
 
 int main(int argc, char** argv) {
   size_t requests = 1000, top = 40;
-  bool closures = false, inlining = false;
+  bool closures = false, strings = false, inlining = false;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -131,13 +135,16 @@ int main(int argc, char** argv) {
       top = std::strtoul(argv[++i], nullptr, 10);
     } else if (arg == "--closures") {
       closures = true;
+    } else if (arg == "--strings") {
+      strings = true;
     } else if (arg == "--inlining") {
       inlining = true;
     } else if (arg == "--v8-flag" && i + 1 < argc) {
       extra.push_back(argv[++i]);
     } else {
-      std::fprintf(
-          stderr, "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--inlining] [--v8-flag FLAG]...\n");
+      std::fprintf(stderr,
+                   "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] "
+                   "[--v8-flag FLAG]...\n");
       return 2;
     }
   }
@@ -195,6 +202,8 @@ int main(int argc, char** argv) {
   PrintGroups("what the runtime adds, by type / name:", Minus(groups.by_name, floor_groups.by_name), top);
   std::printf("single objects of 1 KiB or more (V8's empty context has %zu):\n", floor_groups.large.size());
   for (const auto& [size, node] : groups.large) std::printf("  %8zu B  %s\n", size, node.c_str());
+  if (strings)
+    PrintGroups("strings beyond the floor's, by value:", Minus(groups.by_string, floor_groups.by_string), top);
   if (closures) PrintGroups("closures by name:", groups.by_closure, groups.by_closure.size());
   return 0;
 }
