@@ -6,8 +6,7 @@
 import { natives, once } from '../host.js';
 
 const cryptoGlobals = once(() => {
-  const { Crypto, SubtleCrypto, crypto } = require('./subtle.js');
-  const { CryptoKey } = require('./key.js');
+  const { Crypto, SubtleCrypto, crypto, CryptoKey } = require('./subtle.js');
   natives.lazyProperty(Crypto.prototype, 'DigestStream', () => require('../workerd_streams.js').digestStream(), false);
   return { Crypto, SubtleCrypto, crypto, CryptoKey };
 });

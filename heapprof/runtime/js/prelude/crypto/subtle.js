@@ -146,4 +146,4 @@ class Crypto {
 }
 const crypto = new Crypto(runtimeToken);
 
-export { SubtleCrypto, Crypto, crypto };
+export { SubtleCrypto, Crypto, crypto, CryptoKey };
