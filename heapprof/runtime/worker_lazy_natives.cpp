@@ -95,6 +95,12 @@ void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
   RunRuntimeScript(info, kWorkerNodeName, kWorkerNodeSource);
 }
 
+// webApis() -> function(require): runs the prelude's second script
+// (worker_apis.js), compiled only at the first use of one of its Web APIs.
+void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  RunRuntimeScript(info, kWorkerApisName, kWorkerApisSource);
+}
+
 // getAsyncFrame() / setAsyncFrame(frame): node:async_hooks' current frame
 // as V8's continuation-preserved embedder data, which V8 stores on each
 // promise reaction when it is made and restores while the reaction runs.

@@ -141,6 +141,7 @@ constexpr Entry kEntries[] = {
     {"htmlRewriterWasm", HtmlRewriterWasm},
     {"htmlRewriterEngine", HtmlRewriterEngine},
     {"nodeLibraries", NodeLibraries},
+    {"webApis", WebApis},
     {"getAsyncFrame", GetAsyncFrame},
     {"setAsyncFrame", SetAsyncFrame},
     {"lazyGlobal", LazyGlobal},

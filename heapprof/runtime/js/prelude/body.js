@@ -1,6 +1,6 @@
 // The body of a Request or a Response (Fetch's Body mixin).
 
-import { isReadableStream, lazyClasses, utf8Decode, utf8Encode } from './host.js';
+import { isReadableStream, lazyClasses, loadApi, utf8Decode, utf8Encode } from './host.js';
 import { bytesStream, isDisturbed, readAllBytes } from './streams.js';
 import { copyBytes, toArrayBuffer } from './bytes.js';
 
@@ -20,9 +20,9 @@ function extractBody(body, headers) {
   if (URLSearchParams !== null && body instanceof URLSearchParams) {
     return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
   }
-  if (Blob !== null && body instanceof Blob) return typedBody(require('./blob.js').blobBytes(body), body.type || null, headers);
+  if (Blob !== null && body instanceof Blob) return typedBody(loadApi('blob.js').blobBytes(body), body.type || null, headers);
   if (FormData !== null && body instanceof FormData) {
-    const form = require('./forms.js').serializeMultipart(body);
+    const form = loadApi('forms.js').serializeMultipart(body);
     return typedBody(form.value, form.type, headers);
   }
   if (isReadableStream(body)) {
@@ -80,12 +80,12 @@ class Body {
     return JSON.parse(bodyText(streamed ? await content : content));
   }
   async blob() {
-    const { Blob } = require('./blob.js');
+    const { Blob } = loadApi('blob.js');
     return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' });
   }
   async formData() {
-    const { FormData, multipartBoundary, parseMultipart } = require('./forms.js');
-    const { URLSearchParams } = require('./url_search_params.js');
+    const { FormData, multipartBoundary, parseMultipart } = loadApi('forms.js');
+    const { URLSearchParams } = loadApi('url_search_params.js');
     const type = this.headers.get('content-type') || '';
     const essence = type.split(';')[0].trim().toLowerCase();
     if (essence === 'multipart/form-data') {

@@ -29,8 +29,17 @@ const isReadableStream = value => loaded !== null && value instanceof loaded.Rea
 // (blob.js, forms.js and url_search_params.js set theirs when they run): null
 // until then, when no value can be an instance.
 const lazyClasses = { URLSearchParams: null, Blob: null, FormData: null };
+// The Web APIs nothing on the request path uses (worker_apis.js: URL, Blob,
+// crypto, the events...) are a script of their own, compiled and run at the
+// first loadApi() (natives.webApis): until then V8 has no function, scope or
+// string of theirs. Each of its modules runs at its own first load; what they
+// import from this bundle's modules comes through shared (shareWithApis).
+let apis = null;
+let shared = null;
+const shareWithApis = share => { shared = share; };
+const loadApi = path => (apis ??= natives.webApis()(shared))[path]();
 // A value made at its first use (a module's classes), then kept.
 const once = make => { let value, made = false; return () => (made ? value : (value = make(), made = true, value)); };
 
 export { requestParts, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame, isReadableStream,
-  lazyClasses, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };
+  lazyClasses, loadApi, shareWithApis, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };

@@ -3,7 +3,7 @@
 
 import { addTimer, clearTimeout } from './timers.js';
 import { cryptoGlobals } from './crypto/globals.js';
-import { getAsyncFrame, natives, options, setAsyncFrame } from './host.js';
+import { getAsyncFrame, loadApi, natives, options, setAsyncFrame } from './host.js';
 import { missingApi } from './missing.js';
 
 // ---- nodejs_compat and cloudflare:workers ----
@@ -17,10 +17,10 @@ function nodeModule(name) {
     const load = natives.nodeLibraries();
     const { crypto, CryptoKey } = cryptoGlobals();
     // The Web APIs the node: modules build on, loaded now if they were not.
-    const { Blob, File } = require('./blob.js');
-    const { TextDecoder, TextEncoder, atob, btoa } = require('./encoding.js');
-    const { URL } = require('./url.js');
-    const { URLSearchParams } = require('./url_search_params.js');
+    const { Blob, File } = loadApi('blob.js');
+    const { TextDecoder, TextEncoder, atob, btoa } = loadApi('encoding.js');
+    const { URL } = loadApi('url.js');
+    const { URLSearchParams } = loadApi('url_search_params.js');
     nodeModules = load({
       natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
       TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,

@@ -1,6 +1,6 @@
 // Request, and the cf object of the requests the host dispatches.
 
-import { once } from './host.js';
+import { loadApi, once } from './host.js';
 import { Body, bodyForClone } from './body.js';
 import { Headers } from './headers.js';
 import { hrefOf } from './href.js';
@@ -8,7 +8,7 @@ import { ownStringsOf } from './own_strings.js';
 
 // AbortSignal's module is loaded at a Request's first `signal` (esbuild's lazy
 // initialiser): most workers never ask.
-const abortModule = once(() => require('./abort.js'));
+const abortModule = once(() => loadApi('abort.js'));
 
 const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 const normalizeMethod = method => {
