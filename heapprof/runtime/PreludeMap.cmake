@@ -1,4 +1,4 @@
-# Script mode (cmake -P): -DIN=<esbuild's prelude bundle> -DOUT=<bundle to embed> -DMAP_OUT=<map to embed>
+# Script mode (cmake -P): -DIN=<esbuild's prelude bundle, or its second script worker_apis.js> -DOUT=<bundle to embed> -DMAP_OUT=<map to embed>
 # (esbuild's map is IN.map)
 #
 # 1. Class names. When bundling, esbuild writes a top-level class whose body
@@ -43,7 +43,7 @@ foreach(_i RANGE ${_last})
   string(JSON _source GET "${_map}" sources ${_i})
   if(_source MATCHES "(^|/)heapprof/runtime/js/prelude/(.+)$")
     set(_name "${CMAKE_MATCH_2}")
-  elseif(_source MATCHES "(^|/)heapprof/runtime/(worker_prelude\\.js)$")
+  elseif(_source MATCHES "(^|/)heapprof/runtime/(worker_prelude\\.js|worker_apis\\.js)$")
     set(_name "${CMAKE_MATCH_2}")
   else()
     message(FATAL_ERROR "${IN}.map: source ${_source} is not a module of the prelude")

@@ -135,14 +135,39 @@ function(heapprof_embed_worker_prelude target)
     COMMENT "Bundling the worker runtime's prelude and its source map (esbuild)"
     VERBATIM)
 
+  # The prelude's second script, worker_apis.js: the Web APIs off the request
+  # path, bundled with the modules only they use and compiled at their first
+  # use (natives.webApis); the modules of the first script that they import
+  # stay imports (esbuild's __require, which the script's `require` parameter
+  # answers from worker_prelude.js's shareWithApis). Same renames and map.
+  set(_apis "${_gen}/worker_apis.js")
+  set(_apis_map "${_gen}/worker_apis.map.json")
+  set(_shared host headers request response body bytes streams runtime_token href own_strings missing timers
+              cloudflare_workers context fetch node_compat crypto/globals)
+  set(_externals "")
+  foreach(_module IN LISTS _shared)
+    list(APPEND _externals "--external:${_src}/js/prelude/${_module}.js")
+  endforeach()
+  add_custom_command(
+    OUTPUT "${_apis}" "${_apis_map}"
+    BYPRODUCTS "${_apis}.raw.js" "${_apis}.raw.js.map"
+    COMMAND "${_esbuild}" "${_src}/worker_apis.js" ${_esbuild_common} --global-name=apis ${_externals}
+            "--banner:js=(function workerApis(require) { 'use strict';"
+            "--footer:js=return apis.modules })" "--outfile=${_apis}.raw.js"
+    COMMAND ${CMAKE_COMMAND} "-DIN=${_apis}.raw.js" "-DOUT=${_apis}" "-DMAP_OUT=${_apis_map}" -P "${_prelude_script}"
+    DEPENDS "${_src}/worker_apis.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"
+    COMMENT "Bundling the worker runtime's prelude's Web APIs off the request path and their source map (esbuild)"
+    VERBATIM)
+
   set(_out "${_gen}/worker_prelude_source.cpp")
   set(_script "${PROJECT_SOURCE_DIR}/heapprof/core/flamegraph/FlamegraphAssets.cmake")
   add_custom_command(
     OUTPUT "${_out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${_out}"
-            "-DASSETS=kWorkerPreludeSource=${_prelude}|kWorkerPreludeSourceMap=${_prelude_map}|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}|kWorkerNodeSource=${_node}|kWorkerNodeSourceMap=${_node_map}"
+            "-DASSETS=kWorkerPreludeSource=${_prelude}|kWorkerPreludeSourceMap=${_prelude_map}|kWorkerLibrariesSource=${_bundle}|kWorkerLibrariesSourceMap=${_map}|kWorkerHtmlRewriterSource=${_rewriter}|kWorkerHtmlRewriterSourceMap=${_rewriter_map}|kWorkerNodeSource=${_node}|kWorkerNodeSourceMap=${_node_map}|kWorkerApisSource=${_apis}|kWorkerApisSourceMap=${_apis_map}"
             "-DHEADER=heapprof/runtime/worker_prelude.h" -P "${_script}"
     DEPENDS "${_prelude}" "${_prelude_map}" "${_bundle}" "${_map}" "${_rewriter}" "${_rewriter_map}" "${_node}" "${_node_map}"
+            "${_apis}" "${_apis_map}"
             "${_script}"
     COMMENT "Embedding the worker runtime's prelude, libraries and their source map"
     VERBATIM)

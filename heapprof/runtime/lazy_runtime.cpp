@@ -23,12 +23,14 @@ class StaticAscii final : public v8::String::ExternalOneByteStringResource {
   size_t length_;
 };
 
-void LazyPropertyGetter(v8::Local<v8::Name> /*name*/, const v8::PropertyCallbackInfo<v8::Value>& info) {
+// make(name): one make function can serve many properties.
+void LazyPropertyGetter(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Value> value;
+  v8::Local<v8::Value> args[] = {name};
   if (info.Data()
           .As<v8::Function>()
-          ->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 0, nullptr)
+          ->Call(isolate->GetCurrentContext(), v8::Undefined(isolate), 1, args)
           .ToLocal(&value)) {
     info.GetReturnValue().Set(value);
   }

@@ -14,7 +14,7 @@ namespace heapprof::internal {
 v8::Local<v8::String> RuntimeScriptSource(v8::Isolate* isolate, const char* ascii);
 
 // natives.lazyProperty(object, name, make, enumerable): a data property of
-// `object` whose value is make()'s, called at the property's first read
+// `object` whose value is make(name)'s, called at the property's first read
 // (V8's lazy data property, which then holds the value itself): an API whose
 // module is built at first use still reads as a plain, writable and
 // configurable data property.

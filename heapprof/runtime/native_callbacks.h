@@ -39,10 +39,11 @@ void Base64Functions(const v8::FunctionCallbackInfo<v8::Value>& info);
 void JsonResponder(const v8::FunctionCallbackInfo<v8::Value>& info);
 
 // worker_lazy_natives.cpp: htmlRewriterWasm(), htmlRewriterEngine(),
-// nodeLibraries(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make).
+// nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make).
 void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info);
 void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info);
 void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info);
+void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info);
 void GetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
 void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
 void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info);

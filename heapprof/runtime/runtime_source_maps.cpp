@@ -37,11 +37,26 @@ Result<const SourceMap*> RuntimeNodeSourceMap() {
   return &parsed.value();
 }
 
+namespace {
+
+// The prelude's second script's (worker_apis.js), whose sources are named as the prelude's.
+Result<const SourceMap*> RuntimeApisSourceMap() {
+  static const Result<SourceMap> parsed = SourceMap::Parse(internal::kWorkerApisSourceMap);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::kInternal,
+                 "the runtime prelude's Web APIs' embedded source map: " + parsed.status().message());
+  }
+  return &parsed.value();
+}
+
+}  // namespace
+
 Result<const SourceMap*> RuntimeSourceMapProvider::MapFor(std::string_view script) {
   if (script == internal::kWorkerPreludeName) return RuntimePreludeSourceMap();
   if (script == internal::kWorkerLibrariesName) return RuntimeLibrariesSourceMap();
   if (script == internal::kWorkerHtmlRewriterName) return RuntimeHtmlRewriterSourceMap();
   if (script == internal::kWorkerNodeName) return RuntimeNodeSourceMap();
+  if (script == internal::kWorkerApisName) return RuntimeApisSourceMap();
   if (others_ == nullptr) return static_cast<const SourceMap*>(nullptr);
   return others_->MapFor(script);
 }

@@ -5,6 +5,7 @@
 
 #include "heapprof/runtime/lazy_runtime.h"
 #include "heapprof/runtime/native_callbacks.h"
+#include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_prelude.h"
 #include "heapprof/v8/v8_util.h"
 
@@ -51,11 +52,53 @@ void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info) {
   RunRuntimeScript(info, kWorkerHtmlRewriterName, kWorkerHtmlRewriterSource);
 }
 
+namespace {
+
+// libraries.load() (MakeWorkerLibraries): the bundle's value is { load }.
+void LoadLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerLibrariesName));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> bundle;
+  v8::Local<v8::Value> load;
+  v8::Local<v8::Value> exports;
+  if (!v8::Script::Compile(context, RuntimeScriptSource(isolate, kWorkerLibrariesSource), &origin).ToLocal(&script) ||
+      !script->Run(context).ToLocal(&bundle)) {
+    return;  // the exception propagates
+  }
+  if (!bundle->IsObject() || !bundle.As<v8::Object>()->Get(context, NewString(isolate, "load")).ToLocal(&load) ||
+      !load->IsFunction()) {
+    if (!isolate->IsExecutionTerminating()) ThrowTypeError(isolate, "the libraries bundle has no load()");
+    return;
+  }
+  if (load.As<v8::Function>()->Call(context, bundle, 0, nullptr).ToLocal(&exports)) info.GetReturnValue().Set(exports);
+}
+
+}  // namespace
+
+v8::MaybeLocal<v8::Object> MakeWorkerLibraries(v8::Local<v8::Context> context) {
+  v8::Isolate* isolate = context->GetIsolate();
+  v8::Local<v8::Object> libraries = v8::Object::New(isolate);
+  v8::Local<v8::Function> load;
+  if (!v8::Function::New(context, LoadLibraries).ToLocal(&load) ||
+      libraries->Set(context, NewString(isolate, "load"), load).IsNothing()) {
+    return {};
+  }
+  return libraries;
+}
+
 // nodeLibraries() -> load(host): runs the node: modules' script
 // (heapprof/runtime/js/node.js), compiled only at the worker's first import of a
 // node: module.
 void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
   RunRuntimeScript(info, kWorkerNodeName, kWorkerNodeSource);
+}
+
+// webApis() -> function(require): runs the prelude's second script
+// (worker_apis.js), compiled only at the first use of one of its Web APIs.
+void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  RunRuntimeScript(info, kWorkerApisName, kWorkerApisSource);
 }
 
 // getAsyncFrame() / setAsyncFrame(frame): node:async_hooks' current frame

@@ -102,62 +102,83 @@ bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out) {
   return false;
 }
 
+namespace {
+
+struct Entry {
+  const char* name;
+  v8::FunctionCallback callback;
+};
+constexpr Entry kEntries[] = {
+    {"consoleWrite", ConsoleWrite},
+    {"requestParts", RequestParts},
+    {"ownStrings", OwnStrings},
+    {"base64Functions", Base64Functions},
+    {"jsonResponder", JsonResponder},
+    {"utf8Encode", Utf8Encode},
+    {"utf8Decode", Utf8Decode},
+    {"structuredClone", StructuredClone},
+    {"randomFill", CryptoRandomFill},
+    {"digest", CryptoDigest},
+    {"hmac", CryptoHmac},
+    {"timingSafeEqual", CryptoTimingSafeEqual},
+    {"zlibOpen", ZlibOpen},
+    {"zlibRun", ZlibRun},
+    {"zlibClose", ZlibClose},
+    {"keyInfo", CryptoKeyInfo},
+    {"keyFromJwk", CryptoKeyFromJwk},
+    {"keyToDer", CryptoKeyToDer},
+    {"keyToJwk", CryptoKeyToJwk},
+    {"ecFromRaw", CryptoEcFromRaw},
+    {"ecToRaw", CryptoEcToRaw},
+    {"generateKeyPair", CryptoGenerateKeyPair},
+    {"sign", CryptoSign},
+    {"verify", CryptoVerify},
+    {"rsaOaep", CryptoRsaOaep},
+    {"aes", CryptoAes},
+    {"pbkdf2", CryptoPbkdf2},
+    {"hkdf", CryptoHkdf},
+    {"ecdh", CryptoEcdh},
+    {"htmlRewriterWasm", HtmlRewriterWasm},
+    {"htmlRewriterEngine", HtmlRewriterEngine},
+    {"nodeLibraries", NodeLibraries},
+    {"webApis", WebApis},
+    {"getAsyncFrame", GetAsyncFrame},
+    {"setAsyncFrame", SetAsyncFrame},
+    {"lazyGlobal", LazyGlobal},
+    {"lazyProperty", LazyProperty},
+    {"objectCall", ObjectCall},
+    {"objectStorage", ObjectStorage},
+    {"serialize", Serialize},
+    {"deserialize", Deserialize},
+};
+
+// A native is made at its first read (a lazy data property, then a plain
+// one): each costs a function, its template and call handler on the heap,
+// and a worker without crypto, compression or Durable Objects never reads
+// most of them. The data is the state's External, shared by all.
+void MakeNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  const std::string key = ToStdString(isolate, name.As<v8::String>());
+  for (const Entry& entry : kEntries) {
+    if (key != entry.name) continue;
+    v8::Local<v8::Function> function;
+    if (v8::Function::New(isolate->GetCurrentContext(), entry.callback, info.Data()).ToLocal(&function)) {
+      info.GetReturnValue().Set(function);
+    }
+    return;
+  }
+}
+
+}  // namespace
+
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
   v8::Isolate* isolate = context->GetIsolate();
   v8::Local<v8::External> data = v8::External::New(isolate, state);
-  v8::Local<v8::Object> natives = v8::Object::New(isolate);
-  struct Entry {
-    const char* name;
-    v8::FunctionCallback callback;
-  };
-  const Entry entries[] = {
-      {"consoleWrite", ConsoleWrite},
-      {"requestParts", RequestParts},
-      {"ownStrings", OwnStrings},
-      {"base64Functions", Base64Functions},
-      {"jsonResponder", JsonResponder},
-      {"utf8Encode", Utf8Encode},
-      {"utf8Decode", Utf8Decode},
-      {"structuredClone", StructuredClone},
-      {"randomFill", CryptoRandomFill},
-      {"digest", CryptoDigest},
-      {"hmac", CryptoHmac},
-      {"timingSafeEqual", CryptoTimingSafeEqual},
-      {"zlibOpen", ZlibOpen},
-      {"zlibRun", ZlibRun},
-      {"zlibClose", ZlibClose},
-      {"keyInfo", CryptoKeyInfo},
-      {"keyFromJwk", CryptoKeyFromJwk},
-      {"keyToDer", CryptoKeyToDer},
-      {"keyToJwk", CryptoKeyToJwk},
-      {"ecFromRaw", CryptoEcFromRaw},
-      {"ecToRaw", CryptoEcToRaw},
-      {"generateKeyPair", CryptoGenerateKeyPair},
-      {"sign", CryptoSign},
-      {"verify", CryptoVerify},
-      {"rsaOaep", CryptoRsaOaep},
-      {"aes", CryptoAes},
-      {"pbkdf2", CryptoPbkdf2},
-      {"hkdf", CryptoHkdf},
-      {"ecdh", CryptoEcdh},
-      {"htmlRewriterWasm", HtmlRewriterWasm},
-      {"htmlRewriterEngine", HtmlRewriterEngine},
-      {"nodeLibraries", NodeLibraries},
-      {"getAsyncFrame", GetAsyncFrame},
-      {"setAsyncFrame", SetAsyncFrame},
-      {"lazyGlobal", LazyGlobal},
-      {"lazyProperty", LazyProperty},
-      {"objectCall", ObjectCall},
-      {"objectStorage", ObjectStorage},
-      {"serialize", Serialize},
-      {"deserialize", Deserialize},
-  };
-  for (const Entry& entry : entries) {
-    v8::Local<v8::Function> function;
-    if (!v8::Function::New(context, entry.callback, data).ToLocal(&function) ||
-        natives->Set(context, NewString(isolate, entry.name), function).IsNothing()) {
-      return {};
-    }
+  // In dictionary mode from the start: adding 40 properties one by one to a
+  // fast object would keep a map for each step.
+  v8::Local<v8::Object> natives = v8::Object::New(isolate, v8::Null(isolate), nullptr, nullptr, 0);
+  for (const Entry& entry : kEntries) {
+    if (natives->SetLazyDataProperty(context, NewString(isolate, entry.name), MakeNative, data).IsNothing()) return {};
   }
   return natives;
 }

@@ -18,6 +18,13 @@ namespace heapprof::internal {
 // streams of worker_compression.h. `state` is the WorkerRuntime::State.
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state);
 
+// The prelude's `libraries`: { load() }, which compiles and runs the libraries
+// bundle (kWorkerLibrariesSource) at its first call and answers what the
+// bundle's own load() does (libraries.js's namespace). Until a worker makes a
+// stream, a URLPattern or a Durable Object, the bundle is not even compiled:
+// V8 keeps no script, no function list and no pre-parse data of it.
+v8::MaybeLocal<v8::Object> MakeWorkerLibraries(v8::Local<v8::Context> context);
+
 // The bytes of an ArrayBuffer or an ArrayBufferView (a view into V8's memory,
 // valid until JS runs again); false for any other value.
 bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out);

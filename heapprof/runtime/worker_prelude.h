@@ -43,10 +43,18 @@ extern const char kWorkerPreludeSource[];
 // heapprof:runtime/MODULE (heapprof:runtime/headers.js) by PreludeMap.cmake.
 extern const char kWorkerPreludeSourceMap[];
 
+// The prelude's second script (heapprof/runtime/worker_apis.js): the Web APIs
+// off the request path, run at their first use (natives.webApis). Its
+// completion value is a function(require) answering the modules' loaders;
+// its map names the modules as kWorkerPreludeSourceMap does.
+extern const char kWorkerApisSource[];
+extern const char kWorkerApisSourceMap[];
+
 // The resource names the runtime's frames carry in stacks and profiles.
 inline constexpr const char* kWorkerPreludeName = "heapprof:runtime";
 inline constexpr const char* kWorkerLibrariesName = "heapprof:runtime-libraries";
 inline constexpr const char* kWorkerHtmlRewriterName = "heapprof:runtime-html-rewriter";
 inline constexpr const char* kWorkerNodeName = "heapprof:runtime-node";
+inline constexpr const char* kWorkerApisName = "heapprof:runtime-apis";
 
 }  // namespace heapprof::internal

@@ -1,9 +1,11 @@
 // The JavaScript half of heapprof's worker runtime: the installer, which puts
 // the Web APIs of heapprof/runtime/js/prelude/ (one module per API) on the
 // global object and returns the runtime's internals to the host. esbuild
-// bundles it with its modules into one script whose completion value is
-// installWorkerGlobals(natives, libraries, options) (WorkerPrelude.cmake),
-// with a source map that names each module: heapprof:runtime/headers.js.
+// bundles it with the modules of the request path into one script whose
+// completion value is installWorkerGlobals(natives, libraries, options)
+// (WorkerPrelude.cmake), with a source map that names each module:
+// heapprof:runtime/headers.js; the other modules are a second script,
+// worker_apis.js, run at the first use of one of its APIs.
 //
 // Where a real implementation exists in V8 or in a C library, these globals
 // call it through `natives` (UTF-8, structured clone, OpenSSL for crypto);
@@ -11,62 +13,101 @@
 // `libraries` (heapprof/runtime/js/libraries.js, bundled at build time); what is
 // written here follows the WHATWG/W3C specs' algorithms. What is not offered
 // is absent (or refuses with a message), never faked. Everything the modules
-// share stays inside the bundle's closure: a worker sees the globals alone.
+// share stays inside the two scripts' closures (the second gets what it
+// imports from the first through shareWithApis): a worker sees the globals alone.
 
-// own_strings.js exports nothing: it wraps getters of URL, Request and Headers.
-import './js/prelude/own_strings.js';
-import { Blob, File } from './js/prelude/blob.js';
-import { cryptoGlobals } from './js/prelude/crypto/globals.js';
-import { DOMException } from './js/prelude/dom_exception.js';
 import { ExecutionContext, addEventListener, fetchListeners, removeEventListener, reportError } from './js/prelude/context.js';
-import { FixedLengthStream, IdentityTransformStream } from './js/prelude/workerd_streams.js';
-import { FormData } from './js/prelude/forms.js';
 import { Headers, adoptHeaders, flattenHeaders, headerName, headerValue, makeHeadersImmutable } from './js/prelude/headers.js';
-import { Navigator } from './js/prelude/navigator.js';
 import { Request, cfFor, hostInit } from './js/prelude/request.js';
 import { Response } from './js/prelude/response.js';
-import { Scheduler, addTimer, clearInterval, clearTimeout, performance, queueMicrotask, runNextTimer, setInterval, setTimeout } from './js/prelude/timers.js';
-import { TextDecoder, TextEncoder, atob, btoa, structuredClone } from './js/prelude/encoding.js';
-import { textStreams } from './js/prelude/streams.js';
-import { URL } from './js/prelude/url.js';
-import { URLSearchParams } from './js/prelude/url_search_params.js';
+import {
+  addTimer, clearInterval, clearTimeout, queueMicrotask, runNextTimer, setInterval, setTimeout, timerObjects, virtualNow,
+} from './js/prelude/timers.js';
+import { bytesStream, textStreams } from './js/prelude/streams.js';
+import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/bytes.js';
+import { dotSegment, normalHttpUrl } from './js/prelude/href.js';
+import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
 import { DurableObject, cloudflareWorkersModule, entrypointFetch, setCurrentWaits } from './js/prelude/cloudflare_workers.js';
-import { console } from './js/prelude/console.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
+import { cryptoGlobals } from './js/prelude/crypto/globals.js';
 import {
-  libraryGlobals, makeDurableObjects, nativeDigest, nativeHmac, natives, once, options, randomFill, requestParts,
+  lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts, shareWithApis, utf8Decode,
   utf8Encode, webLibraries,
 } from './js/prelude/host.js';
-import { missingApi, missingGlobals } from './js/prelude/missing.js';
-import { runtimeToken } from './js/prelude/runtime_token.js';
+import { missingApi, missingClass, missingGlobals } from './js/prelude/missing.js';
+import { illegalConstructor, runtimeToken } from './js/prelude/runtime_token.js';
 
-Object.assign(globalThis, {
-  ...missingGlobals,
-  Headers, Request, Response, URL, URLSearchParams, Blob, File, FormData,
-  TextEncoder, TextDecoder, atob, btoa, structuredClone,
-  DOMException,
-  navigator: new Navigator(runtimeToken), scheduler: new Scheduler(runtimeToken),
-  Navigator, self: globalThis,
-  origin: 'null',  // a worker's origin is opaque, as in workerd
-  console, performance, setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
-  fetch, addEventListener, removeEventListener, reportError, IdentityTransformStream, FixedLengthStream,
+// What the modules of worker_apis.js import from this script's modules, by
+// the module's file name: a function called when an importing module first
+// runs. tests/build/prelude_check.mjs checks that it names every import.
+shareWithApis(path => {
+  switch (path.slice(path.lastIndexOf('/') + 1)) {
+    case 'host.js': return { lazyClasses, natives, once, utf8Decode, utf8Encode, webLibraries };
+    case 'bytes.js': return { copyBytes, nameNative, toArrayBuffer, viewBytes };
+    case 'timers.js': return { setTimeout, get virtualNow() { return virtualNow; } };
+    case 'streams.js': return { bytesStream };
+    case 'request.js': return { Request };
+    case 'response.js': return { Response };
+    case 'runtime_token.js': return { illegalConstructor, runtimeToken };
+    case 'missing.js': return { missingApi };
+    case 'href.js': return { dotSegment, normalHttpUrl };
+    case 'own_strings.js': return { ownStringsOf };
+  }
+  throw new Error('worker_apis.js imports ' + path + ', which the prelude does not share');
 });
-// Built at their first use, and then plain data properties like the rest:
-// the streams library and URLPattern (libraries.js), the classes over them,
-// and the APIs whose modules nothing else imports, loaded by require()
-// (esbuild's lazy initialiser of a module): a worker that uses none of them
-// carries none of their classes.
+
+// The globals, in workerd's order. What the request path needs (Headers,
+// Request, Response, fetch, the listeners) is made now; every other API is a
+// lazy data property of the global object (natives.lazyProperty, V8's
+// SetLazyDataProperty): its module runs at the property's first read
+// (loadApi: most are in worker_apis.js, the prelude's second script), which
+// makes the value a plain data property, writable, enumerable and
+// configurable, as Object.assign would have made it. A worker that uses none
+// of them carries none of their classes.
 const lazyGlobals = (load, names) => {
-  for (const name of names) natives.lazyProperty(globalThis, name, () => load()[name], true);
+  const make = name => load()[name];  // the native passes the property's name
+  for (const name of names) natives.lazyProperty(globalThis, name, make, true);
 };
-const compressionApi = once(() => require('./js/prelude/compression.js'));
-const rewriterApi = once(() => require('./js/prelude/html_rewriter.js'));
-const cacheApi = once(() => require('./js/prelude/cache.js'));
-const kvApi = once(() => require('./js/prelude/kv.js'));
-const eventsApi = once(() => require('./js/prelude/events.js'));
-const abortApi = once(() => require('./js/prelude/abort.js'));
+// A module's exports at their first use (the object loadApi answers has a
+// getter a name, esbuild's: copied once into a plain object).
+const exportsOf = (load, names) => once(() => {
+  const exports = load();
+  const out = {};
+  for (const name of names) out[name] = exports[name];
+  return out;
+});
+const lazyModule = (load, names) => lazyGlobals(exportsOf(load, names), names);
+for (const name of missingGlobals) natives.lazyProperty(globalThis, name, missingClass, true);
+Object.assign(globalThis, { Headers, Request, Response });
+lazyModule(() => loadApi('url.js'), ['URL']);
+lazyModule(() => loadApi('url_search_params.js'), ['URLSearchParams']);
+lazyModule(() => loadApi('blob.js'), ['Blob', 'File']);
+lazyModule(() => loadApi('forms.js'), ['FormData']);
+lazyModule(() => loadApi('encoding.js'), ['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone']);
+lazyModule(() => loadApi('dom_exception.js'), ['DOMException']);
+const navigatorApi = exportsOf(() => loadApi('navigator.js'), ['navigator', 'Navigator']);
+lazyGlobals(navigatorApi, ['navigator']);
+lazyGlobals(timerObjects, ['scheduler']);
+lazyGlobals(navigatorApi, ['Navigator']);
+Object.assign(globalThis, {
+  self: globalThis,
+  origin: 'null',  // a worker's origin is opaque, as in workerd
+});
+lazyModule(() => loadApi('console.js'), ['console']);
+lazyGlobals(timerObjects, ['performance']);
+Object.assign(globalThis, {
+  setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
+  fetch, addEventListener, removeEventListener, reportError,
+});
+lazyModule(() => loadApi('workerd_streams.js'), ['IdentityTransformStream', 'FixedLengthStream']);
+const compressionApi = once(() => loadApi('compression.js'));
+const rewriterApi = once(() => loadApi('html_rewriter.js'));
+const cacheApi = once(() => loadApi('cache.js'));
+const kvApi = once(() => loadApi('kv.js'));
+const eventsApi = once(() => loadApi('events.js'));
+const abortApi = once(() => loadApi('abort.js'));
 lazyGlobals(webLibraries, libraryGlobals);
 lazyGlobals(textStreams, ['TextEncoderStream', 'TextDecoderStream']);
 lazyGlobals(compressionApi, ['CompressionStream', 'DecompressionStream']);
@@ -83,7 +124,8 @@ delete globalThis.FinalizationRegistry;
 // Made for a worker with Durable Object bindings only (makeEnv).
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
-  DurableObject, Request, Response, structuredClone, hmac: nativeHmac, digest: nativeDigest, randomFill, utf8Encode,
+  DurableObject, Request, Response, structuredClone: loadApi('encoding.js').structuredClone,
+  hmac: natives.hmac, digest: natives.digest, randomFill: natives.randomFill, utf8Encode,
   defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
   objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
 });

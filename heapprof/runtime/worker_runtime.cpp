@@ -228,19 +228,19 @@ Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, in
   WorkerScope scope(state.get());
   v8::Local<v8::Context> context = scope.context();
   v8::TryCatch try_catch(v8_isolate);
-  // The libraries bundle first (its value is handed to the prelude), then the prelude.
+  // The prelude, handed the natives and the libraries bundle's loader.
   auto run_script = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
     v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, name));
     v8::Local<v8::Script> script;
     return v8::Script::Compile(context, internal::RuntimeScriptSource(v8_isolate, source), &origin).ToLocal(&script) &&
            script->Run(context).ToLocal(out);
   };
-  v8::Local<v8::Value> libraries;
+  v8::Local<v8::Object> libraries;
   v8::Local<v8::Value> installer;
   v8::Local<v8::Object> natives;
   v8::Local<v8::Value> internals;
-  if (!run_script(internal::kWorkerLibrariesName, internal::kWorkerLibrariesSource, &libraries) ||
-      !libraries->IsObject() || !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
+  if (!internal::MakeWorkerLibraries(context).ToLocal(&libraries) ||
+      !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
       !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
     return Error(ErrorCode::kInternal,
                  "the worker runtime's prelude failed: " + internal::DescribeException(v8_isolate, context, try_catch));

@@ -6,17 +6,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import vm from 'node:vm';
 
 // The embedded prelude, as the build bundled it (HEAPPROF_PRELUDE, set by CTest).
 if (!process.env.HEAPPROF_PRELUDE) throw new Error('HEAPPROF_PRELUDE (the bundled prelude, build/generated/heapprof/worker_prelude.js) is not set');
 const prelude = readFileSync(process.env.HEAPPROF_PRELUDE, 'utf8');
+// Its second script (URL is one of its Web APIs), built beside it.
+const apis = readFileSync(path.join(path.dirname(process.env.HEAPPROF_PRELUDE), 'worker_apis.js'), 'utf8');
 const context = vm.createContext({});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 vm.runInContext(prelude, context)({
   consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
   randomFill: a => a,
+  webApis: () => vm.runInContext(apis, context),
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
   jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
@@ -25,7 +29,7 @@ vm.runInContext(prelude, context)({
     Object.defineProperty(object, name, {
       configurable: true, enumerable,
       get() {
-        const value = make();
+        const value = make(name);
         Object.defineProperty(object, name, { value, writable: true, configurable: true, enumerable });
         return value;
       },

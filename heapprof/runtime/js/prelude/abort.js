@@ -43,4 +43,4 @@ class AbortController {
   abort(reason) { abortSignal(this.#signal, reason); }
 }
 
-export { abortSignal, AbortSignal, AbortController };
+export { AbortSignal, AbortController };

@@ -2,7 +2,7 @@
 
 import { bytesStream } from './streams.js';
 import { copyBytes, toArrayBuffer } from './bytes.js';
-import { utf8Decode, utf8Encode } from './host.js';
+import { lazyClasses, utf8Decode, utf8Encode } from './host.js';
 
 let blobBytes;  // set by Blob's static block
 class Blob {
@@ -42,5 +42,7 @@ class File extends Blob {
   get name() { return this.#name; }
   get lastModified() { return this.#lastModified; }
 }
+
+lazyClasses.Blob = Blob;
 
 export { blobBytes, Blob, File };

@@ -1,9 +1,6 @@
 // The body of a Request or a Response (Fetch's Body mixin).
 
-import { Blob, blobBytes } from './blob.js';
-import { FormData, multipartBoundary, parseMultipart, serializeMultipart } from './forms.js';
-import { isReadableStream, utf8Decode, utf8Encode } from './host.js';
-import { URLSearchParams } from './url_search_params.js';
+import { isReadableStream, lazyClasses, loadApi, utf8Decode, utf8Encode } from './host.js';
 import { bytesStream, isDisturbed, readAllBytes } from './streams.js';
 import { copyBytes, toArrayBuffer } from './bytes.js';
 
@@ -12,15 +9,20 @@ import { copyBytes, toArrayBuffer } from './bytes.js';
 // `.body` is asked for, so the common path allocates no stream.
 // Returns the value and gives `headers` the body's content-type unless it has
 // one (no {value, type} pair: this runs for every Request and Response).
+// URLSearchParams, Blob and FormData are made at their first use (their
+// modules set lazyClasses): before that no body can be one of them.
 function extractBody(body, headers) {
   if (body == null) return null;
   if (typeof body === 'string') return typedBody(body, 'text/plain;charset=UTF-8', headers);
   const bytes = copyBytes(body);
   if (bytes !== null) return bytes;
-  if (body instanceof URLSearchParams) return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
-  if (body instanceof Blob) return typedBody(blobBytes(body), body.type || null, headers);
-  if (body instanceof FormData) {
-    const form = serializeMultipart(body);
+  const { URLSearchParams, Blob, FormData } = lazyClasses;
+  if (URLSearchParams !== null && body instanceof URLSearchParams) {
+    return typedBody(body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8', headers);
+  }
+  if (Blob !== null && body instanceof Blob) return typedBody(loadApi('blob.js').blobBytes(body), body.type || null, headers);
+  if (FormData !== null && body instanceof FormData) {
+    const form = loadApi('forms.js').serializeMultipart(body);
     return typedBody(form.value, form.type, headers);
   }
   if (isReadableStream(body)) {
@@ -77,8 +79,13 @@ class Body {
     const content = this.#take();
     return JSON.parse(bodyText(streamed ? await content : content));
   }
-  async blob() { return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' }); }
+  async blob() {
+    const { Blob } = loadApi('blob.js');
+    return new Blob([bodyBytes(await this.#take())], { type: this.headers.get('content-type') || '' });
+  }
   async formData() {
+    const { FormData, multipartBoundary, parseMultipart } = loadApi('forms.js');
+    const { URLSearchParams } = loadApi('url_search_params.js');
     const type = this.headers.get('content-type') || '';
     const essence = type.split(';')[0].trim().toLowerCase();
     if (essence === 'multipart/form-data') {

@@ -43,4 +43,4 @@ for (const method of ['delete', 'has', 'keys', 'match']) {
 }
 const caches = new CacheStorage(runtimeToken);
 
-export { Cache, notImplemented, CacheStorage, caches };
+export { Cache, CacheStorage, caches };

@@ -1,7 +1,8 @@
 // CompressionStream and DecompressionStream (zlib through natives).
 
-import { webLibraries, zlibClose, zlibOpen, zlibRun } from './host.js';
+import { natives, webLibraries } from './host.js';
 import { copyBytes } from './bytes.js';
+const { zlibClose, zlibOpen, zlibRun } = natives;
 
 // CompressionStream and DecompressionStream through zlib (natives), chunk by
 // chunk on one z_stream: a written chunk is fed to zlib while the readable
@@ -127,5 +128,4 @@ class DecompressionStream {
   get writable() { return this.#streams.writable; }
 }
 
-export { compressionFormats, zlibPieceBytes, zlibQueuedBytes, noBytes, zlibStreams, CompressionStream,
-  DecompressionStream };
+export { CompressionStream, DecompressionStream };

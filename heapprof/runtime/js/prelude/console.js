@@ -1,7 +1,8 @@
 // console, as V8's (workerd's).
 
-import { consoleWrite } from './host.js';
+import { natives } from './host.js';
 import { virtualNow } from './timers.js';
+const { consoleWrite } = natives;
 
 function formatArg(value) {
   if (typeof value === 'string') return value;
@@ -45,4 +46,4 @@ const console = {
 };
 Object.defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
 
-export { formatArg, consoleCounts, consoleTimers, consoleIndent, consoleLine, consoleMethod, console };
+export { console };

@@ -1,7 +1,7 @@
 // ctx of fetch(request, env, ctx), the global fetch and error listeners,
 // reportError.
 
-import { console } from './console.js';
+import { loadApi } from './host.js';
 
 // ctx of fetch(request, env, ctx). Its methods live on the prototype, as
 // workerd's do, rather than as two closures made for every request.
@@ -28,10 +28,10 @@ function addEventListener(type, listener) {
 // workerd; with none, the error goes to the console as uncaught.
 function reportError(error) {
   const message = 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error));
-  const { ErrorEvent } = require('./events.js');  // loaded at the first report (esbuild's lazy initialiser)
+  const { ErrorEvent } = loadApi('events.js');  // loaded at the first report (esbuild's lazy initialiser)
   const event = new ErrorEvent('error', { message, error, cancelable: true });
   if (errorListeners.length === 0) {
-    console.error(message);
+    loadApi('console.js').console.error(message);
     return;
   }
   for (const listener of errorListeners.slice()) listener.call(globalThis, event);

@@ -31,4 +31,4 @@ domExceptionCodes.forEach(([, constant], i) => {
   Object.defineProperty(DOMException.prototype, constant, property);
 });
 
-export { domExceptionCodes, domExceptionCode, DOMException };
+export { DOMException };

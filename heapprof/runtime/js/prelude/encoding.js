@@ -1,8 +1,9 @@
 // TextEncoder, TextDecoder, atob, btoa and structuredClone.
 
 import { DOMException } from './dom_exception.js';
-import { base64Functions, nativeClone, utf8Decode, utf8Encode } from './host.js';
+import { natives, utf8Decode, utf8Encode } from './host.js';
 import { nameNative, viewBytes } from './bytes.js';
+const { base64Functions, structuredClone: nativeClone } = natives;
 
 class TextEncoder {
   get encoding() { return 'utf-8'; }
@@ -95,4 +96,4 @@ function structuredClone(value) {
   }
 }
 
-export { TextEncoder, utf8Labels, incompleteTail, TextDecoder, atob, btoa, structuredClone };
+export { TextEncoder, TextDecoder, atob, btoa, structuredClone };

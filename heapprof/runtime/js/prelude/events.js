@@ -149,5 +149,4 @@ class EventTarget {
   }
 }
 
-export { beginDispatch, endDispatch, stoppedImmediately, Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent,
-  ExtendableEvent, FetchEvent, EventTarget };
+export { Event, CustomEvent, ErrorEvent, MessageEvent, CloseEvent, ExtendableEvent, FetchEvent, EventTarget };

@@ -1,7 +1,8 @@
 // FormData and multipart/form-data bodies.
 
 import { Blob, File, blobBytes } from './blob.js';
-import { randomFill, utf8Decode, utf8Encode } from './host.js';
+import { lazyClasses, natives, utf8Decode, utf8Encode } from './host.js';
+const { randomFill } = natives;
 
 class FormData {
   #entries = [];
@@ -108,4 +109,6 @@ function serializeMultipart(form) {
   return { value: bytes, type: 'multipart/form-data; boundary=' + boundary };
 }
 
-export { FormData, latin1, latin1Bytes, multipartBoundary, dispositionParam, parseMultipart, serializeMultipart };
+lazyClasses.FormData = FormData;
+
+export { FormData, multipartBoundary, parseMultipart, serializeMultipart };

@@ -1,5 +1,7 @@
 // Headers (Fetch), with the runtime's private access to its list.
 
+import { ownStringsOf } from './own_strings.js';
+
 // ---- Headers, bodies, Request, Response ----
 
 const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -167,6 +169,8 @@ class Headers {
   forEach(callback, thisArg) { for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this); }
   [Symbol.iterator]() { return this.entries(); }
 }
+
+ownStringsOf(Headers.prototype, ['get']);
 
 export { tokenPattern, headerNames, headerName, headerWhitespace, isHeaderWhitespace, invalidInHeaderValue,
   headerValue, immutableHeaders, noHeaders, makeHeadersImmutable, adoptHeaders, flattenHeaders, Headers };

@@ -6,13 +6,10 @@
 
 const natives = hostNatives, libraries = hostLibraries, options = hostOptions;
 
-const {
-  consoleWrite, requestParts, ownStrings, base64Functions, jsonResponder, utf8Encode, utf8Decode, structuredClone: nativeClone,
-  randomFill, digest: nativeDigest, hmac: nativeHmac, timingSafeEqual: nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose,
-  keyInfo: nativeKeyInfo, keyFromJwk: nativeKeyFromJwk, keyToJwk: nativeKeyToJwk, ecFromRaw: nativeEcFromRaw, keyToDer: nativeKeyToDer,
-  ecToRaw: nativeEcToRaw, generateKeyPair: nativeGenerateKeyPair, sign: nativeSign, verify: nativeVerify, rsaOaep,
-  aes: nativeAes, pbkdf2: nativePbkdf2, hkdf: nativeHkdf, ecdh: nativeEcdh, getAsyncFrame, setAsyncFrame,
-} = natives;
+// The natives of the request path; a module loaded at its first use reads
+// its own from `natives` when it runs (each native is made at its first
+// read: MakeWorkerNatives).
+const { requestParts, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame } = natives;
 // The npm libraries and Durable Objects (libraries.js, js/durable_objects.js)
 // are compiled and run at their first use (libraries.load()): a worker that
 // makes no stream, URLPattern or Durable Object does not carry their code.
@@ -28,11 +25,21 @@ const libraryGlobals = [
 ];
 // No stream exists before the library is loaded.
 const isReadableStream = value => loaded !== null && value instanceof loaded.ReadableStream;
+// The classes a body may be made from whose modules load at their first use
+// (blob.js, forms.js and url_search_params.js set theirs when they run): null
+// until then, when no value can be an instance.
+const lazyClasses = { URLSearchParams: null, Blob: null, FormData: null };
+// The Web APIs nothing on the request path uses (worker_apis.js: URL, Blob,
+// crypto, the events...) are a script of their own, compiled and run at the
+// first loadApi() (natives.webApis): until then V8 has no function, scope or
+// string of theirs. Each of its modules runs at its own first load; what they
+// import from this bundle's modules comes through shared (shareWithApis).
+let apis = null;
+let shared = null;
+const shareWithApis = share => { shared = share; };
+const loadApi = path => (apis ??= natives.webApis()(shared))[path]();
 // A value made at its first use (a module's classes), then kept.
 const once = make => { let value, made = false; return () => (made ? value : (value = make(), made = true, value)); };
 
-export { consoleWrite, requestParts, ownStrings, base64Functions, jsonResponder, utf8Encode, utf8Decode, nativeClone,
-  randomFill, nativeDigest, nativeHmac, nativeTimingSafeEqual, zlibOpen, zlibRun, zlibClose, nativeKeyInfo,
-  nativeKeyFromJwk, nativeKeyToJwk, nativeEcFromRaw, nativeKeyToDer, nativeEcToRaw, nativeGenerateKeyPair, nativeSign,
-  nativeVerify, rsaOaep, nativeAes, nativePbkdf2, nativeHkdf, nativeEcdh, getAsyncFrame, setAsyncFrame,
-  isReadableStream, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };
+export { requestParts, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame, isReadableStream,
+  lazyClasses, loadApi, shareWithApis, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };

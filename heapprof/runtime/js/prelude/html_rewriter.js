@@ -124,4 +124,4 @@ class HTMLRewriter {
   }
 }
 
-export { rewriterEngine, htmlRewriterModule, handlerFunctions, HTMLRewriter };
+export { HTMLRewriter };

@@ -1,7 +1,5 @@
 // The APIs of workerd this runtime does not offer, refused by name.
 
-import { Navigator } from './navigator.js';
-
 // What workerd offers and this runtime does not: using it throws an Error
 // that says so (counted as the request's failure, its message in the run's
 // outcome) instead of a ReferenceError that reads like a bug of the worker.
@@ -15,17 +13,9 @@ function missingApi(what) {
 function missingClass(name) {
   return { [name]: class { constructor() { throw missingApi(name); } } }[name];
 }
-// Globals of workerd's with no counterpart here. Installed first, so that a
-// real implementation of one of them, once written, takes its place.
-const missingGlobals = {
-  WebSocketPair: missingClass('WebSocketPair'),
-  WebSocket: missingClass('WebSocket'),
-  EventSource: missingClass('EventSource'),
-};
-// A method of Navigator's, as workerd's navigator.sendBeacon is.
-Object.defineProperty(Navigator.prototype, 'sendBeacon', {
-  value: { sendBeacon() { throw missingApi('navigator.sendBeacon'); } }.sendBeacon,
-  writable: true, configurable: true,
-});
+// Globals of workerd's with no counterpart here (each class made at its
+// global's first read). Installed first, so that a real implementation of one
+// of them, once written, takes its place.
+const missingGlobals = ['WebSocketPair', 'WebSocket', 'EventSource'];
 
 export { missingApi, missingClass, missingGlobals };

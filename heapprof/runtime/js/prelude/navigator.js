@@ -1,6 +1,7 @@
 // navigator (Navigator).
 
-import { illegalConstructor } from './runtime_token.js';
+import { illegalConstructor, runtimeToken } from './runtime_token.js';
+import { missingApi } from './missing.js';
 
 // navigator's fields are the instance's own, as in workerd. Libraries detect
 // Workers by navigator.userAgent (Hono's getRuntimeKey does).
@@ -13,5 +14,12 @@ class Navigator {
     Object.freeze(this);
   }
 }
+// A method of Navigator's, as workerd's navigator.sendBeacon is.
+Object.defineProperty(Navigator.prototype, 'sendBeacon', {
+  value: { sendBeacon() { throw missingApi('navigator.sendBeacon'); } }.sendBeacon,
+  writable: true, configurable: true,
+});
+// The global navigator.
+const navigator = new Navigator(runtimeToken);
 
-export { Navigator };
+export { Navigator, navigator };

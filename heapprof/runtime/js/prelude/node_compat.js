@@ -1,13 +1,9 @@
 // nodejs_compat: the node: modules, loaded at their first import, and
 // the globals the flag adds.
 
-import { Blob, File } from './blob.js';
-import { TextDecoder, TextEncoder, atob, btoa } from './encoding.js';
-import { URL } from './url.js';
-import { URLSearchParams } from './url_search_params.js';
 import { addTimer, clearTimeout } from './timers.js';
 import { cryptoGlobals } from './crypto/globals.js';
-import { getAsyncFrame, natives, options, setAsyncFrame } from './host.js';
+import { getAsyncFrame, loadApi, natives, options, setAsyncFrame } from './host.js';
 import { missingApi } from './missing.js';
 
 // ---- nodejs_compat and cloudflare:workers ----
@@ -20,6 +16,11 @@ function nodeModule(name) {
   if (nodeModules === null) {
     const load = natives.nodeLibraries();
     const { crypto, CryptoKey } = cryptoGlobals();
+    // The Web APIs the node: modules build on, loaded now if they were not.
+    const { Blob, File } = loadApi('blob.js');
+    const { TextDecoder, TextEncoder, atob, btoa } = loadApi('encoding.js');
+    const { URL } = loadApi('url.js');
+    const { URLSearchParams } = loadApi('url_search_params.js');
     nodeModules = load({
       natives, missingApi, getFrame: getAsyncFrame, setFrame: setAsyncFrame,
       TextEncoder, TextDecoder, URL, URLSearchParams, Blob, File, atob, btoa, crypto, CryptoKey,

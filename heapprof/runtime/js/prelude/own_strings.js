@@ -1,9 +1,5 @@
 // Getters whose strings must be a worker's own, not slices of the runtime's.
 
-import { Headers } from './headers.js';
-import { Request } from './request.js';
-import { URL } from './url.js';
-import { URLSearchParams } from './url_search_params.js';
 import { ownStrings } from './host.js';
 
 // In workerd these getters are C++ and answer a new string at every call.
@@ -22,10 +18,7 @@ function ownStringsOf(proto, names) {
     Object.defineProperty(proto, name, d);
   }
 }
-ownStringsOf(URL.prototype, ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
-  'pathname', 'search', 'hash', 'toString', 'toJSON']);
-ownStringsOf(URLSearchParams.prototype, ['get']);
-ownStringsOf(Request.prototype, ['url']);
-ownStringsOf(Headers.prototype, ['get']);
+// Each class's module calls it on its prototype (URL, URLSearchParams,
+// Request, Headers).
 
 export { ownStringsOf };

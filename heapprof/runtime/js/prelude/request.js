@@ -1,13 +1,14 @@
 // Request, and the cf object of the requests the host dispatches.
 
-import { once } from './host.js';
+import { loadApi, once } from './host.js';
 import { Body, bodyForClone } from './body.js';
 import { Headers } from './headers.js';
-import { hrefOf } from './url.js';
+import { hrefOf } from './href.js';
+import { ownStringsOf } from './own_strings.js';
 
 // AbortSignal's module is loaded at a Request's first `signal` (esbuild's lazy
 // initialiser): most workers never ask.
-const abortModule = once(() => require('./abort.js'));
+const abortModule = once(() => loadApi('abort.js'));
 
 const methods = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 const normalizeMethod = method => {
@@ -74,5 +75,7 @@ class Request extends Body {
   get keepalive() { return false; }
   clone() { return new Request(this); }
 }
+
+ownStringsOf(Request.prototype, ['url']);
 
 export { methods, normalizeMethod, defaultCf, cfByCountry, cfFor, noInit, hostInit, Request };

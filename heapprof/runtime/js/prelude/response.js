@@ -2,8 +2,7 @@
 
 import { Body, bodyForClone } from './body.js';
 import { Headers, makeHeadersImmutable } from './headers.js';
-import { URL } from './url.js';
-import { jsonResponder } from './host.js';
+import { jsonResponder, loadApi } from './host.js';
 import { noInit } from './request.js';
 
 const nullBodyStatus = status => status === 101 || status === 204 || status === 205 || status === 304;
@@ -56,7 +55,7 @@ class Response extends Body {
   }
   static redirect(url, status = 302) {
     if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError('Invalid redirect status: ' + status);
-    const response = new Response(null, { status, headers: { location: new URL(String(url)).href } });
+    const response = new Response(null, { status, headers: { location: new (loadApi('url.js').URL)(String(url)).href } });
     makeHeadersImmutable(response.headers);
     return response;
   }

@@ -1,8 +1,7 @@
 // Stream helpers of bodies (web-streams-polyfill's streams) and
 // TextEncoderStream, TextDecoderStream.
 
-import { once, utf8Encode, webLibraries } from './host.js';
-import { TextDecoder } from './encoding.js';
+import { loadApi, once, utf8Encode, webLibraries } from './host.js';
 import { viewBytes } from './bytes.js';
 
 // ---- streams (web-streams-polyfill) and bodies ----
@@ -53,6 +52,7 @@ async function readAllBytes(stream) {
 // with the streams library at the first use of either.
 const textStreams = once(() => {
 const { TransformStream } = webLibraries();
+const { TextDecoder } = loadApi('encoding.js');
 class TextEncoderStream extends TransformStream {
   constructor() {
     let pending = '';  // a high surrogate whose pair may come in the next chunk

@@ -1,6 +1,6 @@
 // Timers on virtual time, queueMicrotask, performance and scheduler.
 
-import { getAsyncFrame, setAsyncFrame } from './host.js';
+import { getAsyncFrame, once, setAsyncFrame } from './host.js';
 import { illegalConstructor, runtimeToken } from './runtime_token.js';
 
 // Timers on virtual time: a timer fires once microtasks are drained and no
@@ -41,17 +41,19 @@ function runNextTimer() {
 }
 const queueMicrotask = callback => { Promise.resolve().then(callback); };
 // performance and scheduler as workerd has them: an instance of a class a
-// worker never sees as a global.
-class Performance {
-  constructor(token) { illegalConstructor(token); }
-  get timeOrigin() { return 0; }
-  now() { return virtualNow; }
-}
-const performance = new Performance(runtimeToken);
-class Scheduler {
-  constructor(token) { illegalConstructor(token); }
-  wait(ms) { return new Promise(resolve => setTimeout(resolve, ms)); }
-}
+// worker never sees as a global, made at the first read of either global.
+const timerObjects = once(() => {
+  class Performance {
+    constructor(token) { illegalConstructor(token); }
+    get timeOrigin() { return 0; }
+    now() { return virtualNow; }
+  }
+  class Scheduler {
+    constructor(token) { illegalConstructor(token); }
+    wait(ms) { return new Promise(resolve => setTimeout(resolve, ms)); }
+  }
+  return { performance: new Performance(runtimeToken), scheduler: new Scheduler(runtimeToken) };
+});
 
-export { virtualNow, nextTimerId, timers, addTimer, setTimeout, setInterval, clearTimeout, clearInterval,
-  runNextTimer, queueMicrotask, Performance, performance, Scheduler };
+export { virtualNow, addTimer, setTimeout, setInterval, clearTimeout, clearInterval, runNextTimer, queueMicrotask,
+  timerObjects };

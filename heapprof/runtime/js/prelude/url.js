@@ -1,6 +1,8 @@
 // URL (WHATWG), for URLs with an authority.
 
 import { URLSearchParams, ownParams, resetParams } from './url_search_params.js';
+import { dotSegment, normalHttpUrl } from './href.js';
+import { ownStringsOf } from './own_strings.js';
 
 // URLs with an authority (http, https, ws, wss, ftp, file and the like),
 // absolute or relative to a base (/path, ?query, #hash, a/b, ../c), with the
@@ -39,14 +41,6 @@ function normalizePath(path) {
   });
   return encodePath('/' + out.join('/'));
 }
-// An http(s) URL that its parse would give back unchanged as href: lower-case
-// scheme and host, no userinfo, port or fragment, a path and query of
-// characters no encode set touches, no dot segment (in path or query: a
-// false alarm only costs the full parse). For a Request's url, which every
-// request needs: most URLs are already so, and this needs no URL object.
-const normalHttpUrl = /^https?:\/\/[a-z0-9.-]+\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?$/;
-const dotSegment = /(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i;
-const hrefOf = text => normalHttpUrl.test(text) && !dotSegment.test(text) ? text : new URL(text).href;
 const normalizePort = (protocol, port) => port === '' || defaultPorts[protocol] === String(Number(port)) ? '' : String(Number(port));
 
 let queryChanged;  // set by URL's static block, for URLSearchParams
@@ -195,6 +189,7 @@ class URL {
   toJSON() { return this.#href(); }
 }
 
-export { queryChanged, defaultPorts, urlPattern, percentEncodeCodePoint, percentEncoder, encodePath, encodeQuery, encodeFragment,
-  encodeUserinfo, dotSegmentOrBackslash, outerSpaces, tabOrNewline, tabsAndNewlines, normalizePath, normalHttpUrl,
-  dotSegment, hrefOf, normalizePort, URL };
+ownStringsOf(URL.prototype, ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
+  'pathname', 'search', 'hash', 'toString', 'toJSON']);
+
+export { queryChanged, URL };

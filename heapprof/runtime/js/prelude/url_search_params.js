@@ -1,6 +1,7 @@
 // URLSearchParams and application/x-www-form-urlencoded.
 
-import { TextDecoder, TextEncoder } from './encoding.js';
+import { lazyClasses } from './host.js';
+import { ownStringsOf } from './own_strings.js';
 import { queryChanged } from './url.js';
 
 // application/x-www-form-urlencoded parsing and serializing (the URL standard's).
@@ -16,6 +17,7 @@ const formDecode = s => {
 // UTF-8 decode to U+FFFD ("%C3%A9%ZZ%FF" -> "\u00e9%ZZ\ufffd").
 const isHexDigit = b => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
 function percentDecodeLoose(s) {
+  const { TextDecoder, TextEncoder } = require('./encoding.js');
   const bytes = new TextEncoder().encode(s);
   const out = new Uint8Array(bytes.length);
   let n = 0;
@@ -95,5 +97,7 @@ class URLSearchParams {
   toString() { return this.#list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
 }
 
-export { plusSigns, formDecode, isHexDigit, percentDecodeLoose, loneSurrogates, wellFormed, formEncode, parseQuery,
-  ownParams, resetParams, URLSearchParams };
+ownStringsOf(URLSearchParams.prototype, ['get']);
+lazyClasses.URLSearchParams = URLSearchParams;
+
+export { ownParams, resetParams, URLSearchParams };

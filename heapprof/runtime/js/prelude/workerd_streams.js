@@ -2,8 +2,12 @@
 // crypto.DigestStream.
 
 import { DOMException } from './dom_exception.js';
-import { nativeDigest, once, utf8Encode, webLibraries } from './host.js';
+import { natives, once, utf8Encode, webLibraries } from './host.js';
 import { copyBytes, viewBytes } from './bytes.js';
+// Imported, not require()d: this module is itself loaded at first use, and a
+// require() target would keep a getter for each of its exports from the start.
+import { algorithmName, hashNames } from './crypto/algorithms.js';
+const { digest: nativeDigest } = natives;
 
 // Byte streams of workerd's own: a TransformStream that passes bytes
 // through (strings as UTF-8), FixedLengthStream's checking their count.
@@ -46,7 +50,6 @@ class FixedLengthStream {
 // its first use.
 const digestStream = once(() => {
 const { WritableStream } = webLibraries();
-const { algorithmName, hashNames } = require('./crypto/algorithms.js');
 class DigestStream extends WritableStream {
   #digest; #bytesWritten = 0;
   constructor(algorithm) {
@@ -79,4 +82,4 @@ class DigestStream extends WritableStream {
 return DigestStream;
 });
 
-export { byteTransform, IdentityTransformStream, FixedLengthStream, digestStream };
+export { IdentityTransformStream, FixedLengthStream, digestStream };

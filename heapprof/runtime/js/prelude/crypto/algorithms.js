@@ -89,5 +89,5 @@ function callNative(fn, ...args) {
   }
 }
 
-export { hashNames, hashBlockBytes, algorithmName, normalizeHash, base64url, algorithmNames, canonicalName, keyUsages,
-  allowedUsages, ecCurves, isRsa, isEc, isAes, integer, bitLength, requireField, usageList, checkUsages, callNative };
+export { hashNames, hashBlockBytes, algorithmName, normalizeHash, base64url, canonicalName, allowedUsages, ecCurves,
+  isRsa, isEc, isAes, integer, bitLength, requireField, usageList, checkUsages, callNative };

@@ -4,7 +4,11 @@ import { CryptoKey, keyToken } from './key.js';
 import { DOMException } from '../dom_exception.js';
 import { allowedUsages, base64url, callNative, checkUsages, ecCurves, isEc, isRsa, normalizeHash, requireField } from './algorithms.js';
 import { copyBytes } from '../bytes.js';
-import { nativeEcFromRaw, nativeEcToRaw, nativeKeyFromJwk, nativeKeyInfo, nativeKeyToDer, nativeKeyToJwk } from '../host.js';
+import { natives } from '../host.js';
+const {
+  ecFromRaw: nativeEcFromRaw, ecToRaw: nativeEcToRaw, keyFromJwk: nativeKeyFromJwk, keyInfo: nativeKeyInfo,
+  keyToDer: nativeKeyToDer, keyToJwk: nativeKeyToJwk,
+} = natives;
 
 // ---- RSA and EC keys ----
 const rsaJwkAlg = (name, hash) => {

@@ -3,13 +3,11 @@
 // turns into a call of the modules' lazy initialiser, so a worker that never
 // touches crypto carries none of their classes.
 
-import { natives, once } from '../host.js';
-import { digestStream } from '../workerd_streams.js';
+import { loadApi, natives, once } from '../host.js';
 
 const cryptoGlobals = once(() => {
-  const { Crypto, SubtleCrypto, crypto } = require('./subtle.js');
-  const { CryptoKey } = require('./key.js');
-  natives.lazyProperty(Crypto.prototype, 'DigestStream', digestStream, false);
+  const { Crypto, SubtleCrypto, crypto, CryptoKey } = loadApi('crypto/subtle.js');
+  natives.lazyProperty(Crypto.prototype, 'DigestStream', () => loadApi('workerd_streams.js').digestStream(), false);
   return { Crypto, SubtleCrypto, crypto, CryptoKey };
 });
 

@@ -6,8 +6,9 @@ import { DOMException } from '../dom_exception.js';
 import { algorithmName, allowedUsages, bitLength, callNative, canonicalName, hashBlockBytes, integer, isAes, isEc, isRsa, normalizeHash, requireField, usageList } from './algorithms.js';
 import { importAsymmetric } from './asymmetric_keys.js';
 import { importSecret } from './secret_keys.js';
-import { nativeAes, nativeEcdh, nativeHkdf, nativePbkdf2, rsaOaep } from '../host.js';
+import { natives } from '../host.js';
 import { toArrayBuffer, viewBytes } from '../bytes.js';
+const { aes: nativeAes, ecdh: nativeEcdh, hkdf: nativeHkdf, pbkdf2: nativePbkdf2, rsaOaep } = natives;
 
 // ---- operations ----
 const aesTagLengths = [32, 64, 96, 104, 112, 120, 128];

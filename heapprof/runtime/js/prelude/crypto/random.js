@@ -1,7 +1,8 @@
 // crypto.getRandomValues and crypto.randomUUID (OpenSSL's generator).
 
 import { DOMException } from '../dom_exception.js';
-import { randomFill } from '../host.js';
+import { natives } from '../host.js';
+const { randomFill } = natives;
 
 // ---- crypto (OpenSSL through natives) ----
 

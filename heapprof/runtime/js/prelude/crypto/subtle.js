@@ -7,9 +7,13 @@ import { algorithmName, allowedUsages, base64url, callNative, canonicalName, che
 import { asymmetricAlgorithm, exportAsymmetric, keyCurve } from './asymmetric_keys.js';
 import { getRandomValues, randomUUID } from './random.js';
 import { illegalConstructor, runtimeToken } from '../runtime_token.js';
-import { nativeDigest, nativeGenerateKeyPair, nativeHmac, nativeSign, nativeTimingSafeEqual, nativeVerify, randomFill, utf8Decode, utf8Encode } from '../host.js';
+import { natives, utf8Decode, utf8Encode } from '../host.js';
 import { secretJwkAlg } from './secret_keys.js';
 import { toArrayBuffer, viewBytes } from '../bytes.js';
+const {
+  digest: nativeDigest, generateKeyPair: nativeGenerateKeyPair, hmac: nativeHmac, sign: nativeSign,
+  timingSafeEqual: nativeTimingSafeEqual, verify: nativeVerify, randomFill,
+} = natives;
 
 // crypto.subtle's methods, the prototype of SubtleCrypto below.
 const subtleMethods = {
@@ -142,4 +146,4 @@ class Crypto {
 }
 const crypto = new Crypto(runtimeToken);
 
-export { subtleMethods, SubtleCrypto, subtle, Crypto, crypto };
+export { SubtleCrypto, Crypto, crypto, CryptoKey };

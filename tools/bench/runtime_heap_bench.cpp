@@ -1,0 +1,209 @@
+// What the worker runtime itself keeps on the V8 heap, taken apart (the
+// numbers behind memory_baseline.mjs's comparison with workerd): V8's own
+// isolate with an empty context (the floor, same process), then the runtime
+// with tools/bench/empty-worker.js's worker after N requests, each after a
+// full GC: used bytes per heap space, and a heap snapshot's self sizes
+// grouped by node type and name (the largest groups, every closure by name with
+// --closures, the strings with --strings). V8 flags are those of `heapprof run` (inlining off)
+// unless --inlining is given.
+//   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--v8-flag FLAG]...
+#include <v8-profiler.h>
+#include <v8.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapprof/runtime/worker_runtime.h"
+#include "heapprof/v8/attribution.h"
+#include "heapprof/v8/v8_host.h"
+
+using namespace heapprof;
+
+namespace {
+
+constexpr const char* kEmptyWorker = "export default { async fetch() { return new Response('ok'); } };\n";
+
+void FullGc(v8::Isolate* isolate) { isolate->RequestGarbageCollectionForTesting(v8::Isolate::kFullGarbageCollection); }
+
+size_t PrintSpaces(v8::Isolate* isolate, const char* what) {
+  v8::HeapStatistics heap;
+  isolate->GetHeapStatistics(&heap);
+  std::printf("%s: %zu B used\n", what, heap.used_heap_size());
+  for (size_t i = 0; i < isolate->NumberOfHeapSpaces(); ++i) {
+    v8::HeapSpaceStatistics space;
+    if (isolate->GetHeapSpaceStatistics(&space, i) && space.space_used_size() > 0) {
+      std::printf("  %-24s %9zu B\n", space.space_name(), space.space_used_size());
+    }
+  }
+  return heap.used_heap_size();
+}
+
+// v8::HeapGraphNode::Type's names, in its order (newer V8 appends kObjectShape).
+const char* TypeName(v8::HeapGraphNode::Type type) {
+  static const char* const kNames[] = {"hidden",      "array",         "string", "object", "code",
+                                       "closure",     "regexp",        "number", "native", "synthetic",
+                                       "cons string", "sliced string", "symbol", "bigint", "object shape"};
+  const size_t i = static_cast<size_t>(type);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
+}
+
+struct Group {
+  size_t count = 0;
+  size_t bytes = 0;
+};
+
+void PrintGroups(const char* title, const std::map<std::string, Group>& groups, size_t top) {
+  std::vector<std::pair<std::string, Group>> rows(groups.begin(), groups.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.bytes > b.second.bytes; });
+  std::printf("%s\n", title);
+  for (size_t i = 0; i < rows.size() && i < top; ++i) {
+    std::printf("  %8zu B %6zu  %s\n", rows[i].second.bytes, rows[i].second.count, rows[i].first.c_str());
+  }
+}
+
+struct Groups {
+  size_t total = 0;
+  std::map<std::string, Group> by_type, by_name, by_closure, by_string;
+  std::vector<std::pair<size_t, std::string>> large;  // single nodes of 1 KiB or more
+};
+
+// Self sizes of a heap snapshot, by type, by (type, name) and closures by name.
+Groups TakeGroups(v8::Isolate* isolate) {
+  v8::HandleScope scope(isolate);
+  const v8::HeapSnapshot* snapshot = isolate->GetHeapProfiler()->TakeHeapSnapshot();
+  Groups out;
+  for (int i = 0; i < snapshot->GetNodesCount(); ++i) {
+    const v8::HeapGraphNode* node = snapshot->GetNode(i);
+    const size_t size = node->GetShallowSize();
+    if (size == 0) continue;
+    v8::String::Utf8Value name(isolate, node->GetName());
+    std::string text = *name ? std::string(*name).substr(0, 80) : "?";
+    const std::string type = TypeName(node->GetType());
+    out.total += size;
+    if (size >= 1024) out.large.emplace_back(size, type + " / " + text);
+    Group& t = out.by_type[type];
+    t.count++, t.bytes += size;
+    // Strings, closures and numbers are grouped by type only (their names are their values).
+    const bool named =
+        node->GetType() != v8::HeapGraphNode::kString && node->GetType() != v8::HeapGraphNode::kClosure &&
+        node->GetType() != v8::HeapGraphNode::kHeapNumber && node->GetType() != v8::HeapGraphNode::kConsString &&
+        node->GetType() != v8::HeapGraphNode::kSlicedString;
+    Group& n = out.by_name[type + " / " + (named ? text : "*")];
+    n.count++, n.bytes += size;
+    if (node->GetType() == v8::HeapGraphNode::kString) {
+      Group& g = out.by_string["\"" + text + "\""];
+      g.count++, g.bytes += size;
+    }
+    if (node->GetType() == v8::HeapGraphNode::kClosure) {
+      Group& c = out.by_closure[text.empty() ? "(anonymous)" : text];
+      c.count++, c.bytes += size;
+    }
+  }
+  const_cast<v8::HeapSnapshot*>(snapshot)->Delete();
+  return out;
+}
+
+// What `groups` has beyond `floor` (groups that shrank are left out).
+std::map<std::string, Group> Minus(const std::map<std::string, Group>& groups,
+                                   const std::map<std::string, Group>& floor) {
+  std::map<std::string, Group> out;
+  for (const auto& [key, group] : groups) {
+    auto it = floor.find(key);
+    const Group base = it == floor.end() ? Group{} : it->second;
+    if (group.bytes > base.bytes)
+      out[key] = {group.count - std::min(group.count, base.count), group.bytes - base.bytes};
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t requests = 1000, top = 40;
+  bool closures = false, strings = false, inlining = false;
+  std::vector<std::string> extra;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--requests" && i + 1 < argc) {
+      requests = std::strtoul(argv[++i], nullptr, 10);
+    } else if (arg == "--top" && i + 1 < argc) {
+      top = std::strtoul(argv[++i], nullptr, 10);
+    } else if (arg == "--closures") {
+      closures = true;
+    } else if (arg == "--strings") {
+      strings = true;
+    } else if (arg == "--inlining") {
+      inlining = true;
+    } else if (arg == "--v8-flag" && i + 1 < argc) {
+      extra.push_back(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] "
+                   "[--v8-flag FLAG]...\n");
+      return 2;
+    }
+  }
+  V8InitOptions init;
+  if (!inlining) init.flags = NoInliningFlags();
+  init.flags.insert(init.flags.end(), extra.begin(), extra.end());
+  if (Status s = InitializeV8(init); !s.ok()) {
+    std::fprintf(stderr, "runtime_heap_bench: %s\n", s.message().c_str());
+    return 1;
+  }
+  for (const std::string& flag : V8UnknownFlags())
+    std::fprintf(stderr, "runtime_heap_bench: unknown flag %s\n", flag.c_str());
+
+  size_t floor = 0;
+  Groups floor_groups;
+  {
+    Result<Isolate> bare = Isolate::Create();
+    if (!bare.ok()) {
+      std::fprintf(stderr, "runtime_heap_bench: %s\n", bare.status().message().c_str());
+      return 1;
+    }
+    v8::Isolate::Scope scope(bare->get());
+    FullGc(bare->get());
+    floor = PrintSpaces(bare->get(), "V8's isolate with an empty context, after a full GC");
+    floor_groups = TakeGroups(bare->get());
+  }
+
+  WorkerOptions options;
+  options.console = [](std::string_view, std::string_view) {};
+  Result<WorkerRuntime> runtime = WorkerRuntime::Create(options);
+  Status loaded = runtime.ok() ? runtime->Load(kEmptyWorker, "empty-worker.js") : runtime.status();
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "runtime_heap_bench: %s\n", loaded.message().c_str());
+    return 1;
+  }
+  WorkerRequest request;
+  request.url = "https://example.com/";
+  for (size_t i = 0; i < requests; ++i) {
+    DispatchResult response = runtime->Dispatch(request);
+    if (!response.ok()) {
+      std::fprintf(stderr, "runtime_heap_bench: request %zu: %s\n", i, response.status().message().c_str());
+      return 1;
+    }
+  }
+  v8::Isolate* isolate = runtime->isolate().get();
+  v8::Isolate::Scope scope(isolate);
+  FullGc(isolate);
+  char what[128];
+  std::snprintf(what, sizeof what, "the runtime with an empty worker after %zu requests, after a full GC", requests);
+  const size_t used = PrintSpaces(isolate, what);
+  std::printf("the runtime adds %zd B to V8's floor\n", static_cast<ssize_t>(used) - static_cast<ssize_t>(floor));
+  const Groups groups = TakeGroups(isolate);
+  std::printf("heap snapshot (self sizes): %zu B, V8's empty context's %zu B\n", groups.total, floor_groups.total);
+  PrintGroups("what the runtime adds, by type:", Minus(groups.by_type, floor_groups.by_type), top);
+  PrintGroups("what the runtime adds, by type / name:", Minus(groups.by_name, floor_groups.by_name), top);
+  std::printf("single objects of 1 KiB or more (V8's empty context has %zu):\n", floor_groups.large.size());
+  for (const auto& [size, node] : groups.large) std::printf("  %8zu B  %s\n", size, node.c_str());
+  if (strings)
+    PrintGroups("strings beyond the floor's, by value:", Minus(groups.by_string, floor_groups.by_string), top);
+  if (closures) PrintGroups("closures by name:", groups.by_closure, groups.by_closure.size());
+  return 0;
+}
