@@ -115,6 +115,9 @@ async function oneRun(i) {
       const requestsLeft = sent - report.requests;
       const inMinutes = projection.minutes_low <= minutesLeft &&
         (projection.minutes_high == null || minutesLeft <= projection.minutes_high);
+      // The minutes at the last part's pace alone (no trend, no scatter), to compare.
+      const lastLow = projection.minutes_at_last_pace_low, lastHigh = projection.minutes_at_last_pace_high;
+      const inLastPace = lastLow == null ? null : lastLow <= minutesLeft && (lastHigh == null || minutesLeft <= lastHigh);
       const inRequests = projection.requests_low <= requestsLeft &&
         (projection.requests_high == null || requestsLeft <= projection.requests_high);
       return {
@@ -123,7 +126,11 @@ async function oneRun(i) {
         minutes_low: projection.minutes_low, minutes_high: projection.minutes_high, requests_left: requestsLeft,
         requests_to_limit: projection.requests_to_limit, requests_low: projection.requests_low,
         requests_high: projection.requests_high, holds_minutes: inMinutes, holds_requests: inRequests,
-        session_at_reading: report.session, failing_request_seconds: failingSeconds,
+        pace_from: projection.pace_from, seconds_per_request: projection.seconds_per_request,
+        seconds_per_request_per_mib: projection.seconds_per_request_per_mib,
+        seconds_per_request_per_mib_low: projection.seconds_per_request_per_mib_low,
+        last_pace_low: lastLow, last_pace_high: lastHigh, holds_last_pace: inLastPace,
+        session_at_reading: report.session, load: os.loadavg()[0], failing_request_seconds: failingSeconds,
         answered_minutes_left: answeredMinutesLeft, seconds: (failedAt - started) / 1000, behind_seconds: (sentAt - started) / 1000 - (sent - 1) / rate, pace,
       };
     }
@@ -139,18 +146,22 @@ console.log(`leak-to-limit.js under heapprof serve --leaks --heap-limit ${limitM
 for (let i = 0; i < runs; i++) {
   const r = await oneRun(i);
   results.push(r);
+  if (jsonOut) fs.writeFileSync(`${jsonOut}.partial`, JSON.stringify({ results }, null, 2) + '\n');
   console.log(`  run ${i + 1}: read after ${r.read_at_requests} requests: "${r.text}"`);
   console.log(`         reached the limit ${r.minutes_left.toFixed(2)} min later (95 %: ` +
     `${fmtInterval(r.minutes_low, r.minutes_high, 2)}: ${r.holds_minutes ? 'holds' : 'misses'}), ` +
     `${r.requests_left} requests later (95 %: ${fmtInterval(r.requests_low, r.requests_high, 0)}: ` +
-    `${r.holds_requests ? 'holds' : 'misses'}); request ${r.failed_request} answered ${r.failed_status}, ` +
+    `${r.holds_requests ? 'holds' : 'misses'}); paced by ${r.pace_from}; request ${r.failed_request} answered ${r.failed_status}, ` +
     `sent ${r.behind_seconds.toFixed(2)} s behind the pace, answered ${r.failing_request_seconds.toFixed(2)} s later`);
 }
 const heldMinutes = results.filter(r => r.holds_minutes).length;
 const heldRequests = results.filter(r => r.holds_requests).length;
-console.log(`  coverage: the interval held the moment in minutes in ${heldMinutes} of ${runs} runs, ` +
+const heldLastPace = results.filter(r => r.holds_last_pace).length;
+const trends = results.filter(r => r.pace_from === 'trend').length;
+console.log(`  coverage: the interval held the moment in minutes in ${heldMinutes} of ${runs} runs ` +
+  `(paced by the trend in ${trends}; at the last part's pace alone, no trend or scatter: ${heldLastPace}), ` +
   `in requests in ${heldRequests} of ${runs}`);
 if (jsonOut) {
   fs.writeFileSync(jsonOut, JSON.stringify({ limit_mib: limitMiB, rate, at, runs, held_minutes: heldMinutes,
-    held_requests: heldRequests, results }, null, 2) + '\n');
+    held_requests: heldRequests, held_last_pace: heldLastPace, trends, load: os.loadavg(), results }, null, 2) + '\n');
 }

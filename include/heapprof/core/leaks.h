@@ -119,6 +119,19 @@ struct LeakProjection {
   // The pace: requests served against time over the last part's snapshots.
   std::optional<double> requests_per_minute;
   Interval requests_per_minute_interval;
+  // What paces the minutes of a leak per request: "trend" (seconds per
+  // request against heap used over the session's snapshots, slowing beyond
+  // noise), "last part" (the pace above: no trend beyond noise) or "too few
+  // snapshots" (the pace above, no trend fitted); "" without requests.
+  // Either way but the last the interval holds the pace's scatter to come.
+  std::string pace_from;
+  std::optional<double> seconds_per_request;          // the trend's, at heap used now
+  std::optional<double> seconds_per_request_per_mib;  // the trend: per MiB of heap
+  Interval seconds_per_request_per_mib_interval;
+  // The minutes at the last part's pace alone, neither trend nor scatter (as
+  // projected before the trend): kept to compare against.
+  std::optional<double> minutes_at_last_pace;
+  Interval minutes_at_last_pace_interval;
   std::string text;
 };
 
