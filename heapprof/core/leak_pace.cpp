@@ -211,10 +211,10 @@ std::string ProjectMinutes(const ProjectionInput& in, LeakProjection& p) {
     p.minutes_interval = predict(p.minutes_to_limit, n * n * constant_variance + ScatterVariance(*fit, n),
                                  {p.requests_interval.low * constant / 60, p.requests_interval.high * constant / 60});
     const std::string text = last_part(1 / constant, relative) + " and its scatter, if it goes on";
-    if (fit->slope <= 0) return text + " (it does not slow as the heap fills)";
+    if (fit->slope <= 0) return text + " (no slowing as the heap filled)";
     p.minutes_interval = {std::min(p.minutes_interval.low, trend_interval.low),
                           std::max(p.minutes_interval.high, trend_interval.high)};
-    return text + " (no slowing beyond noise as the heap fills; the interval holds what the session cannot exclude)";
+    return text + " (no slowing beyond noise as the heap filled; the interval holds what the session cannot exclude)";
   }
   p.pace_from = "trend";
   p.minutes_to_limit = trend;

@@ -118,7 +118,7 @@ TEST_CASE("the minutes at a constant pace are the last part's as before") {
   CHECK(p.minutes_interval.high == Approx(p.minutes_at_last_pace_interval.high).epsilon(1e-6));
   CHECK(p.minutes_to_limit == Approx(run.minutes_left).epsilon(0.01));
   CHECK(p.text.find("at the pace of the last") != std::string::npos);
-  CHECK(p.text.find("as the heap fills") != std::string::npos);
+  CHECK(p.text.find("as the heap filled") != std::string::npos);
   REQUIRE(p.seconds_per_request_per_mib.has_value());
   CHECK(std::abs(*p.seconds_per_request_per_mib) < 1e-9);
 }
