@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "heapprof/core/leak_pace.h"
@@ -98,6 +99,21 @@ bool Holds(const Interval& i, double v) { return i.low <= v && v <= i.high; }
 uint64_t Seed() {
   if (const char* s = std::getenv("HEAPPROF_SEED")) return std::strtoull(s, nullptr, 10);
   return std::random_device{}();
+}
+
+// A snapshot of one live sample at `minutes`, heap used `heap` bytes.
+RawSnapshot Snapshot(double minutes, double heap, uint64_t id) {
+  internal::StackTable table;
+  StackId stack = table.InternStack(StackId{0}, table.InternFrame({"keep", "file:///w.js", 1, 1, 1}));
+  RawSnapshot snap;
+  snap.samples.push_back({id, stack, 16, true});
+  snap.frames = table.TakeFrames();
+  snap.stacks = table.TakeStacks();
+  snap.info.interval_bytes = 1024;
+  snap.info.start_unix_nanos = static_cast<int64_t>(minutes * 60e9);
+  snap.info.heap_limit_bytes = 128 * 1024 * 1024;
+  snap.info.heap_used_bytes = static_cast<uint64_t>(heap);
+  return snap;
 }
 
 }  // namespace
@@ -204,4 +220,26 @@ TEST_CASE("the minutes' prediction interval covers the time to the limit in simu
   CAPTURE(coverage, held_requests);
   const double measured = 0.927, sd = std::sqrt(measured * (1 - measured) / sessions);
   CHECK(coverage >= measured - 5 * sd);
+}
+
+TEST_CASE("LeakTracker gives the projection every snapshot of the session for the pace's trend") {
+  PaceWorld world;
+  world.slowing_per_mib = world.seconds_per_request / 40;
+  world.heap_wobble = 64 * 1024;
+  PaceRun run = SimulatePace(world, 5);
+  LeakTracker tracker;
+  uint64_t id = 1;
+  for (const ProjectionPoint& q : run.input.session)
+    REQUIRE(tracker.Add(Snapshot(q.minutes, q.heap_used, id++), q.requests).ok());
+  Result<LeakReport> report = tracker.Report();
+  REQUIRE(report.ok());
+  const LeakProjection& p = report->projection;
+  INFO(p.text);
+  CHECK(p.pace_from == "trend");
+  CHECK(p.text.find("(" + std::to_string(run.input.session.size()) + " snapshots)") != std::string::npos);
+  CHECK(Holds(p.minutes_interval, run.minutes_left));
+  nlohmann::json j = nlohmann::json::parse(LeakReportJson(report.value()));
+  CHECK(j["projection"]["pace_from"] == "trend");
+  CHECK(j["projection"]["seconds_per_request_per_mib_low"].get<double>() > 0);
+  CHECK(j["projection"]["minutes_at_last_pace_high"].get<double>() < run.minutes_left);
 }
