@@ -7,9 +7,10 @@
 // recreates the isolate). Per run: does the projection's 95 % interval hold
 // that moment (the failing request's send), in minutes and in requests? Over the runs: how many times
 // (the coverage count; about 95 % is what the intervals promise).
-//   node leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--json FILE]
+//   node leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--cadence D] [--json FILE]
 // --rate: requests per second, paced (default 400); --at: the projection is
-// read once the heap used is this share of the limit (default 0.4).
+// read once the heap used is this share of the limit (default 0.4);
+// --cadence: serve's time between snapshots (default serve's own).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,8 +29,9 @@ const rate = Number(opt('--rate', '400'));
 const at = Number(opt('--at', '0.4'));
 const limitMiB = Number(opt('--limit', '128'));
 const jsonOut = opt('--json');
+const cadence = opt('--cadence');
 if (!heapprof || !(runs >= 1) || !(rate > 0) || !(at > 0 && at < 1) || !(limitMiB > 0)) {
-  console.error('usage: leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--json FILE]');
+  console.error('usage: leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--cadence D] [--json FILE]');
   process.exit(2);
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'heapprof-leaks-limit-'));
@@ -56,7 +58,7 @@ function get(url, agent) {
 async function startServe(i) {
   const out = path.join(tmp, `serve-${i}.out`), err = path.join(tmp, `serve-${i}.err`);
   child = spawn(heapprof, ['serve', worker, '--leaks', '--heap-limit', String(limitMiB), '--interval', '64KiB',
-    '--listen', '127.0.0.1:0', '--debug-listen', '127.0.0.1:0'],
+    '--listen', '127.0.0.1:0', '--debug-listen', '127.0.0.1:0', ...(cadence ? ['--cadence', cadence] : [])],
   { stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
   for (let k = 0; k < 600; k++) {
     const text = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
