@@ -224,7 +224,7 @@ std::string ProjectMinutes(const ProjectionInput& in, LeakProjection& p) {
   return fmt::format(
       "at the session's pace slowing as its heap fills ({} snapshots), {:.4g} requests/s now, {:.4g} on average "
       "to the limit, and its scatter, if that trend goes on",
-      fit->intervals + 1, 1 / now, 1 / mean);
+      in.session.size(), 1 / now, 1 / mean);
 }
 
 }  // namespace heapprof::internal
