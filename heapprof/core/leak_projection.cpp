@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 
+#include "heapprof/core/leak_pace.h"
 #include "heapprof/core/math_policy.h"
 
 namespace heapprof::internal {
@@ -24,24 +25,6 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // [left / high, left / low] (infinity when the low end is not above 0).
 std::pair<double, Interval> TimeToFill(double left, double rate, const Interval& rates) {
   return {left / rate, {left / rates.high, rates.low > 0 ? left / rates.low : kInfinity}};
-}
-
-// How far below and above a positive estimate its interval reaches, on the log scale.
-double Below(double v, const Interval& i) { return i.low > 0 ? std::log(v / i.low) : kInfinity; }
-double Above(double v, const Interval& i) {
-  return std::isfinite(i.high) ? std::log(std::max(i.high, v) / v) : kInfinity;
-}
-
-// x * y and x / y of two independent positive estimates, each with its own
-// interval: each end from the two sides' log distances in quadrature (the
-// MOVER idea on the log scale; exact for log-normal errors).
-Interval ProductInterval(double x, const Interval& xs, double y, const Interval& ys) {
-  const double r = x * y;
-  return {r * std::exp(-std::hypot(Below(x, xs), Below(y, ys))), r * std::exp(std::hypot(Above(x, xs), Above(y, ys)))};
-}
-Interval RatioInterval(double x, const Interval& xs, double y, const Interval& ys) {
-  const double r = x / y;
-  return {r * std::exp(-std::hypot(Below(x, xs), Above(y, ys))), r * std::exp(std::hypot(Above(x, xs), Below(y, ys)))};
 }
 
 }  // namespace
@@ -228,18 +211,14 @@ void ProjectLimit(const ProjectionInput& in, LeakReport& report) {
     return;
   }
   if (by_request && p.requests_to_limit) {
-    // The requests left over the pace: the interval holds both the requests' and the pace's.
-    const double n = *p.requests_to_limit, per_minute = *p.requests_per_minute;
-    p.minutes_to_limit = n / per_minute;
-    p.minutes_interval = n > 0 ? RatioInterval(n, p.requests_interval, per_minute, p.requests_per_minute_interval)
-                               : Interval{0, 0};  // at the limit already
-    const Interval& r = p.requests_per_minute_interval;
-    p.text = fmt::format(
-        "{}: limit in ~{} (95 %: {}-{}: the requests left at the pace of the last {:.0f} s, {:.4g} requests/s "
-        "±{:.2g} %, if it goes on), or after ~{} more requests (95 %: {}-{})",
-        growing, MinutesText(p.minutes_to_limit), MinutesText(p.minutes_interval.low),
-        MinutesText(p.minutes_interval.high), seconds, per_minute / 60, 100 * r.HalfWidth(per_minute) / per_minute,
-        RequestsText(n), RequestsText(p.requests_interval.low), RequestsText(p.requests_interval.high));
+    // The requests left over the pace (the last part's, or the session's
+    // trend): the interval holds the requests', the pace's and its scatter's.
+    const std::string assumes = ProjectMinutes(in, p);
+    p.text =
+        fmt::format("{}: limit in ~{} (95 %: {}-{}: the requests left {}), or after ~{} more requests (95 %: {}-{})",
+                    growing, MinutesText(p.minutes_to_limit), MinutesText(p.minutes_interval.low),
+                    MinutesText(p.minutes_interval.high), assumes, RequestsText(*p.requests_to_limit),
+                    RequestsText(p.requests_interval.low), RequestsText(p.requests_interval.high));
     return;
   }
   p.minutes_to_limit = left / rate;

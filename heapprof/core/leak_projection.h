@@ -23,6 +23,7 @@ struct ProjectionPoint {
 
 struct ProjectionInput {
   std::vector<ProjectionPoint> last_part;  // in time order, at least two
+  std::vector<ProjectionPoint> session;    // every snapshot of [a, b]: the pace's trend
   uint64_t limit_bytes = 0;                // 0: not known
   std::string limit_source;
   Growth sampled;  // every site together over [m, b]: the rate when last_part has fewer than 3 snapshots

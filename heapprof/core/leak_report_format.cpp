@@ -144,6 +144,19 @@ std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker,
     projection["requests_per_minute_low"] = p.requests_per_minute_interval.low;
     projection["requests_per_minute_high"] = p.requests_per_minute_interval.high;
   }
+  if (!p.pace_from.empty()) projection["pace_from"] = p.pace_from;
+  if (p.seconds_per_request) {
+    projection["seconds_per_request"] = *p.seconds_per_request;
+    projection["seconds_per_request_per_mib"] = *p.seconds_per_request_per_mib;
+    projection["seconds_per_request_per_mib_low"] = p.seconds_per_request_per_mib_interval.low;
+    projection["seconds_per_request_per_mib_high"] = p.seconds_per_request_per_mib_interval.high;
+  }
+  if (p.minutes_at_last_pace) {
+    projection["minutes_at_last_pace"] = *p.minutes_at_last_pace;
+    projection["minutes_at_last_pace_low"] = p.minutes_at_last_pace_interval.low;
+    projection["minutes_at_last_pace_high"] =
+        std::isfinite(p.minutes_at_last_pace_interval.high) ? Json(p.minutes_at_last_pace_interval.high) : Json();
+  }
   projection["rate_per_minute"] = p.rate_per_minute;
   projection["rate_low"] = p.rate_interval.low;
   projection["rate_high"] = p.rate_interval.high;

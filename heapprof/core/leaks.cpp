@@ -385,6 +385,11 @@ Result<LeakReport> LeakTracker::Report(const LeakReportOptions& options) const {
     projection.last_part.push_back({static_cast<double>(q.unix_nanos - snapshots_[pm].unix_nanos) / 60e9, q.requests,
                                     static_cast<double>(q.heap_used), static_cast<double>(q.heap_objects)});
   }
+  for (size_t j = a; j <= b; ++j) {
+    const SnapshotRecord& q = snapshots_[j];
+    projection.session.push_back({static_cast<double>(q.unix_nanos - snapshots_[pm].unix_nanos) / 60e9, q.requests,
+                                  static_cast<double>(q.heap_used), static_cast<double>(q.heap_objects)});
+  }
   projection.limit_bytes = limit_override_ > 0 ? limit_override_ : sb.heap_limit;
   projection.limit_source = limit_override_ > 0 ? limit_source_ : std::string();
   projection.sampled = growth(all_born_late, all_died_late, m, b, nullptr);  // when the session has two snapshots

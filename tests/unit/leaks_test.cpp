@@ -328,13 +328,16 @@ TEST_CASE("a leak per request under a stalling pace is projected in requests and
   CHECK(p.requests_per_minute_interval.low < 200 / 0.712 * 60);
   CHECK(p.requests_per_minute_interval.high > 200 / 0.712 * 60);
   CHECK(p.minutes_to_limit == Approx(*p.requests_to_limit / *p.requests_per_minute));
-  // The time's interval holds the requests' and the pace's: wider than either alone.
+  // The time's interval holds the requests', the pace's and the scatter to
+  // come (docs/statistics.md): wider than either of the first two alone. The
+  // stall at the end leans towards a pace slowing as the heap grows, not
+  // beyond noise: the last part's pace decides the estimate.
   const double requests_width = std::log(p.requests_interval.high / p.requests_interval.low);
   const double pace_width = std::log(p.requests_per_minute_interval.high / p.requests_per_minute_interval.low);
   const double minutes_width = std::log(p.minutes_interval.high / p.minutes_interval.low);
   CHECK(minutes_width > requests_width);
   CHECK(minutes_width > pace_width);
-  CHECK(minutes_width < requests_width + pace_width);
+  CHECK(p.pace_from == "last part");
   CHECK(p.text.find("limit in ~") != std::string::npos);
   CHECK(p.text.find("requests/s") != std::string::npos);
   nlohmann::json j = nlohmann::json::parse(LeakReportJson(report.value()));

@@ -7,9 +7,10 @@
 // recreates the isolate). Per run: does the projection's 95 % interval hold
 // that moment (the failing request's send), in minutes and in requests? Over the runs: how many times
 // (the coverage count; about 95 % is what the intervals promise).
-//   node leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--json FILE]
+//   node leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--cadence D] [--json FILE]
 // --rate: requests per second, paced (default 400); --at: the projection is
-// read once the heap used is this share of the limit (default 0.4).
+// read once the heap used is this share of the limit (default 0.4);
+// --cadence: serve's time between snapshots (default serve's own).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,8 +29,9 @@ const rate = Number(opt('--rate', '400'));
 const at = Number(opt('--at', '0.4'));
 const limitMiB = Number(opt('--limit', '128'));
 const jsonOut = opt('--json');
+const cadence = opt('--cadence');
 if (!heapprof || !(runs >= 1) || !(rate > 0) || !(at > 0 && at < 1) || !(limitMiB > 0)) {
-  console.error('usage: leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--json FILE]');
+  console.error('usage: leaks_limit.mjs --heapprof BIN [--runs N] [--rate R] [--at F] [--limit MiB] [--cadence D] [--json FILE]');
   process.exit(2);
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'heapprof-leaks-limit-'));
@@ -56,7 +58,7 @@ function get(url, agent) {
 async function startServe(i) {
   const out = path.join(tmp, `serve-${i}.out`), err = path.join(tmp, `serve-${i}.err`);
   child = spawn(heapprof, ['serve', worker, '--leaks', '--heap-limit', String(limitMiB), '--interval', '64KiB',
-    '--listen', '127.0.0.1:0', '--debug-listen', '127.0.0.1:0'],
+    '--listen', '127.0.0.1:0', '--debug-listen', '127.0.0.1:0', ...(cadence ? ['--cadence', cadence] : [])],
   { stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(err, 'w')] });
   for (let k = 0; k < 600; k++) {
     const text = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
@@ -115,6 +117,9 @@ async function oneRun(i) {
       const requestsLeft = sent - report.requests;
       const inMinutes = projection.minutes_low <= minutesLeft &&
         (projection.minutes_high == null || minutesLeft <= projection.minutes_high);
+      // The minutes at the last part's pace alone (no trend, no scatter), to compare.
+      const lastLow = projection.minutes_at_last_pace_low, lastHigh = projection.minutes_at_last_pace_high;
+      const inLastPace = lastLow == null ? null : lastLow <= minutesLeft && (lastHigh == null || minutesLeft <= lastHigh);
       const inRequests = projection.requests_low <= requestsLeft &&
         (projection.requests_high == null || requestsLeft <= projection.requests_high);
       return {
@@ -123,7 +128,11 @@ async function oneRun(i) {
         minutes_low: projection.minutes_low, minutes_high: projection.minutes_high, requests_left: requestsLeft,
         requests_to_limit: projection.requests_to_limit, requests_low: projection.requests_low,
         requests_high: projection.requests_high, holds_minutes: inMinutes, holds_requests: inRequests,
-        session_at_reading: report.session, failing_request_seconds: failingSeconds,
+        pace_from: projection.pace_from, seconds_per_request: projection.seconds_per_request,
+        seconds_per_request_per_mib: projection.seconds_per_request_per_mib,
+        seconds_per_request_per_mib_low: projection.seconds_per_request_per_mib_low,
+        last_pace_low: lastLow, last_pace_high: lastHigh, holds_last_pace: inLastPace,
+        session_at_reading: report.session, load: os.loadavg()[0], failing_request_seconds: failingSeconds,
         answered_minutes_left: answeredMinutesLeft, seconds: (failedAt - started) / 1000, behind_seconds: (sentAt - started) / 1000 - (sent - 1) / rate, pace,
       };
     }
@@ -139,18 +148,22 @@ console.log(`leak-to-limit.js under heapprof serve --leaks --heap-limit ${limitM
 for (let i = 0; i < runs; i++) {
   const r = await oneRun(i);
   results.push(r);
+  if (jsonOut) fs.writeFileSync(`${jsonOut}.partial`, JSON.stringify({ results }, null, 2) + '\n');
   console.log(`  run ${i + 1}: read after ${r.read_at_requests} requests: "${r.text}"`);
   console.log(`         reached the limit ${r.minutes_left.toFixed(2)} min later (95 %: ` +
     `${fmtInterval(r.minutes_low, r.minutes_high, 2)}: ${r.holds_minutes ? 'holds' : 'misses'}), ` +
     `${r.requests_left} requests later (95 %: ${fmtInterval(r.requests_low, r.requests_high, 0)}: ` +
-    `${r.holds_requests ? 'holds' : 'misses'}); request ${r.failed_request} answered ${r.failed_status}, ` +
+    `${r.holds_requests ? 'holds' : 'misses'}); paced by ${r.pace_from}; request ${r.failed_request} answered ${r.failed_status}, ` +
     `sent ${r.behind_seconds.toFixed(2)} s behind the pace, answered ${r.failing_request_seconds.toFixed(2)} s later`);
 }
 const heldMinutes = results.filter(r => r.holds_minutes).length;
 const heldRequests = results.filter(r => r.holds_requests).length;
-console.log(`  coverage: the interval held the moment in minutes in ${heldMinutes} of ${runs} runs, ` +
+const heldLastPace = results.filter(r => r.holds_last_pace).length;
+const trends = results.filter(r => r.pace_from === 'trend').length;
+console.log(`  coverage: the interval held the moment in minutes in ${heldMinutes} of ${runs} runs ` +
+  `(paced by the trend in ${trends}; at the last part's pace alone, no trend or scatter: ${heldLastPace}), ` +
   `in requests in ${heldRequests} of ${runs}`);
 if (jsonOut) {
   fs.writeFileSync(jsonOut, JSON.stringify({ limit_mib: limitMiB, rate, at, runs, held_minutes: heldMinutes,
-    held_requests: heldRequests, results }, null, 2) + '\n');
+    held_requests: heldRequests, held_last_pace: heldLastPace, trends, load: os.loadavg(), results }, null, 2) + '\n');
 }

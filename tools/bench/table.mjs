@@ -268,8 +268,9 @@ if (nl) {
   const pct = (k) => `${k}/${nl.runs} (${f((100 * k) / nl.runs, 0)} %)`;
   row('   serve --leaks near a 128 MiB limit: the projection\'s 95 % interval holds the moment, in requests',
       pct(nl.held_requests), `${nl.rate} requests/s paced, read at ${f(100 * nl.at, 0)} % of the limit`, '~95 %', null);
-  row('   serve --leaks near a 128 MiB limit: the same, in minutes (the requests left at the pace)',
-      pct(nl.held_minutes), `${nl.rate} requests/s paced`, '~95 %', null);
+  row('   serve --leaks near a 128 MiB limit: the same, in minutes (the requests left at the pace, its trend and scatter)',
+      pct(nl.held_minutes), `${nl.rate} requests/s paced; the last part's pace alone ${pct(nl.held_last_pace ?? 0)}`,
+      '~95 %', null);
 }
 
 // What pushing each window costs the worker (#37): four serve processes with

@@ -106,8 +106,9 @@ struct LeakProjection {
   // With requests counted: heap used per request grows beyond noise; else the rate's interval is above zero.
   bool growing = false;
   double minutes_to_limit = 0;  // when growing and the limit is known
-  // With requests counted: the requests left over the pace, from both
-  // intervals (the pace as it was in the last part); else from the rate's.
+  // With requests counted: the requests left over the pace (pace_from), a
+  // prediction interval holding the requests', the pace's and the scatter
+  // to come; else from the rate's.
   Interval minutes_interval;
   // Heap used against requests served over the last part's snapshots, when
   // every one of them counted its requests: a leak per request reaches the
@@ -116,9 +117,24 @@ struct LeakProjection {
   Interval per_1000_requests_interval;
   std::optional<double> requests_to_limit;  // when growing per request and the limit is known
   Interval requests_interval;               // high = infinity when the rate's interval reaches 0
-  // The pace: requests served against time over the last part's snapshots.
+  // The pace: requests served against time over the last part's snapshots
+  // (with 5 snapshots or more: its requests over its seconds, the interval
+  // from the session's scatter).
   std::optional<double> requests_per_minute;
   Interval requests_per_minute_interval;
+  // What paces the minutes of a leak per request: "trend" (seconds per
+  // request against heap used over the session's snapshots, slowing beyond
+  // noise), "last part" (the pace above: no trend beyond noise) or "too few
+  // snapshots" (the pace above, no trend fitted); "" without requests.
+  // Either way but the last the interval holds the pace's scatter to come.
+  std::string pace_from;
+  std::optional<double> seconds_per_request;          // the trend's, at heap used now
+  std::optional<double> seconds_per_request_per_mib;  // the trend: per MiB of heap
+  Interval seconds_per_request_per_mib_interval;
+  // The minutes at the last part's pace alone, neither trend nor scatter (as
+  // projected before the trend): kept to compare against.
+  std::optional<double> minutes_at_last_pace;
+  Interval minutes_at_last_pace_interval;
   std::string text;
 };
 
