@@ -134,28 +134,24 @@ std::string LeakReportJson(const LeakReport& report, const LeakTracker* tracker,
                   {"growth", growth(p.growth)},
                   {"text", p.text}};
   if (!p.limit_source.empty()) projection["limit_source"] = p.limit_source;
-  if (p.per_1000_requests) {
-    projection["per_1000_requests"] = *p.per_1000_requests;
-    projection["per_1000_requests_low"] = p.per_1000_requests_interval.low;
-    projection["per_1000_requests_high"] = p.per_1000_requests_interval.high;
-  }
+  // `name` with its 95 % interval as name_low and name_high (null when unbounded).
+  auto with_interval = [&projection](const std::string& name, double value, const Interval& interval) {
+    projection[name] = value;
+    projection[name + "_low"] = interval.low;
+    projection[name + "_high"] = std::isfinite(interval.high) ? Json(interval.high) : Json();
+  };
+  if (p.per_1000_requests) with_interval("per_1000_requests", *p.per_1000_requests, p.per_1000_requests_interval);
   if (p.requests_per_minute) {
-    projection["requests_per_minute"] = *p.requests_per_minute;
-    projection["requests_per_minute_low"] = p.requests_per_minute_interval.low;
-    projection["requests_per_minute_high"] = p.requests_per_minute_interval.high;
+    with_interval("requests_per_minute", *p.requests_per_minute, p.requests_per_minute_interval);
   }
   if (!p.pace_from.empty()) projection["pace_from"] = p.pace_from;
   if (p.seconds_per_request) {
     projection["seconds_per_request"] = *p.seconds_per_request;
-    projection["seconds_per_request_per_mib"] = *p.seconds_per_request_per_mib;
-    projection["seconds_per_request_per_mib_low"] = p.seconds_per_request_per_mib_interval.low;
-    projection["seconds_per_request_per_mib_high"] = p.seconds_per_request_per_mib_interval.high;
+    with_interval("seconds_per_request_per_mib", *p.seconds_per_request_per_mib,
+                  p.seconds_per_request_per_mib_interval);
   }
   if (p.minutes_at_last_pace) {
-    projection["minutes_at_last_pace"] = *p.minutes_at_last_pace;
-    projection["minutes_at_last_pace_low"] = p.minutes_at_last_pace_interval.low;
-    projection["minutes_at_last_pace_high"] =
-        std::isfinite(p.minutes_at_last_pace_interval.high) ? Json(p.minutes_at_last_pace_interval.high) : Json();
+    with_interval("minutes_at_last_pace", *p.minutes_at_last_pace, p.minutes_at_last_pace_interval);
   }
   projection["rate_per_minute"] = p.rate_per_minute;
   projection["rate_low"] = p.rate_interval.low;
