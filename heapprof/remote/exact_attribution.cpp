@@ -218,6 +218,19 @@ Result<Deoptimization> DeoptimizeAll(DevToolsSession& session, Millis timeout) {
   } else if (ConnectionLost(running.status())) {
     return running.status();
   }
+  // Node's own coverage (NODE_V8_COVERAGE, as c8 and node --test's coverage
+  // set it) runs in Node's in-process session, whose state the call above
+  // cannot see; stopping ours would still end it, isolate-wide.
+  Result<Json> node_coverage =
+      Evaluate(session,
+               "typeof process === 'object' && process !== null && typeof process.env === 'object' && "
+               "!!process.env.NODE_V8_COVERAGE",
+               timeout);
+  if (node_coverage.ok() && node_coverage->is_boolean() && node_coverage->get<bool>()) {
+    return Deoptimization::kCoverageRunning;
+  } else if (!node_coverage.ok() && ConnectionLost(node_coverage.status())) {
+    return node_coverage.status();
+  }
   // callCount: V8's precise-count mode, which deoptimizes every function on start.
   if (Result<Json> r =
           session.Call("Profiler.startPreciseCoverage", Json{{"callCount", true}, {"detailed", false}}, timeout);
@@ -240,8 +253,8 @@ Result<InliningRestore> RestoreInlining(DevToolsSession& session, const Inlining
   out.tag_matches = out.tag_after && from.tag_before && *out.tag_after == *from.tag_before;
   Result<Deoptimization> deoptimized = DeoptimizeAll(session, timeout);
   if (!deoptimized.ok()) return deoptimized.status();
-  if (*deoptimized == Deoptimization::kCoverageRunning) return Error(ErrorCode::kUnavailable, kCoverageRunningText);
-  out.deoptimized = true;
+  // Under another tool's coverage the code optimized meanwhile stays; the flags are the target's own again.
+  out.deoptimized = *deoptimized == Deoptimization::kDone;
   return out;
 }
 
@@ -252,6 +265,9 @@ std::string InliningRestore::Describe(const InliningSwitch& from) const {
                         ? fmt::format("v8.cachedDataVersionTag() {} again, as found", *tag_after)
                         : fmt::format("v8.cachedDataVersionTag() {} now, {} when found: other flags changed meanwhile",
                                       *tag_after, from.tag_before ? std::to_string(*from.tag_before) : "unknown");
+  if (!deoptimized) {
+    return fmt::format("set {} again, not deoptimized: {} ({})", Join(restored, "--"), kCoverageRunningText, tag);
+  }
   return fmt::format("set {} again and deoptimized once more ({})", Join(restored, "--"), tag);
 }
 

@@ -13,6 +13,8 @@
 #     protocol before and after); a heapprof killed mid-window leaves the
 #     flags off and the next attach restores them;
 #   - a target started with the flags off is not touched;
+#   - a Node recording its own coverage (NODE_V8_COVERAGE) is not deoptimized (that would end its
+#     coverage): the flags go back, the warning and the profile say why, Node writes its coverage;
 #   - workerd started by hand without v8Flags: the one-line warning, in the
 #     output and in the profile's comments, with how to start it exactly;
 #   - --timeout bounds the first connection's answer and the WebSocket
@@ -132,6 +134,29 @@ grep -q "deoptimized" already-off.err && fail "already-off: a target with inlini
 go tool pprof -raw off.pb.gz 2>/dev/null | grep -q "exact_attribution: yes, the target's inlining flags were off already" ||
   fail "already-off: the profile does not say the flags were off already"
 kill "$node_pid"
+
+# A target recording its own coverage (NODE_V8_COVERAGE, as c8 and node --test's coverage start it): heapprof must
+# not deoptimize through precise coverage (stopping it ends Node's, isolate-wide); the flags go back, it says so, and
+# Node still writes its coverage at exit.
+mkdir -p coverage
+NODE_V8_COVERAGE="$work/coverage" "$node26" --inspect=127.0.0.1:0 "$target" 2>cov.node.err &
+node_pid=$!
+pids+=("$node_pid")
+for _ in $(seq 1 100); do
+  inspector="$(sed -n 's#^Debugger listening on ws://\(127.0.0.1:[0-9]*\)/.*#\1#p' cov.node.err)"
+  [ -n "$inspector" ] && grep -q "inlined target ready" cov.node.err && break
+  sleep 0.1
+done
+cov_tag="$(evaluate "$inspector" "$flag_tag")"
+expect_exit 0 coverage -- "$heapprof" attach "$inspector" --duration 1s --sample-types alloc -o cov.pb.gz --top 0
+expect_in coverage.err "the target's precise coverage is already running (another tool's, or Node's own under NODE_V8_COVERAGE)"
+grep -q "deoptimized it" coverage.err && fail "coverage: a target recording its coverage was deoptimized"
+go tool pprof -raw cov.pb.gz 2>/dev/null | grep -q "exact_attribution: not possible: the target's precise coverage" ||
+  fail "coverage: the profile does not say why attribution is not exact"
+[ "$(evaluate "$inspector" "$flag_tag")" = "$cov_tag" ] || fail "coverage: the target's flags were not restored"
+evaluate "$inspector" 'setTimeout(() => process.exit(0), 10), 1' >/dev/null
+for _ in $(seq 1 100); do kill -0 "$node_pid" 2>/dev/null || break; sleep 0.1; done
+grep -l "inlined_target.mjs" coverage/coverage-*.json >/dev/null 2>&1 || fail "coverage: node wrote no coverage of the target"
 
 # workerd started by hand, no v8Flags: cannot be switched; said before the window and in the profile.
 if [ -x "$workerd" ]; then

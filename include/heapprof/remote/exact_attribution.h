@@ -67,12 +67,14 @@ Result<InliningSwitch> SwitchInliningOff(DevToolsSession& session, const std::st
 
 // What DeoptimizeAll did: every function's optimized code is gone, or nothing
 // was done because the target's precise coverage is already running (another
-// tool's: stopping it would end that tool's recording).
+// tool's, or Node's own under NODE_V8_COVERAGE: stopping it would end that
+// tool's recording).
 enum class Deoptimization { kDone, kCoverageRunning };
 
 // Why kCoverageRunning deoptimized nothing, as a sentence for the user.
 inline constexpr const char* kCoverageRunningText =
-    "the target's precise coverage is already running (another tool's); heapprof would end it to deoptimize";
+    "the target's precise coverage is already running (another tool's, or Node's own under NODE_V8_COVERAGE); "
+    "heapprof would end it to deoptimize";
 
 // Makes V8 throw away every function's optimized code: Profiler.startPreciseCoverage
 // (callCount) then stopPreciseCoverage. A failed call or a lost connection is
