@@ -38,10 +38,12 @@ node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=(--ex
 evaluate() { node "${ws_flag[@]}" --no-warnings "$src/tests/remote/evaluate.mjs" "$@"; }
 flag_tag='process.getBuiltinModule("v8").cachedDataVersionTag()'
 
-# start_node <node> <name>: the target on a free inspector port, no V8 flags; sets $inspector and $node_pid.
+# start_node <node> <name> [node flag...]: the target on a free inspector port (no V8 flags unless given); sets
+# $inspector and $node_pid.
 start_node() {
   local node="$1" name="$2"
-  "$node" --inspect=127.0.0.1:0 "$target" 2>"$name.node.err" &
+  shift 2
+  "$node" --inspect=127.0.0.1:0 "$@" "$target" 2>"$name.node.err" &
   node_pid=$!
   pids+=("$node_pid")
   for _ in $(seq 1 100); do
@@ -120,15 +122,7 @@ for version in 20 26; do
 done
 
 # A target whose flags are off already: nothing changed, nothing to restore.
-"$node26" --inspect=127.0.0.1:0 --no-turbo-inlining --no-maglev-inlining --no-turbo-inline-array-builtins "$target" \
-  2>off.node.err &
-node_pid=$!
-pids+=("$node_pid")
-for _ in $(seq 1 100); do
-  inspector="$(sed -n 's#^Debugger listening on ws://\(127.0.0.1:[0-9]*\)/.*#\1#p' off.node.err)"
-  [ -n "$inspector" ] && grep -q "inlined target ready" off.node.err && break
-  sleep 0.1
-done
+start_node "$node26" off --no-turbo-inlining --no-maglev-inlining --no-turbo-inline-array-builtins
 expect_exit 0 already-off -- "$heapprof" attach "$inspector" --duration 1s --sample-types alloc -o off.pb.gz --top 0
 grep -q "deoptimized" already-off.err && fail "already-off: a target with inlining off was deoptimized"
 go tool pprof -raw off.pb.gz 2>/dev/null | grep -q "exact_attribution: yes, the target's inlining flags were off already" ||
@@ -139,14 +133,7 @@ kill "$node_pid"
 # not deoptimize through precise coverage (stopping it ends Node's, isolate-wide); the flags go back, it says so, and
 # Node still writes its coverage at exit.
 mkdir -p coverage
-NODE_V8_COVERAGE="$work/coverage" "$node26" --inspect=127.0.0.1:0 "$target" 2>cov.node.err &
-node_pid=$!
-pids+=("$node_pid")
-for _ in $(seq 1 100); do
-  inspector="$(sed -n 's#^Debugger listening on ws://\(127.0.0.1:[0-9]*\)/.*#\1#p' cov.node.err)"
-  [ -n "$inspector" ] && grep -q "inlined target ready" cov.node.err && break
-  sleep 0.1
-done
+NODE_V8_COVERAGE="$work/coverage" start_node "$node26" cov
 cov_tag="$(evaluate "$inspector" "$flag_tag")"
 expect_exit 0 coverage -- "$heapprof" attach "$inspector" --duration 1s --sample-types alloc -o cov.pb.gz --top 0
 expect_in coverage.err "the target's precise coverage is already running (another tool's, or Node's own under NODE_V8_COVERAGE)"
