@@ -29,17 +29,21 @@ void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info) {
 
 namespace {
 
-// Compiles and runs one of the runtime's scripts and answers its value; its
-// errors propagate as JavaScript exceptions.
-void RunRuntimeScript(const v8::FunctionCallbackInfo<v8::Value>& info, const char* name, const char* source) {
-  v8::Isolate* isolate = info.GetIsolate();
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+// Compiles and runs one of the runtime's scripts: its value, or empty with
+// the exception pending.
+v8::MaybeLocal<v8::Value> RunScript(v8::Local<v8::Context> context, const char* name, const char* source) {
+  v8::Isolate* isolate = context->GetIsolate();
   v8::ScriptOrigin origin(isolate, NewString(isolate, name));
   v8::Local<v8::Script> script;
-  v8::Local<v8::Value> load;
-  if (v8::Script::Compile(context, RuntimeScriptSource(isolate, source), &origin).ToLocal(&script) &&
-      script->Run(context).ToLocal(&load)) {
-    info.GetReturnValue().Set(load);
+  if (!v8::Script::Compile(context, RuntimeScriptSource(isolate, source), &origin).ToLocal(&script)) return {};
+  return script->Run(context);
+}
+
+// Answers a runtime script's value; its errors propagate as JavaScript exceptions.
+void RunRuntimeScript(const v8::FunctionCallbackInfo<v8::Value>& info, const char* name, const char* source) {
+  v8::Local<v8::Value> value;
+  if (RunScript(info.GetIsolate()->GetCurrentContext(), name, source).ToLocal(&value)) {
+    info.GetReturnValue().Set(value);
   }
 }
 
@@ -58,13 +62,10 @@ namespace {
 void LoadLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerLibrariesName));
-  v8::Local<v8::Script> script;
   v8::Local<v8::Value> bundle;
   v8::Local<v8::Value> load;
   v8::Local<v8::Value> exports;
-  if (!v8::Script::Compile(context, RuntimeScriptSource(isolate, kWorkerLibrariesSource), &origin).ToLocal(&script) ||
-      !script->Run(context).ToLocal(&bundle)) {
+  if (!RunScript(context, kWorkerLibrariesName, kWorkerLibrariesSource).ToLocal(&bundle)) {
     return;  // the exception propagates
   }
   if (!bundle->IsObject() || !bundle.As<v8::Object>()->Get(context, NewString(isolate, "load")).ToLocal(&load) ||
