@@ -3,10 +3,12 @@
 // isolate with an empty context (the floor, same process), then the runtime
 // with tools/bench/empty-worker.js's worker after N requests, each after a
 // full GC: used bytes per heap space, and a heap snapshot's self sizes
-// grouped by node type and name (the largest groups, every closure by name with
+// grouped by node type and name (the largest groups, the closures beyond the floor's by name with
 // --closures, the strings with --strings). V8 flags are those of `heapprof run` (inlining off)
-// unless --inlining is given.
-//   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--v8-flag FLAG]...
+// unless --inlining is given. The requests are one GET of https://example.com/, or
+// `heapprof run`'s synthetic stream with --synthetic.
+//   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--synthetic]
+//                      [--v8-flag FLAG]...
 #include <v8-profiler.h>
 #include <v8.h>
 
@@ -21,6 +23,7 @@
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
+#include "heapprof/workload/traffic.h"
 
 using namespace heapprof;
 
@@ -50,6 +53,23 @@ const char* TypeName(v8::HeapGraphNode::Type type) {
                                        "cons string", "sliced string", "symbol", "bigint", "object shape"};
   const size_t i = static_cast<size_t>(type);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "?";
+}
+
+// "edge name of node name" for the first node that holds `target` (a linear
+// scan: called for the few nodes of 1 KiB or more).
+std::string RetainerOf(const v8::HeapSnapshot* snapshot, const v8::HeapGraphNode* target, v8::Isolate* isolate) {
+  for (int i = 0; i < snapshot->GetNodesCount(); ++i) {
+    const v8::HeapGraphNode* node = snapshot->GetNode(i);
+    for (int c = 0; c < node->GetChildrenCount(); ++c) {
+      const v8::HeapGraphEdge* edge = node->GetChild(c);
+      if (edge->GetToNode() != target) continue;
+      v8::String::Utf8Value edge_name(isolate, edge->GetName());
+      v8::String::Utf8Value node_name(isolate, node->GetName());
+      return std::string(*edge_name ? *edge_name : "?") + " of " +
+             std::string(*node_name ? *node_name : "?").substr(0, 40);
+    }
+  }
+  return "no retainer";
 }
 
 struct Group {
@@ -85,7 +105,8 @@ Groups TakeGroups(v8::Isolate* isolate) {
     std::string text = *name ? std::string(*name).substr(0, 80) : "?";
     const std::string type = TypeName(node->GetType());
     out.total += size;
-    if (size >= 1024) out.large.emplace_back(size, type + " / " + text);
+    if (size >= 1024)
+      out.large.emplace_back(size, type + " / " + text + " (" + RetainerOf(snapshot, node, isolate) + ")");
     Group& t = out.by_type[type];
     t.count++, t.bytes += size;
     // Strings, closures and numbers are grouped by type only (their names are their values).
@@ -125,7 +146,7 @@ std::map<std::string, Group> Minus(const std::map<std::string, Group>& groups,
 
 int main(int argc, char** argv) {
   size_t requests = 1000, top = 40;
-  bool closures = false, strings = false, inlining = false;
+  bool closures = false, strings = false, inlining = false, synthetic = false;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -139,12 +160,14 @@ int main(int argc, char** argv) {
       strings = true;
     } else if (arg == "--inlining") {
       inlining = true;
+    } else if (arg == "--synthetic") {
+      synthetic = true;
     } else if (arg == "--v8-flag" && i + 1 < argc) {
       extra.push_back(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] "
-                   "[--v8-flag FLAG]...\n");
+                   "[--synthetic] [--v8-flag FLAG]...\n");
       return 2;
     }
   }
@@ -180,10 +203,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "runtime_heap_bench: %s\n", loaded.message().c_str());
     return 1;
   }
-  WorkerRequest request;
-  request.url = "https://example.com/";
+  WorkerRequest fixed;
+  fixed.url = "https://example.com/";
   for (size_t i = 0; i < requests; ++i) {
-    DispatchResult response = runtime->Dispatch(request);
+    DispatchResult response = runtime->Dispatch(synthetic ? SyntheticRequest(i) : fixed);
     if (!response.ok()) {
       std::fprintf(stderr, "runtime_heap_bench: request %zu: %s\n", i, response.status().message().c_str());
       return 1;
@@ -204,6 +227,9 @@ int main(int argc, char** argv) {
   for (const auto& [size, node] : groups.large) std::printf("  %8zu B  %s\n", size, node.c_str());
   if (strings)
     PrintGroups("strings beyond the floor's, by value:", Minus(groups.by_string, floor_groups.by_string), top);
-  if (closures) PrintGroups("closures by name:", groups.by_closure, groups.by_closure.size());
+  if (closures) {
+    const auto added = Minus(groups.by_closure, floor_groups.by_closure);
+    PrintGroups("closures beyond the floor's, by name:", added, added.size());
+  }
   return 0;
 }
