@@ -16,6 +16,7 @@
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_prelude.h"
 #include "heapprof/runtime/worker_state.h"
+#include "heapprof/v8/attribution.h"
 #include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
 
@@ -173,6 +174,15 @@ struct CompatibilityOptions {
 };
 
 }  // namespace
+
+std::vector<std::string> WorkerRuntimeV8Flags(bool allow_inlining) {
+  std::vector<std::string> flags = {"--no-sparkplug"};
+  if (!allow_inlining) {
+    const std::vector<std::string> no_inlining = NoInliningFlags();
+    flags.insert(flags.end(), no_inlining.begin(), no_inlining.end());
+  }
+  return flags;
+}
 
 const std::vector<std::string>& HonouredCompatibilityFlags() {
   static const std::vector<std::string> flags = {"nodejs_compat", "nodejs_compat_v2", "nodejs_als",

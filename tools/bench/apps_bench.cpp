@@ -26,7 +26,6 @@
 
 #include "heapprof/core/file_io.h"
 #include "heapprof/runtime/worker_runtime.h"
-#include "heapprof/v8/attribution.h"
 #include "heapprof/v8/session.h"
 #include "heapprof/v8/v8_host.h"
 #include "heapprof/workload/traffic.h"
@@ -194,7 +193,7 @@ int main(int argc, char** argv) {
   // As `heapprof run` starts V8: inlining off unless asked, so the windows
   // see what a default run sees.
   V8InitOptions init;
-  if (!args.allow_inlining) init.flags = NoInliningFlags();
+  init.flags = WorkerRuntimeV8Flags(args.allow_inlining);
   if (Status s = InitializeV8(init); !s.ok()) Fail(s.message());
   Result<std::string> bundle = ReadFileBytes(args.bundle);
   if (!bundle.ok()) Fail(bundle.status().message());

@@ -4,8 +4,8 @@
 // with tools/bench/empty-worker.js's worker after N requests, each after a
 // full GC: used bytes per heap space, and a heap snapshot's self sizes
 // grouped by node type and name (the largest groups, the closures beyond the floor's by name with
-// --closures, the strings with --strings). V8 flags are those of `heapprof run` (inlining off)
-// unless --inlining is given. The requests are one GET of https://example.com/, or
+// --closures, the strings with --strings). V8 flags are those of `heapprof run` (WorkerRuntimeV8Flags:
+// inlining off unless --inlining is given). The requests are one GET of https://example.com/, or
 // `heapprof run`'s synthetic stream with --synthetic.
 //   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--synthetic]
 //                      [--v8-flag FLAG]...
@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "heapprof/runtime/worker_runtime.h"
-#include "heapprof/v8/attribution.h"
 #include "heapprof/v8/v8_host.h"
 #include "heapprof/workload/traffic.h"
 
@@ -172,7 +171,7 @@ int main(int argc, char** argv) {
     }
   }
   V8InitOptions init;
-  if (!inlining) init.flags = NoInliningFlags();
+  init.flags = WorkerRuntimeV8Flags(inlining);
   init.flags.insert(init.flags.end(), extra.begin(), extra.end());
   if (Status s = InitializeV8(init); !s.ok()) {
     std::fprintf(stderr, "runtime_heap_bench: %s\n", s.message().c_str());

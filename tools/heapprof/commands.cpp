@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "heapprof/core/units.h"
-#include "heapprof/v8/attribution.h"
+#include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof::cli {
@@ -38,7 +38,7 @@ std::vector<std::string> ReplicaNames(const std::string& worker, int replicas) {
 
 Status InitializeWorkerV8(bool allow_inlining, const std::vector<std::string>& v8_flags) {
   V8InitOptions v8_options;
-  if (!allow_inlining) v8_options.flags = NoInliningFlags();
+  v8_options.flags = WorkerRuntimeV8Flags(allow_inlining);
   v8_options.flags.insert(v8_options.flags.end(), v8_flags.begin(), v8_flags.end());
   if (Status s = InitializeV8(v8_options); !s.ok()) return s;
   for (const std::string& flag : V8UnknownFlags()) {

@@ -44,9 +44,10 @@ void RegisterFlamegraph(Commands& commands);
 void RegisterDiff(Commands& commands);
 void RegisterSymbolize(Commands& commands);
 
-// Starts V8 for commands that run workers: inlining off unless
-// `allow_inlining` (exact attribution), plus the user's --v8-flag values, each
-// of which the linked V8 must know.
+// Starts V8 for commands that run workers: the runtime's own flags
+// (WorkerRuntimeV8Flags: workerd's tiers), inlining off unless
+// `allow_inlining` (exact attribution), then the user's --v8-flag values
+// (which override both), each of which the linked V8 must know.
 Status InitializeWorkerV8(bool allow_inlining, const std::vector<std::string>& v8_flags);
 
 // Prints "heapprof <command>: <message>" to stderr and returns kExitFailure.

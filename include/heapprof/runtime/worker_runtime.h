@@ -133,6 +133,16 @@ struct WorkerOptions {
 // its caller to refuse or warn about).
 const std::vector<std::string>& HonouredCompatibilityFlags();
 
+// The V8 flags the embedded runtime's isolates run under, for a process
+// that starts V8 to serve workers (before the caller's own flags, which
+// override them): the tiers workerd runs a worker's JavaScript in. workerd
+// does not baseline-compile (Sparkplug: a function it calls thousands of
+// times stays in the interpreter until its optimizing compilers take it;
+// docs/performance.md), so neither does this runtime, and an empty worker's
+// heap does not carry baseline code for the runtime's own request path.
+// Then, unless `allow_inlining`, NoInliningFlags (exact attribution).
+std::vector<std::string> WorkerRuntimeV8Flags(bool allow_inlining);
+
 // How the loaded worker exposes its handler.
 enum class WorkerKind { kNotLoaded, kModule, kEventListener, kGlobalFetch };
 // "module", "service-worker script", "script with a global fetch" (for messages).
