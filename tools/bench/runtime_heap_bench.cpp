@@ -7,8 +7,10 @@
 // --closures, the strings with --strings). V8 flags are those of `heapprof run` (WorkerRuntimeV8Flags:
 // inlining off unless --inlining is given). The requests are one GET of https://example.com/, or
 // `heapprof run`'s synthetic stream with --synthetic.
+// --types adds V8's own count of every object by instance type at the last full GC
+// (--track-gc-object-stats: objects a heap snapshot does not show included).
 //   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--synthetic]
-//                      [--v8-flag FLAG]...
+//                      [--types] [--v8-flag FLAG]...
 #include <v8-profiler.h>
 #include <v8.h>
 
@@ -141,11 +143,25 @@ std::map<std::string, Group> Minus(const std::map<std::string, Group>& groups,
   return out;
 }
 
+// V8's object statistics of the last full GC, by instance type (bytes, count).
+std::map<std::string, Group> ObjectTypes(v8::Isolate* isolate) {
+  std::map<std::string, Group> out;
+  for (size_t i = 0; i < isolate->NumberOfTrackedHeapObjectTypes(); ++i) {
+    v8::HeapObjectStatistics stats;
+    if (!isolate->GetHeapObjectStatisticsAtLastGC(&stats, i) || stats.object_size() == 0) continue;
+    std::string name = stats.object_type();
+    if (*stats.object_sub_type() != '\0') name += std::string(" / ") + stats.object_sub_type();
+    Group& g = out[name];
+    g.count += stats.object_count(), g.bytes += stats.object_size();
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   size_t requests = 1000, top = 40;
-  bool closures = false, strings = false, inlining = false, synthetic = false;
+  bool closures = false, strings = false, inlining = false, synthetic = false, types = false;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -161,17 +177,20 @@ int main(int argc, char** argv) {
       inlining = true;
     } else if (arg == "--synthetic") {
       synthetic = true;
+    } else if (arg == "--types") {
+      types = true;
     } else if (arg == "--v8-flag" && i + 1 < argc) {
       extra.push_back(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] "
-                   "[--synthetic] [--v8-flag FLAG]...\n");
+                   "[--synthetic] [--types] [--v8-flag FLAG]...\n");
       return 2;
     }
   }
   V8InitOptions init;
   init.flags = WorkerRuntimeV8Flags(inlining);
+  if (types) init.flags.push_back("--track-gc-object-stats");
   init.flags.insert(init.flags.end(), extra.begin(), extra.end());
   if (Status s = InitializeV8(init); !s.ok()) {
     std::fprintf(stderr, "runtime_heap_bench: %s\n", s.message().c_str());
@@ -182,6 +201,7 @@ int main(int argc, char** argv) {
 
   size_t floor = 0;
   Groups floor_groups;
+  std::map<std::string, Group> floor_types;
   {
     Result<Isolate> bare = Isolate::Create();
     if (!bare.ok()) {
@@ -192,6 +212,7 @@ int main(int argc, char** argv) {
     FullGc(bare->get());
     floor = PrintSpaces(bare->get(), "V8's isolate with an empty context, after a full GC");
     floor_groups = TakeGroups(bare->get());
+    if (types) floor_types = ObjectTypes(bare->get());
   }
 
   WorkerOptions options;
@@ -218,12 +239,16 @@ int main(int argc, char** argv) {
   std::snprintf(what, sizeof what, "the runtime with an empty worker after %zu requests, after a full GC", requests);
   const size_t used = PrintSpaces(isolate, what);
   std::printf("the runtime adds %zd B to V8's floor\n", static_cast<ssize_t>(used) - static_cast<ssize_t>(floor));
+  // Before the snapshot, whose own collection would replace the statistics.
+  const std::map<std::string, Group> runtime_types = types ? ObjectTypes(isolate) : std::map<std::string, Group>{};
   const Groups groups = TakeGroups(isolate);
   std::printf("heap snapshot (self sizes): %zu B, V8's empty context's %zu B\n", groups.total, floor_groups.total);
   PrintGroups("what the runtime adds, by type:", Minus(groups.by_type, floor_groups.by_type), top);
   PrintGroups("what the runtime adds, by type / name:", Minus(groups.by_name, floor_groups.by_name), top);
   std::printf("single objects of 1 KiB or more (V8's empty context has %zu):\n", floor_groups.large.size());
   for (const auto& [size, node] : groups.large) std::printf("  %8zu B  %s\n", size, node.c_str());
+  if (types)
+    PrintGroups("V8's object statistics beyond the floor's, by instance type:", Minus(runtime_types, floor_types), top);
   if (strings)
     PrintGroups("strings beyond the floor's, by value:", Minus(groups.by_string, floor_groups.by_string), top);
   if (closures) {
