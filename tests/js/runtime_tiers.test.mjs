@@ -4,7 +4,10 @@
 // it at the 10th request, in each runtime with its default flags, with
 // --always-sparkplug and with --no-sparkplug. The status bit that means
 // "baseline code" differs between V8 versions, so it is found per runtime:
-// the bits --always-sparkplug sets that --no-sparkplug does not.
+// the bits --always-sparkplug sets that --no-sparkplug does not. The
+// optimizing compilers are off in every run (their concurrent jobs would
+// make the other bits depend on timing); workerd does not baseline-compile
+// with them on either (docs/performance.md).
 //   HEAPPROF=build/heapprof [HEAPPROF_WORKERD=...] node --test runtime_tiers.test.mjs
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -44,7 +47,7 @@ export default {
 function embeddedStatus(flags) {
   const out = path.join(tmp, 'probe.pb.gz');
   const args = ['run', probe, '--requests', '10', '--warmup', '1', '--top', '0', '-o', out,
-    '--v8-flag=--allow-natives-syntax', ...flags.map(f => `--v8-flag=${f}`)];
+    '--v8-flag=--allow-natives-syntax', '--v8-flag=--no-opt', ...flags.map(f => `--v8-flag=${f}`)];
   const r = spawnSync(heapprof, args, { encoding: 'utf8' });
   assert.equal(r.status, 0, `heapprof ${args.join(' ')} failed:\n${r.stderr}`);
   const m = /tier status (\d+)/.exec(r.stdout + r.stderr);
@@ -76,7 +79,7 @@ async function workerdStatus(flags) {
   const dir = fs.mkdtempSync(path.join(tmp, 'workerd-'));
   const config = writeWorkerdConfig(dir, {
     workers: [{ name: 'probe', script: probe, address: `127.0.0.1:${port}` }],
-    v8Flags: ['--allow-natives-syntax', ...flags],
+    v8Flags: ['--allow-natives-syntax', '--no-maglev', '--no-turbofan', ...flags],
   });
   const log = path.join(dir, 'workerd.log');
   const child = spawn(workerd, ['serve', config], { stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')] });
