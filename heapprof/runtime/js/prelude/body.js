@@ -117,7 +117,7 @@ class Body {
     bodyContent = body => {
       if (!isReadableStream(body.#body)) return body.#body;
       if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
-      const content = takeUnread(body.#body);
+      const content = takeUnreadContent(body.#body);
       return content !== undefined ? content : readAllBytes(body.#body);
     };
     // the body for a clone: strings and bytes are immutable once stored, so
