@@ -1,7 +1,7 @@
 // The body of a Request or a Response (Fetch's Body mixin).
 
 import { isReadableStream, lazyClasses, loadApi, utf8Decode, utf8Encode } from './host.js';
-import { bytesStream, isDisturbed, readAllBytes } from './streams.js';
+import { bytesStream, isDisturbed, readAllBytes, takeUnread } from './streams.js';
 import { copyBytes, toArrayBuffer } from './bytes.js';
 
 // A body is held as what was given: a string, bytes (a private Uint8Array
@@ -37,6 +37,16 @@ function typedBody(value, type, headers) {
 }
 const bodyBytes = value => value === null ? new Uint8Array(0) : typeof value === 'string' ? utf8Encode(value) : value;
 const bodyText = value => value === null ? '' : typeof value === 'string' ? value : utf8Decode(value);
+// The content of a stream body of bytesStream's that nothing read from,
+// taken whole (then as a read to its end leaves it), else undefined. A string
+// reads back as its UTF-8 would (a lone surrogate as U+FFFD), as it did
+// through the stream.
+const surrogate = /[\ud800-\udfff]/;
+function takeUnreadContent(stream) {
+  const content = takeUnread(stream);
+  if (typeof content === 'string' && surrogate.test(content)) return utf8Decode(utf8Encode(content));
+  return content;
+}
 
 let bodyContent, bodyForClone;  // set by Body's static block
 class Body {
@@ -50,13 +60,13 @@ class Body {
   get body() {
     if (this.#body === null) return null;
     if (!isReadableStream(this.#body)) {
-      this.#body = this.#used ? usedStream() : bytesStream(bodyBytes(this.#body));
+      this.#body = this.#used ? usedStream() : bytesStream(this.#body);
     }
     return this.#body;
   }
   get bodyUsed() { return this.#used || (isReadableStream(this.#body) && isDisturbed(this.#body)); }
-  // The body's content (string, Uint8Array or null), or a promise of a
-  // stream's bytes, marking it used. Not async, so that text() and json()
+  // The body's content (string, Uint8Array or null; a stream's that nothing
+  // read from, whole), or a promise of a stream's bytes, marking it used. Not async, so that text() and json()
   // await only when there is a stream to read: one async call per read
   // instead of three, on the path nearly every body takes.
   #take() {
@@ -65,19 +75,18 @@ class Body {
     this.#used = true;
     if (!isReadableStream(body)) return body;
     if (body.locked) throw new TypeError('the body stream is locked to a reader');
-    return readAllBytes(body);
+    const content = takeUnreadContent(body);
+    return content !== undefined ? content : readAllBytes(body);
   }
   async text() {
-    const streamed = isReadableStream(this.#body);
     const content = this.#take();
-    return bodyText(streamed ? await content : content);
+    return bodyText(content instanceof Promise ? await content : content);
   }
   async arrayBuffer() { return toArrayBuffer(bodyBytes(await this.#take())); }
   async bytes() { return bodyBytes(await this.#take()).slice(); }
   async json() {
-    const streamed = isReadableStream(this.#body);
     const content = this.#take();
-    return JSON.parse(bodyText(streamed ? await content : content));
+    return JSON.parse(bodyText(content instanceof Promise ? await content : content));
   }
   async blob() {
     const { Blob } = loadApi('blob.js');
@@ -108,7 +117,8 @@ class Body {
     bodyContent = body => {
       if (!isReadableStream(body.#body)) return body.#body;
       if (body.bodyUsed || body.#body.locked) throw new TypeError('the Response\'s body stream was already read or is locked');
-      return readAllBytes(body.#body);
+      const content = takeUnreadContent(body.#body);
+      return content !== undefined ? content : readAllBytes(body.#body);
     };
     // the body for a clone: strings and bytes are immutable once stored, so
     // they are shared; a stream is teed, one branch for each.

@@ -11,16 +11,47 @@ import { viewBytes } from './bytes.js';
 // (pinned in heapprof/runtime/js/package.json; worker_web_api_test checks it).
 const isDisturbed = stream => stream._disturbed === true;
 
-// A byte stream of one chunk (a copy: a byte stream's enqueue takes its buffer over).
-function bytesStream(bytes) {
+// Marks a stream read from, for a body taken whole without reading it (takeUnread).
+const markDisturbed = stream => { stream._disturbed = true; };
+
+// A byte stream of one chunk: the content of a body (a string, as UTF-8, or
+// bytes), enqueued as a copy (a byte stream's enqueue takes its buffer over)
+// at the first read. Until then the content stays with the stream's source,
+// so a body made from the stream while nothing read from it (`new
+// Response(response.body, response)`, as itty-router's cors and Hono do for
+// every response) takes the content whole (takeUnread): no reader loop, chunk
+// copy or transfer per request.
+class UnreadSource {
+  constructor(content) { this.content = content; }
+  get type() { return 'bytes'; }
+  pull(controller) {
+    const content = this.content;
+    this.content = null;
+    if (content !== null) controller.enqueue(typeof content === 'string' ? utf8Encode(content) : content.slice());
+    controller.close();
+  }
+}
+const unreadSources = new WeakMap();
+function bytesStream(content) {
   const { ReadableStream } = webLibraries();
-  return new ReadableStream({
-    type: 'bytes',
-    start(controller) {
-      if (bytes.length > 0) controller.enqueue(bytes.slice());
-      controller.close();
-    },
-  });
+  if (content.length === 0) return new ReadableStream({ type: 'bytes', start: controller => controller.close() });
+  const source = new UnreadSource(content);
+  const stream = new ReadableStream(source);
+  unreadSources.set(stream, source);
+  return stream;
+}
+// The content of a stream of bytesStream's that nothing has read from or
+// locked, taken: the stream is left locked and disturbed, as a read to its
+// end leaves it. undefined for any other stream.
+function takeUnread(stream) {
+  const source = unreadSources.get(stream);
+  if (source === undefined || source.content === null || stream.locked || isDisturbed(stream)) return undefined;
+  const content = source.content;
+  source.content = null;
+  unreadSources.delete(stream);
+  stream.getReader();
+  markDisturbed(stream);
+  return content;
 }
 
 // Every chunk of a stream as one Uint8Array (chunks must be Uint8Arrays, as
@@ -92,4 +123,4 @@ class TextDecoderStream extends TransformStream {
 return { TextEncoderStream, TextDecoderStream };
 });
 
-export { isDisturbed, bytesStream, readAllBytes, textStreams };
+export { isDisturbed, bytesStream, takeUnread, readAllBytes, textStreams };

@@ -38,6 +38,7 @@ const formEncode = s => encodeURIComponent(wellFormed(s)).replace(/%20/g, '+').r
 // The name-value pairs of an application/x-www-form-urlencoded string.
 function parseQuery(text) {
   const list = [];
+  if (text === '' || text === '?') return list;
   const parts = (text.charCodeAt(0) === 0x3f ? text.slice(1) : text).split('&');
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
@@ -49,21 +50,23 @@ function parseQuery(text) {
 }
 let ownParams, resetParams;  // set by URLSearchParams' static block
 class URLSearchParams {
-  #list = [];
+  #list;  // [[name, value], ...], made by the branch below that fills it
   #owner = null;  // the URL whose searchParams these are: its query follows their changes
   constructor(init = '') {
-    if (init instanceof URLSearchParams) {
+    if (typeof init !== 'object' || init === null) {
+      this.#list = parseQuery(String(init));
+    } else if (init instanceof URLSearchParams) {
       this.#list = init.#list.map(e => e.slice());
-    } else if (typeof init === 'object' && init !== null && typeof init[Symbol.iterator] === 'function') {
+    } else if (typeof init[Symbol.iterator] === 'function') {
+      this.#list = [];
       for (const pair of init) {
         const entry = Array.from(pair);
         if (entry.length !== 2) throw new TypeError('a URLSearchParams init pair must have exactly two items');
         this.#list.push([String(entry[0]), String(entry[1])]);
       }
-    } else if (typeof init === 'object' && init !== null) {
-      for (const name of Object.keys(init)) this.#list.push([name, String(init[name])]);
     } else {
-      this.#list = parseQuery(String(init));
+      this.#list = [];
+      for (const name of Object.keys(init)) this.#list.push([name, String(init[name])]);
     }
   }
   // URL's access, private to this file.
@@ -90,9 +93,11 @@ class URLSearchParams {
   }
   sort() { this.#list.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0); this.#changed(); }
   forEach(callback, thisArg) { for (const [k, v] of this.#list) callback.call(thisArg, v, k, this); }
-  *entries() { for (const [k, v] of this.#list) yield [k, v]; }
-  *keys() { for (const [k] of this.#list) yield k; }
-  *values() { for (const [, v] of this.#list) yield v; }
+  // By index rather than for-of and destructuring: no array iterator and no
+  // result object of its per entry.
+  *entries() { const list = this.#list; for (let i = 0; i < list.length; i++) yield [list[i][0], list[i][1]]; }
+  *keys() { const list = this.#list; for (let i = 0; i < list.length; i++) yield list[i][0]; }
+  *values() { const list = this.#list; for (let i = 0; i < list.length; i++) yield list[i][1]; }
   [Symbol.iterator]() { return this.entries(); }
   toString() { return this.#list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
 }
