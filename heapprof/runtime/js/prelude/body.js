@@ -41,10 +41,10 @@ const bodyText = value => value === null ? '' : typeof value === 'string' ? valu
 // taken whole (then as a read to its end leaves it), else undefined. A string
 // reads back as its UTF-8 would (a lone surrogate as U+FFFD), as it did
 // through the stream.
-const surrogate = /[\ud800-\udfff]/;
+let surrogate = null;  // made at the first string taken so
 function takeUnreadContent(stream) {
   const content = takeUnread(stream);
-  if (typeof content === 'string' && surrogate.test(content)) return utf8Decode(utf8Encode(content));
+  if (typeof content === 'string' && (surrogate ??= /[\ud800-\udfff]/).test(content)) return utf8Decode(utf8Encode(content));
   return content;
 }
 

@@ -21,30 +21,32 @@ const markDisturbed = stream => { stream._disturbed = true; };
 // Response(response.body, response)`, as itty-router's cors and Hono do for
 // every response) takes the content whole (takeUnread): no reader loop, chunk
 // copy or transfer per request.
-class UnreadSource {
-  constructor(content) { this.content = content; }
+// The source's class and the streams' map are made at the first stream body,
+// so a worker that never reads a body as a stream carries neither.
+let UnreadSource = null, unreadSources = null;
+const unreadSource = content => new (UnreadSource ??= class {
+  constructor(text) { this.content = text; }
   get type() { return 'bytes'; }
   pull(controller) {
-    const content = this.content;
+    const held = this.content;
     this.content = null;
-    if (content !== null) controller.enqueue(typeof content === 'string' ? utf8Encode(content) : content.slice());
+    if (held !== null) controller.enqueue(typeof held === 'string' ? utf8Encode(held) : held.slice());
     controller.close();
   }
-}
-const unreadSources = new WeakMap();
+})(content);
 function bytesStream(content) {
   const { ReadableStream } = webLibraries();
   if (content.length === 0) return new ReadableStream({ type: 'bytes', start: controller => controller.close() });
-  const source = new UnreadSource(content);
+  const source = unreadSource(content);
   const stream = new ReadableStream(source);
-  unreadSources.set(stream, source);
+  (unreadSources ??= new WeakMap()).set(stream, source);
   return stream;
 }
 // The content of a stream of bytesStream's that nothing has read from or
 // locked, taken: the stream is left locked and disturbed, as a read to its
 // end leaves it. undefined for any other stream.
 function takeUnread(stream) {
-  const source = unreadSources.get(stream);
+  const source = unreadSources === null ? undefined : unreadSources.get(stream);
   if (source === undefined || source.content === null || stream.locked || isDisturbed(stream)) return undefined;
   const content = source.content;
   source.content = null;
