@@ -9,7 +9,11 @@
 //     HeapProfiler.collectGarbage (carried out when the next request locks the
 //     isolate, so one more is sent) and Runtime.getHeapUsage (DevTools
 //     protocol, Node's built-in WebSocket).
-// The median of the rounds is kept (3, or 1 with --quick).
+// The median of the rounds is kept: 3 of heapprof run (its number repeats
+// to the byte), 15 of workerd, whose empty worker reads one of a few values
+// 15-17 KB apart from process to process (2026-12-03: 246,808, 248,032 or
+// 263,272 B), so that its median is not one draw of three; the smallest is
+// printed too. With --quick, one round each.
 //   node [--experimental-websocket] memory_baseline.mjs --heapprof BIN --workerd BIN [--quick] [--json FILE]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,7 +40,7 @@ if (!heapprof) {
   process.exit(2);
 }
 const warmup = 1000;
-const rounds = quick ? 1 : 3;
+const rounds = quick ? 1 : 3, workerdRounds = quick ? 1 : 15;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'heapprof-membase-'));
 const children = [];
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
@@ -152,27 +156,32 @@ for (let i = 0; i < rounds; i++) {
   const e = embeddedRound(i);
   embedded.push(e.used);
   v8 = e.v8;
-  if (workerd && fs.existsSync(workerd)) real.push((await workerdRound(i)).used);
 }
+for (let i = 0; i < workerdRounds && workerd && fs.existsSync(workerd); i++) real.push((await workerdRound(i)).used);
 const e = median(embedded), w = real.length ? median(real) : null;
 let workerdVersion = '?';
 try { workerdVersion = execFileSync(workerd, ['--version'], { encoding: 'utf8' }).trim(); } catch {}
-console.log(`empty worker (tools/bench/empty-worker.js), V8 heap used after ${warmup} requests and a full GC, median of ${rounds} round(s):`);
+const bytes = n => n.toLocaleString('en-US') + ' B';
+const smallest = real.length ? Math.min(...real) : null;
+console.log(`empty worker (tools/bench/empty-worker.js), V8 heap used after ${warmup} requests and a full GC, ` +
+  `median of ${rounds} round(s) here and ${real.length} of workerd:`);
 const labels = [`heapprof run (embedded, V8 ${v8})`, workerdVersion];
 const width = Math.max(...labels.map(l => l.length)) + 1;
-const line = (label, value, all) => console.log(`  ${(label + ':').padEnd(width)} ${mib(value).padStart(9)}   [${all.map(mib).join(', ')}]`);
+const line = (label, value, all) =>
+  console.log(`  ${(label + ':').padEnd(width)} ${bytes(value).padStart(11)}   [${[...all].sort((a, b) => a - b).map(bytes).join(', ')}]`);
 line(labels[0], e, embedded);
 if (w !== null) {
   line(labels[1], w, real);
-  console.log(`  heapprof run / workerd: x${(e / w).toFixed(2)} (${((e - w) / 1048576).toFixed(2)} MiB more); ` +
-    `of a 128 MiB limit the runtime itself takes ${(100 * e / 134217728).toFixed(2)} % here, ${(100 * w / 134217728).toFixed(2)} % in workerd`);
+  console.log(`  heapprof run / workerd: x${(e / w).toFixed(3)} of its median (${mib(e - w)} more), ` +
+    `x${(e / smallest).toFixed(3)} of its smallest; of a 128 MiB limit the runtime itself takes ` +
+    `${(100 * e / 134217728).toFixed(2)} % here, ${(100 * w / 134217728).toFixed(2)} % in workerd`);
 } else {
   console.log('  (no workerd binary: its baseline is not measured)');
 }
 if (jsonOut) {
   fs.writeFileSync(jsonOut, JSON.stringify({
     requests: warmup, rounds, embedded_used_bytes: e, embedded_rounds: embedded, embedded_v8: v8,
-    workerd_used_bytes: w, workerd_rounds: real, workerd_version: workerdVersion,
-    ratio: w === null ? null : e / w,
+    workerd_used_bytes: w, workerd_rounds: real, workerd_min_bytes: smallest, workerd_version: workerdVersion,
+    ratio: w === null ? null : e / w, ratio_to_min: w === null ? null : e / smallest,
   }) + '\n');
 }
