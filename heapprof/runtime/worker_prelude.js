@@ -66,56 +66,59 @@ shareWithApis(path => {
 // makes the value a plain data property, writable, enumerable and
 // configurable, as Object.assign would have made it. A worker that uses none
 // of them carries none of their classes.
-const lazyGlobals = (load, names) => {
-  const make = name => load()[name];  // the native passes the property's name
-  for (const name of names) natives.lazyProperty(globalThis, name, make, true);
+// Every lazy global has the one make function, lazyGlobal, which the native
+// calls with the property's name: a closure and a context per global or per
+// module would each stay on the heap of a worker that reads none of them.
+const lazyGlobal = name => {
+  let exports;  // the module's (a new object of esbuild's getters at each loadApi)
+  switch (name) {
+    case 'URL': exports = loadApi('url.js'); break;
+    case 'URLSearchParams': exports = loadApi('url_search_params.js'); break;
+    case 'Blob': case 'File': exports = loadApi('blob.js'); break;
+    case 'FormData': exports = loadApi('forms.js'); break;
+    case 'TextEncoder': case 'TextDecoder': case 'atob': case 'btoa': case 'structuredClone':
+      exports = loadApi('encoding.js'); break;
+    case 'DOMException': exports = loadApi('dom_exception.js'); break;
+    case 'navigator': case 'Navigator': exports = loadApi('navigator.js'); break;
+    case 'scheduler': case 'performance': exports = timerObjects(); break;
+    case 'console': exports = loadApi('console.js'); break;
+    case 'IdentityTransformStream': case 'FixedLengthStream': exports = loadApi('workerd_streams.js'); break;
+    case 'TextEncoderStream': case 'TextDecoderStream': exports = textStreams(); break;
+    case 'CompressionStream': case 'DecompressionStream': exports = loadApi('compression.js'); break;
+    case 'HTMLRewriter': exports = loadApi('html_rewriter.js'); break;
+    case 'Cache': case 'CacheStorage': case 'caches': exports = loadApi('cache.js'); break;
+    case 'crypto': case 'Crypto': case 'SubtleCrypto': case 'CryptoKey': exports = cryptoGlobals(); break;
+    case 'Event': case 'CustomEvent': case 'ErrorEvent': case 'MessageEvent': case 'CloseEvent': case 'ExtendableEvent':
+    case 'FetchEvent': case 'EventTarget': exports = loadApi('events.js'); break;
+    case 'AbortController': case 'AbortSignal': exports = loadApi('abort.js'); break;
+    default:
+      if (!libraryGlobals.includes(name)) throw new Error('no lazy global is named ' + name);
+      exports = webLibraries();
+  }
+  return exports[name];
 };
-// A module's exports at their first use (the object loadApi answers has a
-// getter a name, esbuild's: copied once into a plain object).
-const exportsOf = (load, names) => once(() => {
-  const exports = load();
-  const out = {};
-  for (const name of names) out[name] = exports[name];
-  return out;
-});
-const lazyModule = (load, names) => lazyGlobals(exportsOf(load, names), names);
+const lazyGlobals = names => {
+  for (const name of names) natives.lazyProperty(globalThis, name, lazyGlobal, true);
+};
 for (const name of missingGlobals) natives.lazyProperty(globalThis, name, missingClass, true);
 Object.assign(globalThis, { Headers, Request, Response });
-lazyModule(() => loadApi('url.js'), ['URL']);
-lazyModule(() => loadApi('url_search_params.js'), ['URLSearchParams']);
-lazyModule(() => loadApi('blob.js'), ['Blob', 'File']);
-lazyModule(() => loadApi('forms.js'), ['FormData']);
-lazyModule(() => loadApi('encoding.js'), ['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone']);
-lazyModule(() => loadApi('dom_exception.js'), ['DOMException']);
-const navigatorApi = exportsOf(() => loadApi('navigator.js'), ['navigator', 'Navigator']);
-lazyGlobals(navigatorApi, ['navigator']);
-lazyGlobals(timerObjects, ['scheduler']);
-lazyGlobals(navigatorApi, ['Navigator']);
+lazyGlobals(['URL', 'URLSearchParams', 'Blob', 'File', 'FormData', 'TextEncoder', 'TextDecoder', 'atob', 'btoa',
+  'structuredClone', 'DOMException', 'navigator', 'scheduler', 'Navigator']);
 Object.assign(globalThis, {
   self: globalThis,
   origin: 'null',  // a worker's origin is opaque, as in workerd
 });
-lazyModule(() => loadApi('console.js'), ['console']);
-lazyGlobals(timerObjects, ['performance']);
+lazyGlobals(['console', 'performance']);
 Object.assign(globalThis, {
   setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
   fetch, addEventListener, removeEventListener, reportError,
 });
-lazyModule(() => loadApi('workerd_streams.js'), ['IdentityTransformStream', 'FixedLengthStream']);
-const compressionApi = once(() => loadApi('compression.js'));
-const rewriterApi = once(() => loadApi('html_rewriter.js'));
-const cacheApi = once(() => loadApi('cache.js'));
-const kvApi = once(() => loadApi('kv.js'));
-const eventsApi = once(() => loadApi('events.js'));
-const abortApi = once(() => loadApi('abort.js'));
-lazyGlobals(webLibraries, libraryGlobals);
-lazyGlobals(textStreams, ['TextEncoderStream', 'TextDecoderStream']);
-lazyGlobals(compressionApi, ['CompressionStream', 'DecompressionStream']);
-lazyGlobals(rewriterApi, ['HTMLRewriter']);
-lazyGlobals(cacheApi, ['Cache', 'CacheStorage', 'caches']);
-lazyGlobals(cryptoGlobals, ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
-lazyGlobals(eventsApi, ['Event', 'CustomEvent', 'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget']);
-lazyGlobals(abortApi, ['AbortController', 'AbortSignal']);
+lazyGlobals(['IdentityTransformStream', 'FixedLengthStream']);
+lazyGlobals(libraryGlobals);
+lazyGlobals(['TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'HTMLRewriter',
+  'Cache', 'CacheStorage', 'caches', 'crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey', 'Event', 'CustomEvent',
+  'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget', 'AbortController',
+  'AbortSignal']);
 if (options.nodejsCompat) installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;
@@ -143,7 +146,7 @@ export const internals = {
     const env = {};
     for (const [binding, className, key, sqlite] of objectBindings) env[binding] = durableObjects().makeNamespace(binding, className, key, sqlite);
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
-    for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new (kvApi().KVNamespace)(kvEntries[i]);
+    for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new (loadApi('kv.js').KVNamespace)(kvEntries[i]);
     if (options.populateProcessEnv) {
       for (const name of varNames) if (typeof env[name] === 'string') processEnv[name] = env[name];
     }
@@ -205,6 +208,6 @@ export const internals = {
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.
   makeFetchEvent(request, ctx) {
     const state = { response: undefined, responded: false };
-    return [new (eventsApi().FetchEvent)(runtimeToken, request, ctx, state), state];
+    return [new (loadApi('events.js').FetchEvent)(runtimeToken, request, ctx, state), state];
   },
 };
