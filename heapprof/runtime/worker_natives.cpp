@@ -111,6 +111,7 @@ struct Entry {
 constexpr Entry kEntries[] = {
     {"consoleWrite", ConsoleWrite},
     {"requestParts", RequestParts},
+    {"isNormalHref", IsNormalHref},
     {"ownStrings", OwnStrings},
     {"base64Functions", Base64Functions},
     {"jsonResponder", JsonResponder},

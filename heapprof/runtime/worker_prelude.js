@@ -25,7 +25,7 @@ import {
 } from './js/prelude/timers.js';
 import { bytesStream, textStreams } from './js/prelude/streams.js';
 import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/bytes.js';
-import { dotSegment, normalHttpUrl } from './js/prelude/href.js';
+import { isNormalHref } from './js/prelude/href.js';
 import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
 import { DurableObject, cloudflareWorkersModule, entrypointFetch, setCurrentWaits } from './js/prelude/cloudflare_workers.js';
@@ -52,7 +52,7 @@ shareWithApis(path => {
     case 'response.js': return { Response };
     case 'runtime_token.js': return { illegalConstructor, runtimeToken };
     case 'missing.js': return { missingApi };
-    case 'href.js': return { dotSegment, normalHttpUrl };
+    case 'href.js': return { isNormalHref };
     case 'own_strings.js': return { ownStringsOf };
   }
   throw new Error('worker_apis.js imports ' + path + ', which the prelude does not share');
