@@ -88,3 +88,19 @@ TEST_CASE("a Request's url is URL's href of its text whether or not the text is 
   )");
   CHECK(out == R"(["https://example.com/a/b?c=d",[]])");
 }
+
+TEST_CASE("header names must be tokens and values are trimmed and refused with NUL CR or LF as before") {
+  std::string out = Run(R"(
+    const nameError = name => { try { new Headers([[name, 'v']]); return 'ok'; } catch (e) { return e.message; } };
+    const valueError = value => { try { return new Headers({ a: value }).get('a'); } catch (e) { return e.message; } };
+    const names = ["!#$%&'*+-.^_`|~09azAZ", 'a b', '', 'a:b', '\u0010', '\u00e9', 'a\u0130', '@', '[', '{', '"', '('];
+    const values = ['  x y \t', '\t\r\n', ' \r\n ', 'a\u0000b', 'a\rb', 'a\nb', '\u00e9\u0130', ' ', ''];
+    return new Response(JSON.stringify([[...request.headers], names.map(nameError), values.map(valueError)]));
+  )");
+  CHECK(out == R"([[["accept","*/*"],["host","example.com"],["x-mixed-case","padded"]],)"
+               R"(["ok","Invalid header name: \"a b\"","Invalid header name: \"\"","Invalid header name: \"a:b\"",)"
+               R"("Invalid header name: \"\\u0010\"","Invalid header name: \"é\"","Invalid header name: \"aİ\"",)"
+               R"("Invalid header name: \"@\"","Invalid header name: \"[\"","Invalid header name: \"{\"",)"
+               R"("Invalid header name: \"\\\"\"","Invalid header name: \"(\""],)"
+               R"(["x y","","","Invalid header value.","Invalid header value.","Invalid header value.","éİ","",""]])");
+}
