@@ -28,7 +28,7 @@ import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/by
 import { isNormalHref } from './js/prelude/href.js';
 import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
-import { DurableObject, cloudflareWorkersModule, entrypointFetch, setCurrentWaits } from './js/prelude/cloudflare_workers.js';
+import { cloudflareWorkersModule, entrypointFetch, setCurrentWaits, workersClasses } from './js/prelude/cloudflare_workers.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
 import { cryptoGlobals } from './js/prelude/crypto/globals.js';
@@ -127,7 +127,7 @@ delete globalThis.FinalizationRegistry;
 // Made for a worker with Durable Object bindings only (makeEnv).
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
-  DurableObject, Request, Response, structuredClone: loadApi('encoding.js').structuredClone,
+  DurableObject: workersClasses().DurableObject, Request, Response, structuredClone: loadApi('encoding.js').structuredClone,
   hmac: natives.hmac, digest: natives.digest, randomFill: natives.randomFill, utf8Encode,
   defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
   objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
