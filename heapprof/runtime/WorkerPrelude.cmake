@@ -143,7 +143,7 @@ function(heapprof_embed_worker_prelude target)
   set(_apis "${_gen}/worker_apis.js")
   set(_apis_map "${_gen}/worker_apis.map.json")
   set(_shared host headers request response body bytes streams runtime_token href own_strings missing timers
-              cloudflare_workers context fetch node_compat crypto/globals)
+              cloudflare_workers context fetch crypto/globals)
   set(_externals "")
   foreach(_module IN LISTS _shared)
     list(APPEND _externals "--external:${_src}/js/prelude/${_module}.js")

@@ -30,11 +30,10 @@ import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
 import { cloudflareWorkersModule, entrypointFetch, setCurrentWaits, workersClasses } from './js/prelude/cloudflare_workers.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
-import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
 import { cryptoGlobals } from './js/prelude/crypto/globals.js';
 import {
-  lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts, shareWithApis, utf8Decode,
-  utf8Encode, webLibraries,
+  getAsyncFrame, lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts,
+  setAsyncFrame, shareWithApis, utf8Decode, utf8Encode, webLibraries,
 } from './js/prelude/host.js';
 import { missingApi, missingClass, missingGlobals } from './js/prelude/missing.js';
 import { illegalConstructor, runtimeToken } from './js/prelude/runtime_token.js';
@@ -44,9 +43,12 @@ import { illegalConstructor, runtimeToken } from './js/prelude/runtime_token.js'
 // runs. tests/build/prelude_check.mjs checks that it names every import.
 shareWithApis(path => {
   switch (path.slice(path.lastIndexOf('/') + 1)) {
-    case 'host.js': return { lazyClasses, natives, once, utf8Decode, utf8Encode, webLibraries };
+    case 'host.js': return {
+      getAsyncFrame, lazyClasses, loadApi, natives, once, options, setAsyncFrame, utf8Decode, utf8Encode, webLibraries,
+    };
     case 'bytes.js': return { copyBytes, nameNative, toArrayBuffer, viewBytes };
-    case 'timers.js': return { setTimeout, get virtualNow() { return virtualNow; } };
+    case 'timers.js': return { addTimer, clearTimeout, setTimeout, get virtualNow() { return virtualNow; } };
+    case 'globals.js': return { cryptoGlobals };
     case 'streams.js': return { bytesStream };
     case 'request.js': return { Request };
     case 'response.js': return { Response };
@@ -119,7 +121,7 @@ lazyGlobals(['TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'Dec
   'Cache', 'CacheStorage', 'caches', 'crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey', 'Event', 'CustomEvent',
   'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget', 'AbortController',
   'AbortSignal']);
-if (options.nodejsCompat) installNodeGlobals();
+if (options.nodejsCompat) loadApi('node_compat.js').installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;
 delete globalThis.FinalizationRegistry;
@@ -148,11 +150,13 @@ export const internals = {
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
     for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new (loadApi('kv.js').KVNamespace)(kvEntries[i]);
     if (options.populateProcessEnv) {
+      const { processEnv } = loadApi('node_compat.js');
       for (const name of varNames) if (typeof env[name] === 'string') processEnv[name] = env[name];
     }
     return env;
   },
-  nodeModule: nodeModuleFor,
+  // The node: modules are worker_apis.js's (node_compat.js), as nodejs_compat's globals.
+  nodeModule: specifier => loadApi('node_compat.js').nodeModuleFor(specifier),
   cloudflareWorkersModule,
   entrypointFetch,
   fetchListeners,
