@@ -2,7 +2,7 @@
 # build time, with the same generator as the flamegraph page assets:
 # - the prelude: heapprof/runtime/worker_prelude.js (the installer) and its
 #   modules, one per Web API, in heapprof/runtime/js/prelude/, bundled by
-#   esbuild into the body of installWorkerGlobals(natives, libraries, options),
+#   esbuild into the body of the installer, a function of (natives, libraries, options),
 #   with its source map (PreludeMap.cmake), so a profile or a stack names
 #   the API's file (heapprof:runtime/headers.js:88), not a line of the bundle;
 # - the libraries bundle: maintained npm implementations of Web APIs
@@ -127,8 +127,7 @@ function(heapprof_embed_worker_prelude target)
     OUTPUT "${_prelude}" "${_prelude_map}"
     BYPRODUCTS "${_prelude}.raw.js" "${_prelude}.raw.js.map"
     COMMAND "${_esbuild}" "${_src}/worker_prelude.js" ${_esbuild_common} --global-name=prelude
-            "--banner:js=(function installWorkerGlobals(hostNatives, hostLibraries, hostOptions) { 'use strict';"
-            "--footer:js=return prelude.internals })" "--outfile=${_prelude}.raw.js"
+            "--banner:js='use strict';" "--footer:js=return prelude.internals;" "--outfile=${_prelude}.raw.js"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_prelude}.raw.js" "-DOUT=${_prelude}" "-DMAP_OUT=${_prelude_map}"
             -P "${_prelude_script}"
     DEPENDS "${_src}/worker_prelude.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"

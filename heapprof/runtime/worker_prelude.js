@@ -1,9 +1,10 @@
 // The JavaScript half of heapprof's worker runtime: the installer, which puts
 // the Web APIs of heapprof/runtime/js/prelude/ (one module per API) on the
 // global object and returns the runtime's internals to the host. esbuild
-// bundles it with the modules of the request path into one script whose
-// completion value is installWorkerGlobals(natives, libraries, options)
-// (WorkerPrelude.cmake), with a source map that names each module:
+// bundles it with the modules of the request path into the body of the
+// installer, a function of (natives, libraries, options) that the runtime
+// compiles as one (WorkerPrelude.cmake, worker_runtime.cpp), with a source
+// map that names each module:
 // heapprof:runtime/headers.js; the other modules are a second script,
 // worker_apis.js, run at the first use of one of its APIs.
 //

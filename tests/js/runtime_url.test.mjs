@@ -17,7 +17,8 @@ const apis = readFileSync(path.join(path.dirname(process.env.HEAPPROF_PRELUDE), 
 const context = vm.createContext({});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-vm.runInContext(prelude, context)({
+// The bundle is the body of the installer, a function of (hostNatives, hostLibraries, hostOptions).
+vm.compileFunction(prelude, ['hostNatives', 'hostLibraries', 'hostOptions'], { parsingContext: context })({
   consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
   randomFill: a => a,
   webApis: () => vm.runInContext(apis, context),
