@@ -151,8 +151,7 @@ function(heapprof_embed_worker_prelude target)
     OUTPUT "${_apis}" "${_apis_map}"
     BYPRODUCTS "${_apis}.raw.js" "${_apis}.raw.js.map"
     COMMAND "${_esbuild}" "${_src}/worker_apis.js" ${_esbuild_common} --global-name=apis ${_externals}
-            "--banner:js=(function workerApis(require) { 'use strict';"
-            "--footer:js=return apis.modules })" "--outfile=${_apis}.raw.js"
+            "--banner:js='use strict';" "--footer:js=return apis.modules;" "--outfile=${_apis}.raw.js"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_apis}.raw.js" "-DOUT=${_apis}" "-DMAP_OUT=${_apis_map}" -P "${_prelude_script}"
     DEPENDS "${_src}/worker_apis.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"
     COMMENT "Bundling the worker runtime's prelude's Web APIs off the request path and their source map (esbuild)"

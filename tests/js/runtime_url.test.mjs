@@ -21,7 +21,7 @@ const decoder = new TextDecoder();
 vm.compileFunction(prelude, ['hostNatives', 'hostLibraries', 'hostOptions'], { parsingContext: context })({
   consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
   randomFill: a => a,
-  webApis: () => vm.runInContext(apis, context),
+  webApis: () => vm.compileFunction(apis, ['require'], { parsingContext: context }),
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
   jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
