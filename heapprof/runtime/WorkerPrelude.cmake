@@ -2,7 +2,7 @@
 # build time, with the same generator as the flamegraph page assets:
 # - the prelude: heapprof/runtime/worker_prelude.js (the installer) and its
 #   modules, one per Web API, in heapprof/runtime/js/prelude/, bundled by
-#   esbuild into the body of installWorkerGlobals(natives, libraries, options),
+#   esbuild into the body of the installer, a function of (natives, libraries, options),
 #   with its source map (PreludeMap.cmake), so a profile or a stack names
 #   the API's file (heapprof:runtime/headers.js:88), not a line of the bundle;
 # - the libraries bundle: maintained npm implementations of Web APIs
@@ -127,8 +127,7 @@ function(heapprof_embed_worker_prelude target)
     OUTPUT "${_prelude}" "${_prelude_map}"
     BYPRODUCTS "${_prelude}.raw.js" "${_prelude}.raw.js.map"
     COMMAND "${_esbuild}" "${_src}/worker_prelude.js" ${_esbuild_common} --global-name=prelude
-            "--banner:js=(function installWorkerGlobals(hostNatives, hostLibraries, hostOptions) { 'use strict';"
-            "--footer:js=return prelude.internals })" "--outfile=${_prelude}.raw.js"
+            "--banner:js='use strict';" "--footer:js=return prelude.internals;" "--outfile=${_prelude}.raw.js"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_prelude}.raw.js" "-DOUT=${_prelude}" "-DMAP_OUT=${_prelude_map}"
             -P "${_prelude_script}"
     DEPENDS "${_src}/worker_prelude.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"
@@ -143,7 +142,7 @@ function(heapprof_embed_worker_prelude target)
   set(_apis "${_gen}/worker_apis.js")
   set(_apis_map "${_gen}/worker_apis.map.json")
   set(_shared host headers request response body bytes streams runtime_token href own_strings missing timers
-              cloudflare_workers context fetch node_compat crypto/globals)
+              cloudflare_workers context fetch crypto/globals)
   set(_externals "")
   foreach(_module IN LISTS _shared)
     list(APPEND _externals "--external:${_src}/js/prelude/${_module}.js")
@@ -152,8 +151,7 @@ function(heapprof_embed_worker_prelude target)
     OUTPUT "${_apis}" "${_apis_map}"
     BYPRODUCTS "${_apis}.raw.js" "${_apis}.raw.js.map"
     COMMAND "${_esbuild}" "${_src}/worker_apis.js" ${_esbuild_common} --global-name=apis ${_externals}
-            "--banner:js=(function workerApis(require) { 'use strict';"
-            "--footer:js=return apis.modules })" "--outfile=${_apis}.raw.js"
+            "--banner:js='use strict';" "--footer:js=return apis.modules;" "--outfile=${_apis}.raw.js"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_apis}.raw.js" "-DOUT=${_apis}" "-DMAP_OUT=${_apis_map}" -P "${_prelude_script}"
     DEPENDS "${_src}/worker_apis.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"
     COMMENT "Bundling the worker runtime's prelude's Web APIs off the request path and their source map (esbuild)"

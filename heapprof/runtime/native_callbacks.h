@@ -38,6 +38,9 @@ void OwnStrings(const v8::FunctionCallbackInfo<v8::Value>& info);
 void Base64Functions(const v8::FunctionCallbackInfo<v8::Value>& info);
 void JsonResponder(const v8::FunctionCallbackInfo<v8::Value>& info);
 
+// worker_http_natives.cpp: isNormalHref(text).
+void IsNormalHref(const v8::FunctionCallbackInfo<v8::Value>& info);
+
 // worker_lazy_natives.cpp: htmlRewriterWasm(), htmlRewriterEngine(),
 // nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make).
 void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info);

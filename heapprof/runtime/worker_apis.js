@@ -21,6 +21,7 @@ export const modules = {
   'html_rewriter.js': () => require('./js/prelude/html_rewriter.js'),
   'kv.js': () => require('./js/prelude/kv.js'),
   'navigator.js': () => require('./js/prelude/navigator.js'),
+  'node_compat.js': () => require('./js/prelude/node_compat.js'),
   'url.js': () => require('./js/prelude/url.js'),
   'url_search_params.js': () => require('./js/prelude/url_search_params.js'),
   'workerd_streams.js': () => require('./js/prelude/workerd_streams.js'),

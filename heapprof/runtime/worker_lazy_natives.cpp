@@ -96,10 +96,19 @@ void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info) {
   RunRuntimeScript(info, kWorkerNodeName, kWorkerNodeSource);
 }
 
-// webApis() -> function(require): runs the prelude's second script
-// (worker_apis.js), compiled only at the first use of one of its Web APIs.
+// webApis() -> function(require): the prelude's second script (worker_apis.js)
+// as the body of that function, compiled only at the first use of one of its
+// Web APIs. A function compiled apart from scripts stays out of the isolate's
+// script cache, which would keep the bytecode of its top-level code.
 void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  RunRuntimeScript(info, kWorkerApisName, kWorkerApisSource);
+  v8::Isolate* isolate = info.GetIsolate();
+  v8::ScriptOrigin origin(isolate, NewString(isolate, kWorkerApisName));
+  v8::ScriptCompiler::Source source(RuntimeScriptSource(isolate, kWorkerApisSource), origin);
+  v8::Local<v8::String> require = NewString(isolate, "require");
+  v8::Local<v8::Function> apis;
+  if (v8::ScriptCompiler::CompileFunction(isolate->GetCurrentContext(), &source, 1, &require).ToLocal(&apis)) {
+    info.GetReturnValue().Set(apis);
+  }
 }
 
 // getAsyncFrame() / setAsyncFrame(frame): node:async_hooks' current frame

@@ -111,6 +111,7 @@ struct Entry {
 constexpr Entry kEntries[] = {
     {"consoleWrite", ConsoleWrite},
     {"requestParts", RequestParts},
+    {"isNormalHref", IsNormalHref},
     {"ownStrings", OwnStrings},
     {"base64Functions", Base64Functions},
     {"jsonResponder", JsonResponder},
@@ -152,34 +153,50 @@ constexpr Entry kEntries[] = {
     {"deserialize", Deserialize},
 };
 
-// A native is made at its first read (a lazy data property, then a plain
-// one): each costs a function, its template and call handler on the heap,
-// and a worker without crypto, compression or Durable Objects never reads
-// most of them. The data is the state's External, shared by all.
-void MakeNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
+// A native is made at its first read, then kept: each costs a function, its
+// template and call handler on the heap, and a worker without crypto,
+// compression or Durable Objects never reads most of them. One interceptor
+// makes them all: a lazy data property a native would cost its own
+// accessor info, three foreign pointers and a dictionary entry besides. The
+// made natives are kept in the natives object's internal field, an object
+// in dictionary mode (fast properties would keep a map for each one added).
+// The data is the state's External, shared by all.
+void GetNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Object> made = info.Holder()->GetInternalField(0).As<v8::Object>();
+  v8::Local<v8::Value> known;
+  if (made->GetRealNamedProperty(context, name).ToLocal(&known)) {
+    info.GetReturnValue().Set(known);
+    return;
+  }
   const std::string key = ToStdString(isolate, name.As<v8::String>());
   for (const Entry& entry : kEntries) {
     if (key != entry.name) continue;
     v8::Local<v8::Function> function;
-    if (v8::Function::New(isolate->GetCurrentContext(), entry.callback, info.Data()).ToLocal(&function)) {
+    if (v8::Function::New(context, entry.callback, info.Data()).ToLocal(&function) &&
+        made->CreateDataProperty(context, name, function).IsJust()) {
       info.GetReturnValue().Set(function);
     }
     return;
   }
+  // Not a native: the read goes on to the object, which has no properties.
 }
 
 }  // namespace
 
 v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, void* state) {
   v8::Isolate* isolate = context->GetIsolate();
-  v8::Local<v8::External> data = v8::External::New(isolate, state);
-  // In dictionary mode from the start: adding 40 properties one by one to a
-  // fast object would keep a map for each step.
-  v8::Local<v8::Object> natives = v8::Object::New(isolate, v8::Null(isolate), nullptr, nullptr, 0);
-  for (const Entry& entry : kEntries) {
-    if (natives->SetLazyDataProperty(context, NewString(isolate, entry.name), MakeNative, data).IsNothing()) return {};
+  v8::Local<v8::ObjectTemplate> shape = v8::ObjectTemplate::New(isolate);
+  shape->SetInternalFieldCount(1);
+  shape->SetHandler(v8::NamedPropertyHandlerConfiguration(GetNative, nullptr, nullptr, nullptr, nullptr,
+                                                          v8::External::New(isolate, state),
+                                                          v8::PropertyHandlerFlags::kOnlyInterceptStrings));
+  v8::Local<v8::Object> natives;
+  if (!shape->NewInstance(context).ToLocal(&natives) || natives->SetPrototype(context, v8::Null(isolate)).IsNothing()) {
+    return {};
   }
+  natives->SetInternalField(0, v8::Object::New(isolate, v8::Null(isolate), nullptr, nullptr, 0));
   return natives;
 }
 

@@ -25,6 +25,11 @@ v8::MaybeLocal<v8::Object> MakeWorkerNatives(v8::Local<v8::Context> context, voi
 // V8 keeps no script, no function list and no pre-parse data of it.
 v8::MaybeLocal<v8::Object> MakeWorkerLibraries(v8::Local<v8::Context> context);
 
+// Whether text is an http(s) URL whose parse gives it back unchanged as href:
+// lower-case scheme and host, no userinfo, port or fragment, a path and query
+// of printable ASCII that no encode set touches, and no dot segment.
+bool IsNormalHttpHref(std::string_view text);
+
 // The bytes of an ArrayBuffer or an ArrayBufferView (a view into V8's memory,
 // valid until JS runs again); false for any other value.
 bool ViewBytes(v8::Local<v8::Value> value, std::string_view* out);

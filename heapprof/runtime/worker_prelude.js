@@ -1,9 +1,10 @@
 // The JavaScript half of heapprof's worker runtime: the installer, which puts
 // the Web APIs of heapprof/runtime/js/prelude/ (one module per API) on the
 // global object and returns the runtime's internals to the host. esbuild
-// bundles it with the modules of the request path into one script whose
-// completion value is installWorkerGlobals(natives, libraries, options)
-// (WorkerPrelude.cmake), with a source map that names each module:
+// bundles it with the modules of the request path into the body of the
+// installer, a function of (natives, libraries, options) that the runtime
+// compiles as one (WorkerPrelude.cmake, worker_runtime.cpp), with a source
+// map that names each module:
 // heapprof:runtime/headers.js; the other modules are a second script,
 // worker_apis.js, run at the first use of one of its APIs.
 //
@@ -25,16 +26,15 @@ import {
 } from './js/prelude/timers.js';
 import { bytesStream, textStreams } from './js/prelude/streams.js';
 import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/bytes.js';
-import { dotSegment, normalHttpUrl } from './js/prelude/href.js';
+import { isNormalHref } from './js/prelude/href.js';
 import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
-import { DurableObject, cloudflareWorkersModule, entrypointFetch, setCurrentWaits } from './js/prelude/cloudflare_workers.js';
+import { cloudflareWorkersModule, entrypointFetch, setCurrentWaits, workersClasses } from './js/prelude/cloudflare_workers.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
-import { installNodeGlobals, nodeModuleFor, processEnv } from './js/prelude/node_compat.js';
 import { cryptoGlobals } from './js/prelude/crypto/globals.js';
 import {
-  lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts, shareWithApis, utf8Decode,
-  utf8Encode, webLibraries,
+  getAsyncFrame, lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts,
+  setAsyncFrame, shareWithApis, utf8Decode, utf8Encode, webLibraries,
 } from './js/prelude/host.js';
 import { missingApi, missingClass, missingGlobals } from './js/prelude/missing.js';
 import { illegalConstructor, runtimeToken } from './js/prelude/runtime_token.js';
@@ -44,15 +44,18 @@ import { illegalConstructor, runtimeToken } from './js/prelude/runtime_token.js'
 // runs. tests/build/prelude_check.mjs checks that it names every import.
 shareWithApis(path => {
   switch (path.slice(path.lastIndexOf('/') + 1)) {
-    case 'host.js': return { lazyClasses, natives, once, utf8Decode, utf8Encode, webLibraries };
+    case 'host.js': return {
+      getAsyncFrame, lazyClasses, loadApi, natives, once, options, setAsyncFrame, utf8Decode, utf8Encode, webLibraries,
+    };
     case 'bytes.js': return { copyBytes, nameNative, toArrayBuffer, viewBytes };
-    case 'timers.js': return { setTimeout, get virtualNow() { return virtualNow; } };
+    case 'timers.js': return { addTimer, clearTimeout, setTimeout, get virtualNow() { return virtualNow; } };
+    case 'globals.js': return { cryptoGlobals };
     case 'streams.js': return { bytesStream };
     case 'request.js': return { Request };
     case 'response.js': return { Response };
     case 'runtime_token.js': return { illegalConstructor, runtimeToken };
     case 'missing.js': return { missingApi };
-    case 'href.js': return { dotSegment, normalHttpUrl };
+    case 'href.js': return { isNormalHref };
     case 'own_strings.js': return { ownStringsOf };
   }
   throw new Error('worker_apis.js imports ' + path + ', which the prelude does not share');
@@ -65,35 +68,41 @@ shareWithApis(path => {
 // (loadApi: most are in worker_apis.js, the prelude's second script), which
 // makes the value a plain data property, writable, enumerable and
 // configurable, as Object.assign would have made it. A worker that uses none
-// of them carries none of their classes. One make function serves every lazy
-// global (the native passes the property's name), and where a name comes
-// from is code, not a table: a global nobody reads costs its property alone.
-function lazyHolder(name) {
+// of them carries none of their classes.
+// Every lazy global has the one make function, lazyGlobal, which the native
+// calls with the property's name: a closure and a context per global or per
+// module would each stay on the heap of a worker that reads none of them.
+const lazyGlobal = name => {
+  let exports;  // the module's (a new object of esbuild's getters at each loadApi)
   switch (name) {
-    case 'URL': return loadApi('url.js');
-    case 'URLSearchParams': return loadApi('url_search_params.js');
-    case 'Blob': case 'File': return loadApi('blob.js');
-    case 'FormData': return loadApi('forms.js');
-    case 'TextEncoder': case 'TextDecoder': case 'atob': case 'btoa': case 'structuredClone': return loadApi('encoding.js');
-    case 'DOMException': return loadApi('dom_exception.js');
-    case 'navigator': case 'Navigator': return loadApi('navigator.js');
-    case 'scheduler': case 'performance': return timerObjects();
-    case 'console': return loadApi('console.js');
-    case 'IdentityTransformStream': case 'FixedLengthStream': return loadApi('workerd_streams.js');
-    case 'TextEncoderStream': case 'TextDecoderStream': return textStreams();
-    case 'CompressionStream': case 'DecompressionStream': return loadApi('compression.js');
-    case 'HTMLRewriter': return loadApi('html_rewriter.js');
-    case 'Cache': case 'CacheStorage': case 'caches': return loadApi('cache.js');
-    case 'crypto': case 'Crypto': case 'SubtleCrypto': case 'CryptoKey': return cryptoGlobals();
+    case 'URL': exports = loadApi('url.js'); break;
+    case 'URLSearchParams': exports = loadApi('url_search_params.js'); break;
+    case 'Blob': case 'File': exports = loadApi('blob.js'); break;
+    case 'FormData': exports = loadApi('forms.js'); break;
+    case 'TextEncoder': case 'TextDecoder': case 'atob': case 'btoa': case 'structuredClone':
+      exports = loadApi('encoding.js'); break;
+    case 'DOMException': exports = loadApi('dom_exception.js'); break;
+    case 'navigator': case 'Navigator': exports = loadApi('navigator.js'); break;
+    case 'scheduler': case 'performance': exports = timerObjects(); break;
+    case 'console': exports = loadApi('console.js'); break;
+    case 'IdentityTransformStream': case 'FixedLengthStream': exports = loadApi('workerd_streams.js'); break;
+    case 'TextEncoderStream': case 'TextDecoderStream': exports = textStreams(); break;
+    case 'CompressionStream': case 'DecompressionStream': exports = loadApi('compression.js'); break;
+    case 'HTMLRewriter': exports = loadApi('html_rewriter.js'); break;
+    case 'Cache': case 'CacheStorage': case 'caches': exports = loadApi('cache.js'); break;
+    case 'crypto': case 'Crypto': case 'SubtleCrypto': case 'CryptoKey': exports = cryptoGlobals(); break;
     case 'Event': case 'CustomEvent': case 'ErrorEvent': case 'MessageEvent': case 'CloseEvent': case 'ExtendableEvent':
-    case 'FetchEvent': case 'EventTarget': return loadApi('events.js');
-    case 'AbortController': case 'AbortSignal': return loadApi('abort.js');
+    case 'FetchEvent': case 'EventTarget': exports = loadApi('events.js'); break;
+    case 'AbortController': case 'AbortSignal': exports = loadApi('abort.js'); break;
+    default:
+      if (!libraryGlobals.includes(name)) throw new Error('no lazy global is named ' + name);
+      exports = webLibraries();
   }
-  if (libraryGlobals.includes(name)) return webLibraries();
-  throw new Error('the runtime has no lazy global ' + name);
-}
-const makeGlobal = name => lazyHolder(name)[name];
-const lazyGlobals = names => { for (const name of names) natives.lazyProperty(globalThis, name, makeGlobal, true); };
+  return exports[name];
+};
+const lazyGlobals = names => {
+  for (const name of names) natives.lazyProperty(globalThis, name, lazyGlobal, true);
+};
 for (const name of missingGlobals) natives.lazyProperty(globalThis, name, missingClass, true);
 Object.assign(globalThis, { Headers, Request, Response });
 lazyGlobals(['URL', 'URLSearchParams', 'Blob', 'File', 'FormData', 'TextEncoder', 'TextDecoder', 'atob', 'btoa',
@@ -113,7 +122,7 @@ lazyGlobals(['TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'Dec
   'Cache', 'CacheStorage', 'caches', 'crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey', 'Event', 'CustomEvent',
   'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget', 'AbortController',
   'AbortSignal']);
-if (options.nodejsCompat) installNodeGlobals();
+if (options.nodejsCompat) loadApi('node_compat.js').installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;
 delete globalThis.FinalizationRegistry;
@@ -121,7 +130,7 @@ delete globalThis.FinalizationRegistry;
 // Made for a worker with Durable Object bindings only (makeEnv).
 let durableObjectsRuntime = null;
 const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
-  DurableObject, Request, Response, structuredClone: loadApi('encoding.js').structuredClone,
+  DurableObject: workersClasses().DurableObject, Request, Response, structuredClone: loadApi('encoding.js').structuredClone,
   hmac: natives.hmac, digest: natives.digest, randomFill: natives.randomFill, utf8Encode,
   defer: callback => addTimer(callback, 0, [], false), missingApi, objectCall: natives.objectCall,
   objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
@@ -142,11 +151,13 @@ export const internals = {
     for (let i = 0; i < varNames.length; i++) env[varNames[i]] = JSON.parse(varJson[i]);
     for (let i = 0; i < kvBindings.length; i++) env[kvBindings[i]] = new (loadApi('kv.js').KVNamespace)(kvEntries[i]);
     if (options.populateProcessEnv) {
+      const { processEnv } = loadApi('node_compat.js');
       for (const name of varNames) if (typeof env[name] === 'string') processEnv[name] = env[name];
     }
     return env;
   },
-  nodeModule: nodeModuleFor,
+  // The node: modules are worker_apis.js's (node_compat.js), as nodejs_compat's globals.
+  nodeModule: specifier => loadApi('node_compat.js').nodeModuleFor(specifier),
   cloudflareWorkersModule,
   entrypointFetch,
   fetchListeners,

@@ -239,18 +239,29 @@ Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, in
   v8::Local<v8::Context> context = scope.context();
   v8::TryCatch try_catch(v8_isolate);
   // The prelude, handed the natives and the libraries bundle's loader.
-  auto run_script = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
+  // The installer is the bundle as the body of a function of three parameters:
+  // a function V8 compiles apart from scripts (ScriptCompiler::CompileFunction)
+  // does not go into the isolate's script cache, which would keep the
+  // bundle's top-level function, and through it the bytecode of everything
+  // that ran once at startup, for as long as the isolate lives.
+  auto compile_installer = [&](const char* name, const char* source, v8::Local<v8::Value>* out) {
     v8::ScriptOrigin origin(v8_isolate, NewString(v8_isolate, name));
-    v8::Local<v8::Script> script;
-    return v8::Script::Compile(context, internal::RuntimeScriptSource(v8_isolate, source), &origin).ToLocal(&script) &&
-           script->Run(context).ToLocal(out);
+    v8::ScriptCompiler::Source compiler_source(internal::RuntimeScriptSource(v8_isolate, source), origin);
+    v8::Local<v8::String> parameters[] = {NewString(v8_isolate, "hostNatives"), NewString(v8_isolate, "hostLibraries"),
+                                          NewString(v8_isolate, "hostOptions")};
+    v8::Local<v8::Function> installer;
+    if (!v8::ScriptCompiler::CompileFunction(context, &compiler_source, 3, parameters).ToLocal(&installer)) {
+      return false;
+    }
+    *out = installer;
+    return true;
   };
   v8::Local<v8::Object> libraries;
   v8::Local<v8::Value> installer;
   v8::Local<v8::Object> natives;
   v8::Local<v8::Value> internals;
   if (!internal::MakeWorkerLibraries(context).ToLocal(&libraries) ||
-      !run_script(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
+      !compile_installer(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
       !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
     return Error(ErrorCode::kInternal,
                  "the worker runtime's prelude failed: " + internal::DescribeException(v8_isolate, context, try_catch));

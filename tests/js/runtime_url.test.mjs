@@ -17,13 +17,17 @@ const apis = readFileSync(path.join(path.dirname(process.env.HEAPPROF_PRELUDE), 
 const context = vm.createContext({});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-vm.runInContext(prelude, context)({
+// The bundle is the body of the installer, a function of (hostNatives, hostLibraries, hostOptions).
+vm.compileFunction(prelude, ['hostNatives', 'hostLibraries', 'hostOptions'], { parsingContext: context })({
   consoleWrite() {}, utf8Encode: s => encoder.encode(s), utf8Decode: b => decoder.decode(b), structuredClone,
   randomFill: a => a,
-  webApis: () => vm.runInContext(apis, context),
+  webApis: () => vm.compileFunction(apis, ['require'], { parsingContext: context }),
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
   jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
+  // worker_http_natives.cpp's check, as the patterns it replaced wrote it.
+  isNormalHref: text => /^https?:\/\/[a-z0-9.-]+\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?$/.test(text) &&
+    !/(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i.test(text),
   // V8's lazy data property, as a getter that puts the value in its place.
   lazyProperty(object, name, make, enumerable) {
     Object.defineProperty(object, name, {

@@ -195,6 +195,8 @@ TEST_CASE("an empty worker's runtime makes none of the classes it never reads an
     INFO(unused);
     CHECK(classes.count(unused) == 0);
   }
+  // Nor cloudflare:workers' classes, made at the module's first import.
+  for (const char* unused : {"WorkerEntrypoint", "DurableObject", "RpcTarget"}) CHECK(classes.count(unused) == 0);
   // What the runtime adds to V8's own empty context (docs/performance.md,
   // "Memory baseline", has the measured value, the same at every run: heap
   // sizes after a full GC do not vary here). The bound sits below what it was

@@ -5,19 +5,30 @@ import { missingApi, missingClass } from './missing.js';
 // cloudflare:workers: the classes a worker extends, env, waitUntil. The
 // rest of workerd's module (RPC stubs, Workflows, withEnv, ...) refuses to
 // be used. Made at the first import; like workerd's, it has no default export.
-class WorkerEntrypoint {
-  constructor(ctx, env) { this.ctx = ctx; this.env = env; }
+// The classes are made at the first import of the module or the first Durable
+// Object namespace: a worker that uses neither carries none of them, and
+// until then no value can be an instance of one.
+let classes = null;
+function workersClasses() {
+  if (classes === null) {
+    class WorkerEntrypoint {
+      constructor(ctx, env) { this.ctx = ctx; this.env = env; }
+    }
+    class DurableObject {
+      constructor(ctx, env) { this.ctx = ctx; this.env = env; }
+    }
+    class RpcTarget {}
+    classes = { WorkerEntrypoint, DurableObject, RpcTarget };
+  }
+  return classes;
 }
-class DurableObject {
-  constructor(ctx, env) { this.ctx = ctx; this.env = env; }
-}
-class RpcTarget {}
 let currentWaits = null;  // the waitUntil list of the request being dispatched
 const setCurrentWaits = waits => { currentWaits = waits; };
 let cloudflareWorkers = null;
 function cloudflareWorkersModule(env) {
   if (cloudflareWorkers === null) {
     const refuse = name => ({ [name]() { throw missingApi('cloudflare:workers ' + name + '()'); } })[name];
+    const { WorkerEntrypoint, DurableObject, RpcTarget } = workersClasses();
     cloudflareWorkers = {
       WorkerEntrypoint, DurableObject, RpcTarget, env,
       waitUntil(promise) {
@@ -36,12 +47,13 @@ function cloudflareWorkersModule(env) {
 // an instance per request, made with (ctx, env), as workerd does; null for
 // any other default export.
 function entrypointFetch(handler) {
-  if (typeof handler !== 'function' || !(handler.prototype instanceof WorkerEntrypoint)) return null;
+  if (typeof handler !== 'function' || classes === null || !(handler.prototype instanceof classes.WorkerEntrypoint)) {
+    return null;
+  }
   if (typeof handler.prototype.fetch !== 'function') return undefined;
   // A method's name is kept as written by the bundler (a nested function
   // named like a module's export would be renamed fetch2).
   return { fetch(request, env, ctx) { return new handler(ctx, env).fetch(request); } }.fetch;
 }
 
-export { WorkerEntrypoint, DurableObject, RpcTarget, currentWaits, setCurrentWaits, cloudflareWorkers,
-  cloudflareWorkersModule, entrypointFetch };
+export { workersClasses, currentWaits, setCurrentWaits, cloudflareWorkers, cloudflareWorkersModule, entrypointFetch };

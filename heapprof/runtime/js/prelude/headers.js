@@ -4,7 +4,20 @@ import { ownStringsOf } from './own_strings.js';
 
 // ---- Headers, bodies, Request, Response ----
 
-const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// The checks below are loops and builtins rather than regular expressions:
+// V8 compiles a pattern that runs more than once to native code, which then
+// stays on the worker's heap.
+const tokenSymbols = '!#$%&\'*+-.^_`|~';
+// A token (RFC 9110), what a header name must be.
+function isToken(text) {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const alphanumeric = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
+    if (!alphanumeric && !tokenSymbols.includes(text[i])) return false;
+  }
+  return true;
+}
 // Header names seen before -> their lower-case form: names repeat from request
 // to request, so checking and lower-casing each again would allocate per header.
 const headerNames = new Map();
@@ -12,21 +25,22 @@ function headerName(name) {
   const known = headerNames.get(name);
   if (known !== undefined) return known;
   const text = String(name);
-  if (!tokenPattern.test(text)) throw new TypeError('Invalid header name: ' + JSON.stringify(text));
+  if (!isToken(text)) throw new TypeError('Invalid header name: ' + JSON.stringify(text));
   const lower = text.toLowerCase();
   if (typeof name === 'string' && headerNames.size < 4096) headerNames.set(name, lower);
   return lower;
 }
-const headerWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const isHeaderWhitespace = code => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-const invalidInHeaderValue = /[\0\r\n]/;
 function headerValue(value) {
   let text = String(value);
   // Most values have nothing to trim: no regular expression, no new string.
   if (text.length !== 0 && (isHeaderWhitespace(text.charCodeAt(0)) || isHeaderWhitespace(text.charCodeAt(text.length - 1)))) {
-    text = text.replace(headerWhitespace, '');
+    let start = 0, end = text.length;
+    while (start < end && isHeaderWhitespace(text.charCodeAt(start))) start++;
+    while (end > start && isHeaderWhitespace(text.charCodeAt(end - 1))) end--;
+    text = text.slice(start, end);
   }
-  if (invalidInHeaderValue.test(text)) throw new TypeError('Invalid header value.');
+  if (text.includes('\n') || text.includes('\r') || text.includes('\0')) throw new TypeError('Invalid header value.');
   return text;
 }
 // workerd's wording, so a worker that reports the error answers the same.
@@ -172,5 +186,5 @@ class Headers {
 
 ownStringsOf(Headers.prototype, ['get']);
 
-export { tokenPattern, headerNames, headerName, headerWhitespace, isHeaderWhitespace, invalidInHeaderValue,
+export { isToken, headerNames, headerName, isHeaderWhitespace,
   headerValue, immutableHeaders, noHeaders, makeHeadersImmutable, adoptHeaders, flattenHeaders, Headers };

@@ -1,6 +1,6 @@
 // A Request's url without a URL object when the text is already normal.
 
-import { loadApi } from './host.js';
+import { loadApi, natives } from './host.js';
 
 // An http(s) URL that its parse would give back unchanged as href: lower-case
 // scheme and host, no userinfo, port or fragment, a path and query of
@@ -8,8 +8,9 @@ import { loadApi } from './host.js';
 // false alarm only costs the full parse). For a Request's url, which every
 // request needs: most URLs are already so, and this needs no URL object
 // (URL's module is loaded only for the others).
-const normalHttpUrl = /^https?:\/\/[a-z0-9.-]+\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?$/;
-const dotSegment = /(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i;
-const hrefOf = text => normalHttpUrl.test(text) && !dotSegment.test(text) ? text : new (loadApi('url.js').URL)(text).href;
+// (natives.isNormalHref, in C++: a regular expression run on every request
+// would keep its compiled code on the heap.)
+const { isNormalHref } = natives;
+const hrefOf = text => isNormalHref(text) ? text : new (loadApi('url.js').URL)(text).href;
 
-export { normalHttpUrl, dotSegment, hrefOf };
+export { isNormalHref, hrefOf };

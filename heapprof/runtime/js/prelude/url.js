@@ -1,7 +1,7 @@
 // URL (WHATWG), for URLs with an authority.
 
 import { URLSearchParams, ownParams, resetParams } from './url_search_params.js';
-import { dotSegment, normalHttpUrl } from './href.js';
+import { isNormalHref } from './href.js';
 import { ownStringsOf } from './own_strings.js';
 
 // URLs with an authority (http, https, ws, wss, ftp, file and the like),
@@ -56,7 +56,7 @@ class URL {
       text = text.replace(outerSpaces, '');
     }
     if (tabOrNewline.test(text)) text = text.replace(tabsAndNewlines, '');
-    if (normalHttpUrl.test(text) && !dotSegment.test(text)) {
+    if (isNormalHref(text)) {
       // Already normal (the URL a worker makes from request.url, mostly): the
       // parts are slices of it, without the match array of the full parse.
       const hostAt = text.charCodeAt(4) === 0x3a ? 7 : 8;

@@ -1,0 +1,106 @@
+// The request path's checks of HTTP text, made in C++ instead of regular
+// expressions (worker_http_natives.cpp): they accept and refuse what the
+// patterns did, and a Request's url is what URL's parse makes of it.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "heapprof/runtime/worker_natives.h"
+#include "heapprof/runtime/worker_runtime.h"
+
+using namespace heapprof;
+
+namespace {
+
+// The body of a fetch handler, run once in a fresh runtime; its response's body.
+std::string Run(const std::string& body) {
+  WorkerOptions options;
+  options.request_timeout = std::chrono::minutes(5);  // behaviour, not speed
+  options.console = [](std::string_view, std::string_view) {};
+  auto runtime = WorkerRuntime::Create(options);
+  REQUIRE(runtime.ok());
+  Status loaded = runtime->Load("export default { async fetch(request) {\n" + body + "\n} };\n", "path.js");
+  INFO(loaded.message());
+  REQUIRE(loaded.ok());
+  WorkerRequest request;
+  request.url = "https://example.com/a/b?c=d";
+  request.headers = {{"X-Mixed-Case", "  padded\t"}, {"accept", "*/*"}};
+  auto response = runtime->Dispatch(request);
+  INFO(response.status().message());
+  REQUIRE(response.ok());
+  return response->body;
+}
+
+}  // namespace
+
+TEST_CASE("an http URL is normal only when its parse would give it back unchanged") {
+  using internal::IsNormalHttpHref;
+  for (const char* normal : {"https://example.com/", "http://a/", "https://a.b-c.d/x/y.z?q=1&r=%20", "https://a/?",
+                             "https://a/?x?y`{}\\", "https://a/..x/.x./%2ex", "https://a/x?."}) {
+    INFO(normal);
+    CHECK(IsNormalHttpHref(normal));
+  }
+  for (const char* other : {"",
+                            "https://",
+                            "https://a",
+                            "https:/a/",
+                            "ftp://a/",
+                            "HTTPS://a/",
+                            "https://A/",
+                            "https://a:80/",
+                            "https://u@a/",
+                            "https://a/#f",
+                            "https://a/ x",
+                            "https://a/x\"",
+                            "https://a/<",
+                            "https://a/>",
+                            "https://a/`",
+                            "https://a/{",
+                            "https://a/}",
+                            "https://a/\\",
+                            "https://a/?'",
+                            "https://a/?#",
+                            "https://a/\x7f",
+                            "https://a/\xc3\xa9",
+                            "https://a/.",
+                            "https://a/./x",
+                            "https://a/..",
+                            "https://a/../x",
+                            "https://a/%2e/",
+                            "https://a/%2E%2e?",
+                            "https://a/.%2E",
+                            "https://a/x?/./",
+                            "https://./x",
+                            "https://a/x/.?y"}) {
+    INFO(other);
+    CHECK_FALSE(IsNormalHttpHref(other));
+  }
+}
+
+TEST_CASE("a Request's url is URL's href of its text whether or not the text is already normal") {
+  std::string out = Run(R"(
+    const texts = ['https://example.com/', 'http://a/x?y=1', 'https://EXAMPLE.com/', 'https://a/./b/../c',
+      'https://a/%2e%2E/x', 'https://a:443/', 'https://u:p@a/', 'https://a/x#frag', 'https://a/ x',
+      'https://a/\u00e9?\u00e9', 'https://a/x?\'', 'https://a/`{}', 'http://a', 'https://a/x?y/./z'];
+    const wrong = texts.filter(t => new Request(t).url !== new URL(t).href);
+    return new Response(JSON.stringify([request.url, wrong]));
+  )");
+  CHECK(out == R"(["https://example.com/a/b?c=d",[]])");
+}
+
+TEST_CASE("header names must be tokens and values are trimmed and refused with NUL CR or LF as before") {
+  std::string out = Run(R"(
+    const nameError = name => { try { new Headers([[name, 'v']]); return 'ok'; } catch (e) { return e.message; } };
+    const valueError = value => { try { return new Headers({ a: value }).get('a'); } catch (e) { return e.message; } };
+    const names = ["!#$%&'*+-.^_`|~09azAZ", 'a b', '', 'a:b', '\u0010', '\u00e9', 'a\u0130', '@', '[', '{', '"', '('];
+    const values = ['  x y \t', '\t\r\n', ' \r\n ', 'a\u0000b', 'a\rb', 'a\nb', '\u00e9\u0130', ' ', ''];
+    return new Response(JSON.stringify([[...request.headers], names.map(nameError), values.map(valueError)]));
+  )");
+  CHECK(out == R"([[["accept","*/*"],["host","example.com"],["x-mixed-case","padded"]],)"
+               R"(["ok","Invalid header name: \"a b\"","Invalid header name: \"\"","Invalid header name: \"a:b\"",)"
+               R"("Invalid header name: \"\\u0010\"","Invalid header name: \"é\"","Invalid header name: \"aİ\"",)"
+               R"("Invalid header name: \"@\"","Invalid header name: \"[\"","Invalid header name: \"{\"",)"
+               R"("Invalid header name: \"\\\"\"","Invalid header name: \"(\""],)"
+               R"(["x y","","","Invalid header value.","Invalid header value.","Invalid header value.","éİ","",""]])");
+}
