@@ -151,18 +151,18 @@ class Headers {
     let ordered = true;
     for (let i = 2; i < list.length && ordered; i += 2) ordered = list[i - 2] < list[i] || (list[i] === 'set-cookie' && list[i - 2] === 'set-cookie');
     if (ordered) return list;
-    const names = [];
-    for (let i = 0; i < list.length; i += 2) if (!names.includes(list[i])) names.push(list[i]);
-    names.sort();
+    // Inserted by name into one list (header lists are short): no list of
+    // names, no Array.prototype.sort and its work arrays.
     const out = [];
-    for (const name of names) {
-      let combined = null;
-      for (let i = 0; i < list.length; i += 2) {
-        if (list[i] !== name) continue;
-        if (name === 'set-cookie') out.push(name, list[i + 1]);
-        else combined = combined === null ? list[i + 1] : combined + ', ' + list[i + 1];
-      }
-      if (combined !== null) out.push(name, combined);
+    for (let i = 0; i < list.length; i += 2) {
+      const name = list[i];
+      let j = out.length;
+      while (j > 0 && out[j - 2] > name) j -= 2;
+      if (j > 0 && out[j - 2] === name && name !== 'set-cookie') { out[j - 1] = out[j - 1] + ', ' + list[i + 1]; continue; }
+      out.push(name, list[i + 1]);
+      for (let k = out.length - 1; k > j + 1; k--) out[k] = out[k - 2];
+      out[j] = name;
+      out[j + 1] = list[i + 1];
     }
     return out;
   }
