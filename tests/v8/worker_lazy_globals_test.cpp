@@ -12,6 +12,7 @@
 
 #include "heapprof/runtime/worker_runtime.h"
 #include "heapprof/v8/v8_host.h"
+#include "run_fetch_body.h"
 
 using namespace heapprof;
 
@@ -50,20 +51,9 @@ const char* const kLazyGlobals[] = {
 
 // The body of a fetch handler, run once in a fresh runtime; its response's body.
 std::string Run(const std::string& body) {
-  WorkerOptions options;
-  options.request_timeout = std::chrono::minutes(5);  // behaviour, not speed
-  options.console = [](std::string_view, std::string_view) {};
-  auto runtime = WorkerRuntime::Create(options);
-  REQUIRE(runtime.ok());
-  Status loaded = runtime->Load("export default { async fetch(request) {\n" + body + "\n} };\n", "lazy.js");
-  INFO(loaded.message());
-  REQUIRE(loaded.ok());
   WorkerRequest request;
   request.url = "https://example.com/";
-  auto response = runtime->Dispatch(request);
-  INFO(response.status().message());
-  REQUIRE(response.ok());
-  return response->body;
+  return testing::RunFetchBody(body, request, "lazy.js");
 }
 
 std::string NameList() {

@@ -8,6 +8,7 @@
 
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_runtime.h"
+#include "run_fetch_body.h"
 
 using namespace heapprof;
 
@@ -15,21 +16,10 @@ namespace {
 
 // The body of a fetch handler, run once in a fresh runtime; its response's body.
 std::string Run(const std::string& body) {
-  WorkerOptions options;
-  options.request_timeout = std::chrono::minutes(5);  // behaviour, not speed
-  options.console = [](std::string_view, std::string_view) {};
-  auto runtime = WorkerRuntime::Create(options);
-  REQUIRE(runtime.ok());
-  Status loaded = runtime->Load("export default { async fetch(request) {\n" + body + "\n} };\n", "path.js");
-  INFO(loaded.message());
-  REQUIRE(loaded.ok());
   WorkerRequest request;
   request.url = "https://example.com/a/b?c=d";
   request.headers = {{"X-Mixed-Case", "  padded\t"}, {"accept", "*/*"}};
-  auto response = runtime->Dispatch(request);
-  INFO(response.status().message());
-  REQUIRE(response.ok());
-  return response->body;
+  return testing::RunFetchBody(body, request, "path.js");
 }
 
 }  // namespace
