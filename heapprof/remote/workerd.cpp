@@ -3,9 +3,12 @@
 // polling the inspector's /json/version and the worker's socket.
 #include "heapprof/remote/workerd.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +41,29 @@ Result<uint16_t> FreeLoopbackPort() {
   if (!ec) acceptor.bind(any, ec);
   if (ec) return Error(ErrorCode::kUnavailable, "cannot find a free loopback port: " + ec.message());
   return acceptor.local_endpoint().port();
+}
+
+Result<LoopbackListener> LoopbackListener::Open() {
+  LoopbackListener l;
+  l.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (l.fd < 0) return Error(ErrorCode::kUnavailable, fmt::format("cannot open a socket: {}", std::strerror(errno)));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(address);
+  if (bind(l.fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || listen(l.fd, SOMAXCONN) != 0 ||
+      getsockname(l.fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+    return Error(ErrorCode::kUnavailable, fmt::format("cannot listen on 127.0.0.1: {}", std::strerror(errno)));
+  }
+  l.port = ntohs(address.sin_port);
+  return l;
+}
+
+LoopbackListener::~LoopbackListener() { Close(); }
+
+void LoopbackListener::Close() {
+  if (fd >= 0) close(fd);
+  fd = -1;
 }
 
 WorkerdProcess::WorkerdProcess(WorkerdProcess&& other) noexcept { *this = std::move(other); }
@@ -144,24 +170,40 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
   }
   p.module_name_ = modules.front().name;
 
-  Result<uint16_t> http_port = FreeLoopbackPort();
-  if (!http_port.ok()) return http_port.status();
+  // workerd binds the inspector itself: a port freed for it can be taken
+  // in between by another process, so a start that lost it is tried again.
+  // The worker's socket is heapprof's own, listening before workerd starts.
+  Status started;
+  for (int attempt = 1; attempt <= 4; ++attempt) {
+    started = p.Launch(spec, modules, timeout);
+    if (started.ok()) return p;
+    p.Stop();
+    if (p.Output().find("Address already in use") == std::string::npos) break;
+  }
+  return started;
+}
+
+Status WorkerdProcess::Launch(const WorkerdSpec& spec, const std::vector<WorkerdModule>& modules, Millis timeout) {
+  Result<LoopbackListener> http = LoopbackListener::Open();
+  if (!http.ok()) return http.status();
   Result<uint16_t> inspector_port = FreeLoopbackPort();
   if (!inspector_port.ok()) return inspector_port.status();
-  p.http_port_ = http_port.value();
-  p.inspector_port_ = inspector_port.value();
-  const std::string config = p.dir_ + "/heapprof.capnp";
-  WorkerdConfigText text = WorkerdConfig(spec, modules, p.http_port_);
+  http_port_ = http.value().port;
+  inspector_port_ = inspector_port.value();
+  const std::string config = dir_ + "/heapprof.capnp";
+  WorkerdConfigText text = WorkerdConfig(spec, modules, http_port_);
   for (const auto& [name, contents] : text.files) {
-    if (Status s = WriteFileAtomic(p.dir_ + "/" + name, contents); !s.ok()) return s;
+    if (Status s = WriteFileAtomic(dir_ + "/" + name, contents); !s.ok()) return s;
   }
   if (Status s = WriteFileAtomic(config, text.capnp); !s.ok()) return s;
 
   // Everything the child needs, prepared before fork (only async-signal-safe calls after it).
-  const std::string log = p.dir_ + "/workerd.log";
-  const std::string inspector_arg = fmt::format("--inspector-addr=127.0.0.1:{}", p.inspector_port_);
+  const std::string log = dir_ + "/workerd.log";
+  const int socket_fd = http.value().fd;
+  const std::string inspector_arg = fmt::format("--inspector-addr=127.0.0.1:{}", inspector_port_);
+  const std::string socket_arg = fmt::format("--socket-fd=http={}", socket_fd);
   // --verbose: the worker's uncaught exceptions are logged with their stacks (workerd_log.h).
-  std::vector<std::string> args = {spec.binary, "serve", config, inspector_arg, "--verbose"};
+  std::vector<std::string> args = {spec.binary, "serve", config, inspector_arg, socket_arg, "--verbose"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -179,31 +221,33 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
       dup2(fd, STDERR_FILENO);
     }
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    fcntl(socket_fd, F_SETFD, 0);  // the one descriptor workerd inherits
     execv(argv[0], argv.data());
     _exit(127);
   }
-  p.pid_ = pid;
+  pid_ = pid;
+  http.value().Close();  // workerd holds it now
 
   // Ready when the inspector answers and the worker's socket accepts.
   const Clock::time_point deadline = Clock::now() + timeout;
   while (true) {
-    if (!p.Running()) {
-      return Error(ErrorCode::kScriptError, fmt::format("workerd exited before serving the worker:\n{}", p.Output()));
+    if (!Running()) {
+      return Error(ErrorCode::kScriptError, fmt::format("workerd exited before serving the worker:\n{}", Output()));
     }
-    Result<std::string> version = InspectorVersion(p.inspector(), Millis(500));
+    Result<std::string> version = InspectorVersion(inspector(), Millis(500));
     if (version.ok()) {
       HttpRequest probe;
       probe.target = "/favicon.ico";
-      Result<HttpResponse> served = SendHttp(p.http(), probe, Millis(2000));
+      Result<HttpResponse> served = SendHttp(this->http(), probe, Millis(2000));
       if (served.ok()) break;
     }
     if (Clock::now() >= deadline) {
       return Error(ErrorCode::kUnavailable,
-                   fmt::format("workerd did not start serving within {} ms:\n{}", timeout.count(), p.Output()));
+                   fmt::format("workerd did not start serving within {} ms:\n{}", timeout.count(), Output()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return p;
+  return Status();
 }
 
 std::string FindWorkerd(const std::string& flag) {

@@ -61,3 +61,33 @@ done
 pgrep -f "$TMPDIR/heapprof-workerd-" >/dev/null && fail "workerd processes left behind"
 
 finish
+
+# workerd binds the inspector port heapprof found free; another process can
+# take it first. A workerd that loses it once (as the real one reports it) is
+# started again; one that fails otherwise is not.
+cat >flaky-workerd <<SH
+#!/usr/bin/env bash
+if [ ! -e "$work/lost-once" ]; then
+  : >"$work/lost-once"
+  echo "*** Fatal uncaught kj::Exception: bind(): Address already in use (os error 98)" >&2
+  exit 1
+fi
+exec "$HEAPPROF_WORKERD" "\$@"
+SH
+chmod +x flaky-workerd
+expect_exit 0 flaky -- "$heapprof" run --runtime workerd --workerd ./flaky-workerd own500.js -n 4 --warmup 1 \
+  --max-failures 100% --top 0 -o flaky.pb.gz
+[ -e "$work/lost-once" ] || fail "the flaky workerd never ran"
+expect_in flaky.out "Requests: 4; responses by status: 503 x4"
+cat >broken-workerd <<'SH'
+#!/usr/bin/env bash
+echo "broken-workerd: $(( $(cat "$0.count" 2>/dev/null || echo 0) + 1 ))" >&2
+echo $(( $(cat "$0.count" 2>/dev/null || echo 0) + 1 )) >"$0.count"
+exit 1
+SH
+chmod +x broken-workerd
+expect_exit 1 broken -- "$heapprof" run --runtime workerd --workerd ./broken-workerd own500.js -n 4 --top 0 -o broken.pb.gz
+[ "$(cat broken-workerd.count)" = 1 ] || fail "a workerd that failed for another reason was started $(cat broken-workerd.count) times"
+expect_in broken.err "workerd exited before serving the worker"
+[ -e broken.pb.gz ] && fail "a failed start wrote a profile"
+echo "workerd_outcomes_test: ok"

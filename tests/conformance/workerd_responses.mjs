@@ -21,12 +21,12 @@
 // request's own URL on the request line. The sockets use workerd's proxy
 // style, so the worker's request.url is the URL of the requests file
 // (https://... included), exactly as heapprof hands it to the worker.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { writeWorkerdConfig } from '../../tools/workerd_config.mjs';
+import { loopbackListener, spawnWorkerd } from '../../tools/workerd_spawn.mjs';
 
 function usage(message) {
   console.error(`workerd_responses.mjs: ${message}`);
@@ -47,18 +47,6 @@ for (let i = 0; i < args.length; i++) {
   }
 }
 if (!workerd || !dir || apps.length === 0) usage('need --workerd BIN --dir WORK and at least one app');
-
-// A free loopback port (closed again before workerd binds it).
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // The compatibility flags and Durable Object bindings of a wrangler.toml: this reader knows only the
 // shapes the conformance apps use (top-level `key = "text"`, tables of
@@ -97,7 +85,8 @@ function configOf(file) {
 
 fs.mkdirSync(dir, { recursive: true });
 for (const app of apps) {
-  app.port = await freePort();
+  app.listener = await loopbackListener();
+  app.port = app.listener.port;
   const wrangler = path.join(path.dirname(path.resolve(app.requests)), 'wrangler.toml');
   ({ flags: app.flags, durableObjects: app.durableObjects } = fs.existsSync(wrangler) ? configOf(wrangler) : { flags: [], durableObjects: [] });
 }
@@ -109,8 +98,9 @@ const configPath = writeWorkerdConfig(dir, {
   })),
   compatibilityDate, file: 'conformance.capnp',
 });
-const log = fs.openSync(path.join(dir, 'workerd.log'), 'w');
-const child = spawn(workerd, ['serve', configPath], { stdio: ['ignore', log, log] });
+const child = spawnWorkerd(workerd, configPath, {
+  sockets: Object.fromEntries(apps.map(app => [app.name, app.listener])), log: path.join(dir, 'workerd.log'),
+});
 let exited = null;
 child.on('exit', code => { exited = code; });
 const stop = () => { if (exited === null) child.kill('SIGTERM'); };

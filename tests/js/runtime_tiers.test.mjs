@@ -10,15 +10,15 @@
 // with them on either (docs/performance.md).
 //   HEAPPROF=build/heapprof [HEAPPROF_WORKERD=...] node --test runtime_tiers.test.mjs
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { writeWorkerdConfig } from '../../tools/workerd_config.mjs';
+import { loopbackListener, spawnWorkerd } from '../../tools/workerd_spawn.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const heapprof = process.env.HEAPPROF || path.join(root, 'build', 'heapprof');
@@ -55,13 +55,6 @@ function embeddedStatus(flags) {
   return Number(m[1]);
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
 function get(port) {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false }, res => {
@@ -75,14 +68,15 @@ function get(port) {
 
 // The status at the 10th request served by workerd with these V8 flags.
 async function workerdStatus(flags) {
-  const port = await freePort();
+  const listener = await loopbackListener();
+  const port = listener.port;
   const dir = fs.mkdtempSync(path.join(tmp, 'workerd-'));
   const config = writeWorkerdConfig(dir, {
     workers: [{ name: 'probe', script: probe, address: `127.0.0.1:${port}` }],
     v8Flags: ['--allow-natives-syntax', '--no-maglev', '--no-turbofan', ...flags],
   });
   const log = path.join(dir, 'workerd.log');
-  const child = spawn(workerd, ['serve', config], { stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')] });
+  const child = spawnWorkerd(workerd, config, { sockets: { probe: listener }, log });
   children.push(child);
   try {
     let first = null;

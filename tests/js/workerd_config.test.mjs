@@ -7,14 +7,14 @@
 // host-style one, the globalOutbound answering a subrequest and a V8 flag.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { capnpText, workerdConfig, writeWorkerdConfig } from '../../tools/workerd_config.mjs';
+import { loopbackListener, spawnWorkerd } from '../../tools/workerd_spawn.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'tools', 'workerd_config.mjs');
@@ -73,14 +73,6 @@ test('the command line writes the config and prints its path; errors exit non-ze
   assert.match(absent.stderr, /nope\.js is not a file/);
 });
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
-
 // One GET; `target` is the request line's target (a whole URL for a proxy-style socket).
 function get(port, target, host) {
   return new Promise((resolve, reject) => {
@@ -115,7 +107,8 @@ test('the real workerd accepts the config and serves every worker in it', { time
   const plain = path.join(scripts, 'plain.js');
   fs.writeFileSync(plain, 'export default { fetch(request) { return new Response(`plain ${request.url}`); } };\n');
 
-  const [p1, p2] = [await freePort(), await freePort()];
+  const [l1, l2] = [await loopbackListener(), await loopbackListener()];
+  const [p1, p2] = [l1.port, l2.port];
   const oddName = 'app "one" \\ back\nslash\x01 é';
   const oddModule = 'mod "1" \\ é.js';
   const config = writeWorkerdConfig(path.join(tmp, 'served dir'), {
@@ -126,7 +119,7 @@ test('the real workerd accepts the config and serves every worker in it', { time
     v8Flags: ['--stack-trace-limit=7'],
   });
   const log = path.join(tmp, 'workerd.log');
-  const child = spawn(workerd, ['serve', config], { stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')] });
+  const child = spawnWorkerd(workerd, config, { sockets: { [oddName]: l1, plain: l2 }, log });
   children.push(child);
   const output = () => fs.readFileSync(log, 'utf8');
 

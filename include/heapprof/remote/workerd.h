@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heapprof/core/status.h"
@@ -17,6 +18,19 @@ namespace heapprof::remote {
 
 // A free TCP port on 127.0.0.1 (bound, then released for the child to take).
 Result<uint16_t> FreeLoopbackPort();
+
+// A TCP socket listening on 127.0.0.1 at a port the system chose, opened
+// close-on-exec; a child it is handed to owns the port with no race.
+struct LoopbackListener {
+  static Result<LoopbackListener> Open();
+  LoopbackListener() = default;
+  LoopbackListener(LoopbackListener&& other) noexcept : fd(std::exchange(other.fd, -1)), port(other.port) {}
+  LoopbackListener& operator=(LoopbackListener&&) = delete;
+  ~LoopbackListener();
+  void Close();
+  int fd = -1;
+  uint16_t port = 0;
+};
 
 // The workerd binary: `flag` (--workerd) when given, else $HEAPPROF_WORKERD,
 // else the project's .deps/workerd/bin/workerd in a folder above this
@@ -34,8 +48,10 @@ std::vector<std::string> UnknownV8Flags(const std::string& startup_output, const
 // Ctrl-C meant for heapprof does not end it mid-window.
 class WorkerdProcess {
  public:
-  // Writes the config into a temporary folder, starts workerd on free
-  // loopback ports and waits until both the worker and the inspector answer.
+  // Writes the config into a temporary folder, starts workerd on loopback
+  // (the worker's socket handed over listening, the inspector on a free
+  // port, tried again if another process takes that port first) and waits
+  // until both the worker and the inspector answer.
   static Result<WorkerdProcess> Start(const WorkerdSpec& spec, Millis timeout);
 
   WorkerdProcess(WorkerdProcess&& other) noexcept;
@@ -59,6 +75,8 @@ class WorkerdProcess {
 
  private:
   WorkerdProcess() = default;
+  // One start of workerd on a fresh socket and inspector port.
+  Status Launch(const WorkerdSpec& spec, const std::vector<WorkerdModule>& modules, Millis timeout);
   pid_t pid_ = -1;
   uint16_t http_port_ = 0;
   uint16_t inspector_port_ = 0;
