@@ -50,6 +50,11 @@ function(heapprof_embed_worker_prelude target)
   # files are on npm at the pinned versions; profiles need only positions).
   set(_esbuild_common --bundle --format=iife --target=chrome102 --charset=ascii --legal-comments=eof
                       --log-level=warning --sourcemap=external --sources-content=false)
+  # The prelude, the body of its installer, is ESM output without exports:
+  # its modules' code unwrapped, so their top-level names are the installer's
+  # locals, without esbuild's module wrapper and export helpers (the
+  # prelude hands its internals over with natives.setInternals).
+  string(REPLACE "--format=iife" "--format=esm" _esbuild_flat "${_esbuild_common}")
   set(_bundle "${_gen}/worker_libraries.js")
   set(_map "${_gen}/worker_libraries.map.json")
   set(_map_script "${_src}/RuntimeLibrariesMap.cmake")
@@ -126,8 +131,8 @@ function(heapprof_embed_worker_prelude target)
   add_custom_command(
     OUTPUT "${_prelude}" "${_prelude_map}"
     BYPRODUCTS "${_prelude}.raw.js" "${_prelude}.raw.js.map"
-    COMMAND "${_esbuild}" "${_src}/worker_prelude.js" ${_esbuild_common} --global-name=prelude
-            "--banner:js='use strict';" "--footer:js=return prelude.internals;" "--outfile=${_prelude}.raw.js"
+    COMMAND "${_esbuild}" "${_src}/worker_prelude.js" ${_esbuild_flat}
+            "--banner:js='use strict';" "--outfile=${_prelude}.raw.js"
     COMMAND ${CMAKE_COMMAND} "-DIN=${_prelude}.raw.js" "-DOUT=${_prelude}" "-DMAP_OUT=${_prelude_map}"
             -P "${_prelude_script}"
     DEPENDS "${_src}/worker_prelude.js" ${_prelude_sources} "${_prelude_script}" "${_deps}/installed-lock.json"

@@ -42,7 +42,8 @@ void JsonResponder(const v8::FunctionCallbackInfo<v8::Value>& info);
 void IsNormalHref(const v8::FunctionCallbackInfo<v8::Value>& info);
 
 // worker_lazy_natives.cpp: htmlRewriterWasm(), htmlRewriterEngine(),
-// nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make).
+// nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make),
+// lazyGlobals(names, make).
 void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info);
 void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info);
 void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info);
@@ -50,5 +51,6 @@ void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info);
 void GetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
 void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
 void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info);
+void AddLazyGlobals(const v8::FunctionCallbackInfo<v8::Value>& info);
 
 }  // namespace heapprof::internal

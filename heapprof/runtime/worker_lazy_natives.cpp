@@ -7,6 +7,7 @@
 #include "heapprof/runtime/native_callbacks.h"
 #include "heapprof/runtime/worker_natives.h"
 #include "heapprof/runtime/worker_prelude.h"
+#include "heapprof/v8/isolate_state.h"
 #include "heapprof/v8/v8_util.h"
 
 // html-rewriter-wasm's WebAssembly module, embedded by WorkerPrelude.cmake.
@@ -147,6 +148,34 @@ void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Maybe<bool> set = context->Global()->SetLazyDataProperty(context, info[0].As<v8::String>(), LazyGlobalGetter,
                                                                info[1], v8::DontEnum);
   if (set.IsNothing()) return;
+}
+
+// lazyGlobals(names, make): globals of the worker whose value is
+// make(name), made at the name's first read (the isolate's lazy-globals
+// table, heapprof/v8/lazy_globals.h): until then they take no room on the
+// heap, where a lazy data property each would keep an accessor info, its
+// foreign pointers and a property cell. A global of the same name already
+// there (V8's own console) is deleted first.
+void AddLazyGlobals(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  v8::Isolate* isolate = info.GetIsolate();
+  LazyGlobals* table = LazyGlobalsOf(StateOf(info)->isolate);
+  if (!info[0]->IsArray() || !info[1]->IsFunction() || table == nullptr) {
+    ThrowTypeError(isolate, "lazyGlobals(names, make)");
+    return;
+  }
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Array> names = info[0].As<v8::Array>();
+  for (uint32_t i = 0; i < names->Length(); ++i) {
+    v8::Local<v8::Value> name;
+    if (!names->Get(context, i).ToLocal(&name)) return;
+    if (!name->IsString()) {
+      ThrowTypeError(isolate, "lazyGlobals(names, make): a name is not a string");
+      return;
+    }
+    // A global V8 made (console) gives way, as a lazy data property replaced it.
+    if (context->Global()->Delete(context, name).IsNothing()) return;
+    table->Add(isolate, ToStdString(isolate, name.As<v8::String>()), info[1].As<v8::Function>());
+  }
 }
 
 }  // namespace heapprof::internal

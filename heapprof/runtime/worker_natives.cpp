@@ -31,6 +31,17 @@ void ConsoleWrite(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (state->console) state->console(level, text);
 }
 
+// setInternals(object): the prelude's last statement hands the host its
+// internals (WorkerRuntime::State::internals), once.
+void SetInternals(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  WorkerRuntime::State* state = StateOf(info);
+  if (!info[0]->IsObject() || !state->internals.IsEmpty()) {
+    ThrowTypeError(info.GetIsolate(), "setInternals(object), once");
+    return;
+  }
+  state->internals.Reset(info.GetIsolate(), info[0].As<v8::Object>());
+}
+
 bool HasHeader(const WorkerRequest& request, std::string_view name) {
   for (const auto& header : request.headers) {
     if (header.first.size() == name.size() &&
@@ -110,6 +121,7 @@ struct Entry {
 };
 constexpr Entry kEntries[] = {
     {"consoleWrite", ConsoleWrite},
+    {"setInternals", SetInternals},
     {"requestParts", RequestParts},
     {"isNormalHref", IsNormalHref},
     {"ownStrings", OwnStrings},
@@ -146,6 +158,7 @@ constexpr Entry kEntries[] = {
     {"getAsyncFrame", GetAsyncFrame},
     {"setAsyncFrame", SetAsyncFrame},
     {"lazyGlobal", LazyGlobal},
+    {"lazyGlobals", AddLazyGlobals},
     {"lazyProperty", LazyProperty},
     {"objectCall", ObjectCall},
     {"objectStorage", ObjectStorage},

@@ -1,6 +1,6 @@
 // The JavaScript half of heapprof's worker runtime: the installer, which puts
 // the Web APIs of heapprof/runtime/js/prelude/ (one module per API) on the
-// global object and returns the runtime's internals to the host. esbuild
+// global object and hands the runtime's internals to the host. esbuild
 // bundles it with the modules of the request path into the body of the
 // installer, a function of (natives, libraries, options) that the runtime
 // compiles as one (WorkerPrelude.cmake, worker_runtime.cpp), with a source
@@ -61,17 +61,18 @@ shareWithApis(path => {
   throw new Error('worker_apis.js imports ' + path + ', which the prelude does not share');
 });
 
-// The globals, in workerd's order. What the request path needs (Headers,
-// Request, Response, fetch, the listeners) is made now; every other API is a
-// lazy data property of the global object (natives.lazyProperty, V8's
-// SetLazyDataProperty): its module runs at the property's first read
-// (loadApi: most are in worker_apis.js, the prelude's second script), which
-// makes the value a plain data property, writable, enumerable and
-// configurable, as Object.assign would have made it. A worker that uses none
-// of them carries none of their classes.
-// Every lazy global has the one make function, lazyGlobal, which the native
-// calls with the property's name: a closure and a context per global or per
-// module would each stay on the heap of a worker that reads none of them.
+// The globals. What the request path needs (Headers, Request, Response,
+// fetch, the listeners) is made now; every other API is a name in the
+// isolate's lazy-globals table (natives.lazyGlobals, heapprof/v8/
+// lazy_globals.h): the global object's interceptor answers for it, and its
+// module runs at the name's first read (loadApi: most are in worker_apis.js,
+// the prelude's second script), which makes the value a plain data
+// property, writable, enumerable and configurable, as Object.assign would
+// have made it. A worker that uses none of them carries none of their
+// classes, and no property for their names.
+// Every lazy global has the one make function, lazyGlobal, which the table
+// calls with the name: a closure and a context per global or per module
+// would each stay on the heap of a worker that reads none of them.
 const lazyGlobal = name => {
   let exports;  // the module's (a new object of esbuild's getters at each loadApi)
   switch (name) {
@@ -100,10 +101,8 @@ const lazyGlobal = name => {
   }
   return exports[name];
 };
-const lazyGlobals = names => {
-  for (const name of names) natives.lazyProperty(globalThis, name, lazyGlobal, true);
-};
-for (const name of missingGlobals) natives.lazyProperty(globalThis, name, missingClass, true);
+const lazyGlobals = names => natives.lazyGlobals(names, lazyGlobal);
+natives.lazyGlobals(missingGlobals, missingClass);
 Object.assign(globalThis, { Headers, Request, Response });
 lazyGlobals(['URL', 'URLSearchParams', 'Blob', 'File', 'FormData', 'TextEncoder', 'TextDecoder', 'atob', 'btoa',
   'structuredClone', 'DOMException', 'navigator', 'scheduler', 'Navigator']);
@@ -136,7 +135,7 @@ const durableObjects = () => durableObjectsRuntime ??= makeDurableObjects({
   objectStorage: natives.objectStorage, serialize: natives.serialize, deserialize: natives.deserialize,
 });
 
-export const internals = {
+const internals = {
   subrequestFetch: fetch,
   setDurableObjectExports: (exports, env) => durableObjects().setExports(exports, env),
   // In a Durable Object's isolate: one event of a stub's call (durable_object_host.h).
@@ -216,3 +215,8 @@ export const internals = {
     return [new (loadApi('events.js').FetchEvent)(runtimeToken, request, ctx, state), state];
   },
 };
+// Handed to the host (natives.setInternals) rather than exported: the bundle
+// is the installer's body itself (esbuild's ESM output, no module wrapper),
+// so its top-level names are the installer's own, with none of esbuild's
+// export helpers among them.
+natives.setInternals(internals);

@@ -221,6 +221,7 @@ Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, in
   isolate_options.name = options.name;
   isolate_options.heap_limit_bytes = options.heap_limit_bytes;
   isolate_options.on_near_heap_limit = options.on_near_heap_limit;
+  isolate_options.lazy_globals = true;
   HEAPPROF_ASSIGN_OR_RETURN(Isolate isolate, Isolate::Create(isolate_options));
 
   auto state = std::make_unique<State>(std::move(isolate));
@@ -259,7 +260,6 @@ Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, in
   v8::Local<v8::Object> libraries;
   v8::Local<v8::Value> installer;
   v8::Local<v8::Object> natives;
-  v8::Local<v8::Value> internals;
   if (!internal::MakeWorkerLibraries(context).ToLocal(&libraries) ||
       !compile_installer(internal::kWorkerPreludeName, internal::kWorkerPreludeSource, &installer) ||
       !installer->IsFunction() || !internal::MakeWorkerNatives(context, state.get()).ToLocal(&natives)) {
@@ -276,12 +276,14 @@ Result<WorkerRuntime> WorkerRuntime::CreateWith(const WorkerOptions& options, in
     return Error(ErrorCode::kInternal, "the worker runtime's prelude options could not be made");
   }
   v8::Local<v8::Value> args[] = {natives, libraries, prelude_options};
-  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 3, args).ToLocal(&internals) ||
-      !internals->IsObject()) {
+  v8::Local<v8::Value> completion;
+  if (!installer.As<v8::Function>()->Call(context, v8::Undefined(v8_isolate), 3, args).ToLocal(&completion) ||
+      state->internals.IsEmpty()) {
     return Error(ErrorCode::kInternal,
-                 "the worker runtime's prelude failed: " + internal::DescribeException(v8_isolate, context, try_catch));
+                 "the worker runtime's prelude failed: " +
+                     (try_catch.HasCaught() ? internal::DescribeException(v8_isolate, context, try_catch)
+                                            : std::string("it did not hand over its internals")));
   }
-  state->internals.Reset(v8_isolate, internals.As<v8::Object>());
   v8::Local<v8::Value> env;
   state->has_durable_objects = !options.durable_objects.empty();
   if (!MakeEnv(context, state.get(), options.bindings, options.durable_objects).ToLocal(&env) || !env->IsObject()) {

@@ -33,7 +33,7 @@ struct WorkerRuntime::State {
   std::unique_ptr<internal::DurableObjectHost> owned_objects;
   internal::DurableObjectHost* objects = nullptr;
   internal::DurableObjectEntry* serving = nullptr;
-  v8::Global<v8::Object> internals;  // what the prelude returned
+  v8::Global<v8::Object> internals;  // what the prelude handed over (natives.setInternals)
   v8::Global<v8::Object> env;        // the `env` argument, one per worker
   v8::Global<v8::Value> receiver;    // `this` for the handler (module default export)
   v8::Global<v8::Function> fetch;    // the module's or the script's fetch function

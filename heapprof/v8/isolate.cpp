@@ -86,6 +86,7 @@ Isolate& Isolate::operator=(Isolate&& other) noexcept {
 Isolate::~Isolate() {
   if (!state_ || !state_->isolate) return;
   state_->context.Reset();
+  if (state_->lazy_globals) state_->lazy_globals->Reset();
   state_->isolate->RemoveNearHeapLimitCallback(OnNearHeapLimit, 0);
   state_->isolate->Dispose();
 }
@@ -133,7 +134,13 @@ Result<Isolate> Isolate::Create(const IsolateOptions& options) {
   {
     v8::Isolate::Scope isolate_scope(state->isolate);
     v8::HandleScope handle_scope(state->isolate);
-    v8::Local<v8::Context> context = v8::Context::New(state->isolate);
+    v8::Local<v8::ObjectTemplate> global;
+    if (options.lazy_globals) {
+      state->lazy_globals = std::make_unique<internal::LazyGlobals>();
+      global = v8::ObjectTemplate::New(state->isolate);
+      state->lazy_globals->InstallOn(state->isolate, global);
+    }
+    v8::Local<v8::Context> context = v8::Context::New(state->isolate, nullptr, global);
     internal::HideGcGlobal(state->isolate, context);
     state->context.Reset(state->isolate, context);
   }

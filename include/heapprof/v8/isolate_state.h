@@ -8,6 +8,7 @@
 #include <string>
 
 #include "heapprof/v8/array_buffer_budget.h"
+#include "heapprof/v8/lazy_globals.h"
 #include "heapprof/v8/v8_host.h"
 
 namespace heapprof {
@@ -16,6 +17,7 @@ struct Isolate::State {
   v8::Isolate* isolate = nullptr;
   std::unique_ptr<internal::ArrayBufferBudget> allocator;  // counts ArrayBuffer bytes toward the limit
   v8::Global<v8::Context> context;
+  std::unique_ptr<internal::LazyGlobals> lazy_globals;  // with IsolateOptions::lazy_globals
   std::string name;
   size_t heap_limit_bytes = 0;
   NearHeapLimitHook on_near_heap_limit;
@@ -47,6 +49,8 @@ class IsolateAccess {
  public:
   static Isolate::State* Of(const Isolate& isolate) { return isolate.state_.get(); }
 };
+// The isolate's lazy-globals table, or nullptr when it was made without one.
+inline LazyGlobals* LazyGlobalsOf(const Isolate& isolate) { return IsolateAccess::Of(isolate)->lazy_globals.get(); }
 }  // namespace internal
 
 }  // namespace heapprof

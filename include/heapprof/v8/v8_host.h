@@ -49,6 +49,9 @@ struct IsolateOptions {
   size_t heap_limit_bytes = kDefaultHeapLimitBytes;  // whole V8 heap
   std::string name = "isolate";
   NearHeapLimitHook on_near_heap_limit;  // optional
+  // The context's global object answers for names added to its lazy-globals
+  // table (internal::LazyGlobalsOf) until their first read.
+  bool lazy_globals = false;
 };
 
 // An owned isolate with one context. Move-only; disposes the isolate.
