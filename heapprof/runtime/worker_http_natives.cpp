@@ -42,20 +42,60 @@ bool HasDotSegment(std::string_view text) {
   return false;
 }
 
+// A host of [a-z0-9.-] the URL parser gives back as it is: labels not
+// empty, none punycode (xn--, which the parser checks), and either not ending
+// in a number (the parser reads such a host as IPv4: 127.1 is 127.0.0.1,
+// a.1 is an error) or a dotted quad already in its serialized form.
+bool IsNormalDomain(std::string_view host) {
+  if (host.empty()) return false;
+  std::string_view last;
+  size_t labels = 0;
+  bool quad = true;
+  for (size_t start = 0; start <= host.size();) {
+    size_t end = host.find('.', start);
+    if (end == std::string_view::npos) end = host.size();
+    const std::string_view label = host.substr(start, end - start);
+    if (label.empty() || label.substr(0, 4) == "xn--") return false;
+    const bool decimal = label.find_first_not_of("0123456789") == std::string_view::npos;
+    quad = quad && decimal && label.size() <= 3 && (label.size() == 1 || label[0] != '0') &&
+           std::stoi(std::string(label)) <= 255;
+    last = label;
+    labels++;
+    start = end + 1;
+  }
+  const bool ends_in_number = last.find_first_not_of("0123456789") == std::string_view::npos ||
+                              (last.size() >= 2 && last[0] == '0' && last[1] == 'x');
+  return !ends_in_number || (labels == 4 && quad);
+}
+
+// The digits after "host:" the parser keeps: no leading zero, at most 65535,
+// not the scheme's default (which it drops, as it drops an empty port).
+bool IsNormalPort(std::string_view digits, std::string_view default_port) {
+  if (digits.empty() || digits.size() > 5 || digits[0] == '0' || digits == default_port) return false;
+  return std::stoi(std::string(digits)) <= 65535;
+}
+
 }  // namespace
 
 bool IsNormalHttpHref(std::string_view text) {
   size_t at;
+  std::string_view default_port;
   if (text.substr(0, 8) == "https://") {
-    at = 8;
+    at = 8, default_port = "443";
   } else if (text.substr(0, 7) == "http://") {
-    at = 7;
+    at = 7, default_port = "80";
   } else {
     return false;
   }
   const size_t host = at;
   while (at < text.size() && IsLowerHostChar(text[at])) at++;
-  if (at == host || at == text.size() || text[at] != '/') return false;
+  if (!IsNormalDomain(text.substr(host, at - host))) return false;
+  if (at < text.size() && text[at] == ':') {
+    const size_t port = ++at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') at++;
+    if (!IsNormalPort(text.substr(port, at - port), default_port)) return false;
+  }
+  if (at == text.size() || text[at] != '/') return false;
   bool query = false;
   for (; at < text.size(); at++) {
     if (!query && text[at] == '?') {

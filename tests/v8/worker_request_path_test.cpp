@@ -27,7 +27,9 @@ std::string Run(const std::string& body) {
 TEST_CASE("an http URL is normal only when its parse would give it back unchanged") {
   using internal::IsNormalHttpHref;
   for (const char* normal : {"https://example.com/", "http://a/", "https://a.b-c.d/x/y.z?q=1&r=%20", "https://a/?",
-                             "https://a/?x?y`{}\\", "https://a/..x/.x./%2ex", "https://a/x?."}) {
+                             "https://a/?x?y`{}\\", "https://a/..x/.x./%2ex", "https://a/x?.", "http://127.0.0.1:8787/",
+                             "http://localhost:8787/x", "https://a:80/", "http://a:443/", "http://a:65535/",
+                             "https://1.2.3.4/", "https://0.0.0.0/", "https://a.1b/", "https://x-n--a/"}) {
     INFO(normal);
     CHECK(IsNormalHttpHref(normal));
   }
@@ -38,7 +40,28 @@ TEST_CASE("an http URL is normal only when its parse would give it back unchange
                             "ftp://a/",
                             "HTTPS://a/",
                             "https://A/",
-                            "https://a:80/",
+                            "https://a:443/",
+                            "http://a:80/",
+                            "http://a:/",
+                            "http://a:08787/",
+                            "http://a:65536/",
+                            "http://a:123456/",
+                            "http://a:1x/",
+                            "http://127.1/",
+                            "http://1.2.3.4./",
+                            "http://1.2.3.04/",
+                            "http://1.2.3.256/",
+                            "http://1.2.3.4.5/",
+                            "http://0x7f.0.0.1/",
+                            "http://a.0x1f/",
+                            "http://a.0x/",
+                            "http://a.1/",
+                            "http://a.b.08/",
+                            "http://a..b/",
+                            "http://.a/",
+                            "http://a./",
+                            "http://xn--nxasmq6b/",
+                            "http://a.xn--a/",
                             "https://u@a/",
                             "https://a/#f",
                             "https://a/ x",
@@ -72,11 +95,20 @@ TEST_CASE("a Request's url is URL's href of its text whether or not the text is 
   std::string out = Run(R"(
     const texts = ['https://example.com/', 'http://a/x?y=1', 'https://EXAMPLE.com/', 'https://a/./b/../c',
       'https://a/%2e%2E/x', 'https://a:443/', 'https://u:p@a/', 'https://a/x#frag', 'https://a/ x',
-      'https://a/\u00e9?\u00e9', 'https://a/x?\'', 'https://a/`{}', 'http://a', 'https://a/x?y/./z'];
+      'https://a/\u00e9?\u00e9', 'https://a/x?\'', 'https://a/`{}', 'http://a', 'https://a/x?y/./z',
+      'http://127.0.0.1:8787/', 'http://a:80/', 'http://a:08787/x', 'http://a:/', 'http://127.1/', 'http://1.2.3.4./',
+      'http://0x7f.0.0.1/', 'http://1.2.3.04/', 'https://a:65535/'];
     const wrong = texts.filter(t => new Request(t).url !== new URL(t).href);
     return new Response(JSON.stringify([request.url, wrong]));
   )");
   CHECK(out == R"(["https://example.com/a/b?c=d",[]])");
+  // A normal URL with a port (what a local server's requests have): its parts, as the full parse gives them.
+  CHECK(Run(R"(
+    const parts = u => [u.href, u.host, u.hostname, u.port, u.origin, u.pathname, u.search].join(' ');
+    const fast = new URL('http://127.0.0.1:8787/a?b=1');
+    const full = new URL('HTTP://127.0.0.1:8787/a?b=1');
+    return new Response(parts(fast) === parts(full) ? parts(fast) : parts(fast) + ' | ' + parts(full));)") ==
+        "http://127.0.0.1:8787/a?b=1 127.0.0.1:8787 127.0.0.1 8787 http://127.0.0.1:8787 /a ?b=1");
 }
 
 TEST_CASE("header names must be tokens and values are trimmed and refused with NUL CR or LF as before") {

@@ -62,9 +62,10 @@ class URL {
       const hostAt = text.charCodeAt(4) === 0x3a ? 7 : 8;
       const pathAt = text.indexOf('/', hostAt);
       const queryAt = text.indexOf('?', pathAt);
+      const colon = text.lastIndexOf(':', pathAt);  // a port (not the scheme's default) when past the scheme's
       this.#protocol = hostAt === 7 ? 'http:' : 'https:';
-      this.#hostname = text.slice(hostAt, pathAt);
-      this.#port = '';
+      this.#hostname = text.slice(hostAt, colon < hostAt ? pathAt : colon);
+      this.#port = colon < hostAt ? '' : text.slice(colon + 1, pathAt);
       this.#pathname = queryAt < 0 ? text.slice(pathAt) : text.slice(pathAt, queryAt);
       this.#search = queryAt < 0 ? '' : text.slice(queryAt);
       this.#hash = '';
