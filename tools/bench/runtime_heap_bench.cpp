@@ -6,11 +6,12 @@
 // grouped by node type and name (the largest groups, the closures beyond the floor's by name with
 // --closures, the strings with --strings). V8 flags are those of `heapprof run` (WorkerRuntimeV8Flags:
 // inlining off unless --inlining is given). The requests are one GET of https://example.com/, or
-// `heapprof run`'s synthetic stream with --synthetic.
+// `heapprof run`'s synthetic stream with --synthetic; --header adds a header to the one GET
+// (repeatable; workerd's memory baseline gets Host and Connection from Node's client).
 // --types adds V8's own count of every object by instance type at the last full GC
 // (--track-gc-object-stats: objects a heap snapshot does not show included).
 //   runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] [--synthetic]
-//                      [--types] [--v8-flag FLAG]...
+//                      [--types] [--header 'NAME: VALUE']... [--v8-flag FLAG]...
 #include <v8-profiler.h>
 #include <v8.h>
 
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
   size_t requests = 1000, top = 40;
   bool closures = false, strings = false, inlining = false, synthetic = false, types = false;
   std::vector<std::string> extra;
+  std::vector<std::pair<std::string, std::string>> fixed_headers;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--requests" && i + 1 < argc) {
@@ -179,12 +181,21 @@ int main(int argc, char** argv) {
       synthetic = true;
     } else if (arg == "--types") {
       types = true;
+    } else if (arg == "--header" && i + 1 < argc) {
+      const std::string header = argv[++i];
+      const size_t colon = header.find(':');
+      if (colon == std::string::npos) {
+        std::fprintf(stderr, "runtime_heap_bench: --header takes \"Name: value\"\n");
+        return 2;
+      }
+      const size_t value = header.find_first_not_of(' ', colon + 1);
+      fixed_headers.emplace_back(header.substr(0, colon), value == std::string::npos ? "" : header.substr(value));
     } else if (arg == "--v8-flag" && i + 1 < argc) {
       extra.push_back(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: runtime_heap_bench [--requests N] [--top K] [--closures] [--strings] [--inlining] "
-                   "[--synthetic] [--types] [--v8-flag FLAG]...\n");
+                   "[--synthetic] [--types] [--header 'NAME: VALUE']... [--v8-flag FLAG]...\n");
       return 2;
     }
   }
@@ -225,6 +236,7 @@ int main(int argc, char** argv) {
   }
   WorkerRequest fixed;
   fixed.url = "https://example.com/";
+  fixed.headers = fixed_headers;
   for (size_t i = 0; i < requests; ++i) {
     DispatchResult response = runtime->Dispatch(synthetic ? SyntheticRequest(i) : fixed);
     if (!response.ok()) {
