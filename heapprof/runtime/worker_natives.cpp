@@ -118,10 +118,11 @@ namespace {
 struct Entry {
   const char* name;
   v8::FunctionCallback callback;
+  bool kept = true;  // false: read once, at startup, and not kept after
 };
 constexpr Entry kEntries[] = {
     {"consoleWrite", ConsoleWrite},
-    {"setInternals", SetInternals},
+    {"setInternals", SetInternals, false},
     {"requestParts", RequestParts},
     {"isNormalHref", IsNormalHref},
     {"ownStrings", OwnStrings},
@@ -158,7 +159,7 @@ constexpr Entry kEntries[] = {
     {"getAsyncFrame", GetAsyncFrame},
     {"setAsyncFrame", SetAsyncFrame},
     {"lazyGlobal", LazyGlobal},
-    {"lazyGlobals", AddLazyGlobals},
+    {"lazyGlobals", AddLazyGlobals, false},
     {"lazyProperty", LazyProperty},
     {"objectCall", ObjectCall},
     {"objectStorage", ObjectStorage},
@@ -172,8 +173,9 @@ constexpr Entry kEntries[] = {
 // makes them all: a lazy data property a native would cost its own
 // accessor info, three foreign pointers and a dictionary entry besides. The
 // made natives are kept in the natives object's internal field, an object
-// in dictionary mode (fast properties would keep a map for each one added).
-// The data is the state's External, shared by all.
+// in dictionary mode (fast properties would keep a map for each one added);
+// those only the installer calls are not kept. The data is the state's
+// External, shared by all.
 void GetNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Context> context = isolate->GetCurrentContext();
@@ -188,7 +190,7 @@ void GetNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Valu
     if (key != entry.name) continue;
     v8::Local<v8::Function> function;
     if (v8::Function::New(context, entry.callback, info.Data()).ToLocal(&function) &&
-        made->CreateDataProperty(context, name, function).IsJust()) {
+        (!entry.kept || made->CreateDataProperty(context, name, function).IsJust())) {
       info.GetReturnValue().Set(function);
     }
     return;

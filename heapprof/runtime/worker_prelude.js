@@ -101,26 +101,23 @@ const lazyGlobal = name => {
   }
   return exports[name];
 };
-const lazyGlobals = names => natives.lazyGlobals(names, lazyGlobal);
-natives.lazyGlobals(missingGlobals, missingClass);
-Object.assign(globalThis, { Headers, Request, Response });
-lazyGlobals(['URL', 'URLSearchParams', 'Blob', 'File', 'FormData', 'TextEncoder', 'TextDecoder', 'atob', 'btoa',
-  'structuredClone', 'DOMException', 'navigator', 'scheduler', 'Navigator']);
+// The eager globals are own properties; the lazy ones, the table's, are
+// listed after them (Object.keys(globalThis)), in this order.
 Object.assign(globalThis, {
+  Headers, Request, Response,
   self: globalThis,
   origin: 'null',  // a worker's origin is opaque, as in workerd
-});
-lazyGlobals(['console', 'performance']);
-Object.assign(globalThis, {
   setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask,
   fetch, addEventListener, removeEventListener, reportError,
 });
-lazyGlobals(['IdentityTransformStream', 'FixedLengthStream']);
-lazyGlobals(libraryGlobals);
-lazyGlobals(['TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'HTMLRewriter',
+natives.lazyGlobals(missingGlobals, missingClass);
+natives.lazyGlobals(['URL', 'URLSearchParams', 'Blob', 'File', 'FormData', 'TextEncoder', 'TextDecoder', 'atob', 'btoa',
+  'structuredClone', 'DOMException', 'navigator', 'scheduler', 'Navigator', 'console', 'performance',
+  'IdentityTransformStream', 'FixedLengthStream', ...libraryGlobals,
+  'TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'HTMLRewriter',
   'Cache', 'CacheStorage', 'caches', 'crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey', 'Event', 'CustomEvent',
   'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ExtendableEvent', 'FetchEvent', 'EventTarget', 'AbortController',
-  'AbortSignal']);
+  'AbortSignal'], lazyGlobal);
 if (options.nodejsCompat) loadApi('node_compat.js').installNodeGlobals();
 // Not in workerd, so a worker that relies on them would not run there.
 delete globalThis.WeakRef;

@@ -25,9 +25,25 @@ vm.compileFunction(prelude, ['hostNatives', 'hostLibraries', 'hostOptions'], { p
   ownStrings: fn => function (...args) { return fn.apply(this, args); },  // V8's copy is not needed here
   base64Functions: () => [atob, btoa],  // Node's: base64 is not under test here
   jsonResponder: finish => function json(data, init) { return finish(JSON.stringify(data), init); },
-  // worker_http_natives.cpp's check, as the patterns it replaced wrote it.
-  isNormalHref: text => /^https?:\/\/[a-z0-9.-]+\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?$/.test(text) &&
-    !/(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i.test(text),
+  // worker_http_natives.cpp's check (IsNormalHttpHref), written again: a host
+  // of [a-z0-9.-] that is not IPv4 unless a canonical dotted quad, a port the
+  // parse keeps, a path and query of characters no encode set touches, no dot segment.
+  isNormalHref: text => {
+    const m = /^https?:\/\/([a-z0-9.-]+)(?::([0-9]*))?(\/[^\u0000-\u0020"#<>?`{}\\\u007f-\uffff]*(?:\?[^\u0000-\u0020"#<>'\u007f-\uffff]*)?)$/.exec(text);
+    if (m === null || /(?:^|\/)(?:\.|%2e){1,2}(?:[\/?]|$)/i.test(text)) return false;
+    const labels = m[1].split('.');
+    if (labels.some(l => l === '' || l.startsWith('xn--'))) return false;
+    const last = labels[labels.length - 1];
+    if (/^[0-9]+$/.test(last) || last.startsWith('0x')) {
+      if (labels.length !== 4 || !labels.every(l => /^(0|[1-9][0-9]{0,2})$/.test(l) && Number(l) <= 255)) return false;
+    }
+    if (m[2] === undefined) return true;
+    return /^[1-9][0-9]{0,4}$/.test(m[2]) && Number(m[2]) <= 65535 && m[2] !== (text.startsWith('https') ? '443' : '80');
+  },
+  lazyGlobals(names, make) {
+    for (const name of names) this.lazyProperty(context, name, make, true);
+  },
+  setInternals() {},
   // V8's lazy data property, as a getter that puts the value in its place.
   lazyProperty(object, name, make, enumerable) {
     Object.defineProperty(object, name, {
@@ -118,7 +134,10 @@ test("a Request's url and a URL's parts are the parse's, also where it is skippe
     'https://a.test/%2E%2e/y', 'https://a.test/x/..?q', 'https://a.test/x?y#z', 'https://a.test:443/x',
     'https://a.test:8080/x', 'https://u:p@a.test/x', 'https://a.test/x y', 'https://a.test/é', 'https://a.test/x?é',
     'https://a.test/x?"q"', 'https://a.test/a\\b', 'https://a.test', 'https://a.test/`{x}', ' https://a.test/x',
-    'https://a.test/x\n', 'https://a.test/a\tb', 'ftp://a.test/x'];
+    'https://a.test/x\n', 'https://a.test/a\tb', 'ftp://a.test/x',
+    // Ports (a local server's requests), IPv4 in its canonical form.
+    'http://127.0.0.1:8787/a?b=1', 'http://localhost:8787/', 'http://a.test:80/x', 'https://a.test:65535/',
+    'http://a.test:08787/x', 'http://a.test:/x', 'http://1.2.3.4/x', 'https://a.1b/'];
   for (const input of cases) {
     const want = new URL(input).href;
     assert.equal(new RuntimeRequest(input).url, want, `new Request(${JSON.stringify(input)}).url`);
