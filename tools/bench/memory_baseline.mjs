@@ -4,7 +4,12 @@
 // against the 128 MB limit), and their ratio. Both are measured the same way:
 // N requests, then a full GC, then the isolate's used heap.
 //   - heapprof run: the profile's heap_used_bytes comment, read at Stop after
-//     its full GC (`--requests N+10 --warmup N`: the window is the last 10);
+//     its full GC (`--requests N+10 --warmup N`: the window is the last 10),
+//     with the request workerd gets from Node's client (GET / of
+//     http://127.0.0.1:PORT/, Host and Connection: keep-alive), so that the
+//     two runtimes answer the same requests; and, for reference, with
+//     heapprof run's synthetic stream (12 countries' cf objects, varied
+//     headers), which workerd is not given;
 //   - workerd: N requests over HTTP, then through its inspector
 //     HeapProfiler.collectGarbage (carried out when the next request locks the
 //     isolate, so one more is sent) and Runtime.getHeapUsage (DevTools
@@ -15,7 +20,7 @@
 // 263,272 B), so that its median is not one draw of three; the smallest is
 // printed too. With --quick, one round each.
 //   node [--experimental-websocket] memory_baseline.mjs --heapprof BIN --workerd BIN [--quick] [--json FILE]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -25,6 +30,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { writeWorkerdConfig } from '../workerd_config.mjs';
+import { loopbackListener, spawnWorkerd } from '../workerd_spawn.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -52,11 +58,13 @@ process.on('exit', () => {
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const mib = bytes => (bytes / 1048576).toFixed(2) + ' MiB';
 
-// heapprof run: the used heap recorded in the profile's comments.
-function embeddedRound(i) {
+// heapprof run: the used heap recorded in the profile's comments. `request`
+// is the arguments of the one request to repeat ([] for the synthetic stream).
+const workerdRequest = ['--url', 'http://127.0.0.1:8787/', '--header', 'Connection: keep-alive'];
+function embeddedRound(i, request = workerdRequest) {
   const out = path.join(tmp, `embedded-${i}.pb.gz`);
   execFileSync(heapprof, ['run', worker, '--requests', String(warmup + 10), '--warmup', String(warmup),
-    '--interval', '512KiB', '--top', '0', '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--interval', '512KiB', '--top', '0', ...request, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
   const p = Profile.decode(zlib.gunzipSync(fs.readFileSync(out)));
   const comments = p.comment.map(id => p.stringTable.strings[Number(id)]);
   const used = comments.find(c => c.startsWith('heap_used_bytes: '));
@@ -119,13 +127,14 @@ async function devtools(port) {
 // workerd: a fresh process per round, N requests, then GC and the used heap.
 async function workerdRound(i) {
   const dir = path.join(tmp, `workerd-${i}`);
-  const port = await freePort(), inspector = await freePort();
+  // The worker's socket listens before workerd starts (no port can be taken in between);
+  // the inspector's port is found free.
+  const listener = await loopbackListener(), port = listener.port, inspector = await freePort();
   const config = writeWorkerdConfig(dir, {
     workers: [{ name: 'main', script: worker, moduleName: 'worker.js', address: `127.0.0.1:${port}` }],
   });
-  const log = fs.openSync(path.join(dir, 'workerd.log'), 'w');
-  const child = spawn(workerd, ['serve', config, `--inspector-addr=127.0.0.1:${inspector}`],
-    { stdio: ['ignore', log, log] });
+  const child = spawnWorkerd(workerd, config, { sockets: { main: listener },
+    args: [`--inspector-addr=127.0.0.1:${inspector}`], log: path.join(dir, 'workerd.log') });
   children.push(child);
   try {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -157,6 +166,7 @@ for (let i = 0; i < rounds; i++) {
   embedded.push(e.used);
   v8 = e.v8;
 }
+const synthetic = embeddedRound('synthetic', []).used;
 for (let i = 0; i < workerdRounds && workerd && fs.existsSync(workerd); i++) real.push((await workerdRound(i)).used);
 const e = median(embedded), w = real.length ? median(real) : null;
 let workerdVersion = '?';
@@ -170,6 +180,7 @@ const width = Math.max(...labels.map(l => l.length)) + 1;
 const line = (label, value, all) =>
   console.log(`  ${(label + ':').padEnd(width)} ${bytes(value).padStart(11)}   [${[...all].sort((a, b) => a - b).map(bytes).join(', ')}]`);
 line(labels[0], e, embedded);
+console.log(`  (heapprof run under its synthetic stream instead of workerd's request: ${bytes(synthetic)})`);
 if (w !== null) {
   line(labels[1], w, real);
   console.log(`  heapprof run / workerd: x${(e / w).toFixed(3)} of its median (${mib(e - w)} more), ` +
@@ -181,6 +192,7 @@ if (w !== null) {
 if (jsonOut) {
   fs.writeFileSync(jsonOut, JSON.stringify({
     requests: warmup, rounds, embedded_used_bytes: e, embedded_rounds: embedded, embedded_v8: v8,
+    embedded_synthetic_bytes: synthetic,
     workerd_used_bytes: w, workerd_rounds: real, workerd_min_bytes: smallest, workerd_version: workerdVersion,
     ratio: w === null ? null : e / w, ratio_to_min: w === null ? null : e / smallest,
   }) + '\n');
