@@ -220,8 +220,31 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
   return out;
 }
 
-Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
+constexpr const char* kConfigNames[] = {"wrangler.toml", "wrangler.jsonc", "wrangler.json"};
+
+bool IsWranglerConfigFile(const std::string& worker) {
   std::error_code ec;
+  const std::string name = fs::path(worker).filename().string();
+  return std::find(std::begin(kConfigNames), std::end(kConfigNames), name) != std::end(kConfigNames) &&
+         fs::is_regular_file(worker, ec);
+}
+
+Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& given) {
+  std::error_code ec;
+  // The worker given as its wrangler config (the file a user has open): its
+  // folder's worker, with that config. Not run as a script.
+  WorkerConfigSources sources = given;
+  if (IsWranglerConfigFile(given.worker)) {
+    if (!given.config.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{} is a wrangler config, and --config gives {}: give the worker's folder or script "
+                               "with --config, or the config alone",
+                               given.worker, given.config));
+    }
+    const fs::path dir = fs::path(given.worker).parent_path();
+    sources.worker = dir.empty() ? "." : dir.string();
+    sources.config = given.worker;
+  }
   const bool folder = fs::is_directory(sources.worker, ec);
   if (!folder && !fs::exists(sources.worker, ec)) {
     return Error(ErrorCode::kNotFound, "no such worker file: " + sources.worker);
@@ -233,7 +256,7 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources) {
   }
   if (path.empty()) {
     const fs::path dir = folder ? fs::path(sources.worker) : fs::path(sources.worker).parent_path();
-    for (const char* candidate : {"wrangler.toml", "wrangler.jsonc", "wrangler.json"}) {
+    for (const char* candidate : kConfigNames) {
       if (fs::is_regular_file(dir / candidate, ec)) {
         path = (dir / candidate).string();
         break;

@@ -68,6 +68,20 @@ expect_in embedded.out "Bindings from app/wrangler.toml, app/.dev.vars: vars LIM
 [ "$(body_of embedded.jsonl)" = "$want" ] || fail "embedded env: $(body_of embedded.jsonl)"
 [ -f config-app.pb.gz ] || fail "a folder's profile is named after its config's name"
 
+# The wrangler.toml itself given as the worker (not run as a script): its
+# folder's worker with that config, in both runtimes; with --config too it is refused.
+rm -f config-app.pb.gz
+expect_exit 0 toml -- "$heapprof" run app/wrangler.toml --requests-file get.jsonl -n 20 --warmup 0 --top 0 \
+  --responses-out toml.jsonl
+expect_in toml.out "Bindings from app/wrangler.toml, app/.dev.vars"
+[ "$(body_of toml.jsonl)" = "$want" ] || fail "the toml as the worker: $(body_of toml.jsonl)"
+[ -f config-app.pb.gz ] || fail "a wrangler.toml's profile is named after its config's name"
+expect_exit 0 toml-workerd -- "$heapprof" run app/wrangler.toml --runtime workerd --requests-file get.jsonl -n 24 \
+  --warmup 4 --top 0 --responses-out toml-workerd.jsonl -o toml-workerd.pb.gz
+[ "$(body_of toml-workerd.jsonl)" = "$want" ] || fail "the toml as the worker in workerd: $(body_of toml-workerd.jsonl)"
+expect_exit 1 toml-config -- "$heapprof" run app/wrangler.toml --config app/wrangler.toml -n 5 --top 0
+expect_in toml-config.err "is a wrangler config, and --config gives"
+
 expect_exit 0 workerd -- "$heapprof" run app --runtime workerd --requests-file get.jsonl -n 24 --warmup 4 --top 0 \
   --responses-out workerd.jsonl -o workerd.pb.gz
 check_warning workerd "app/wrangler.toml: not honoured by heapprof's workerd mode: " "account_id (deploy only)" \

@@ -28,7 +28,7 @@ void RegisterRun(Commands& commands) {
   AddPushOptions(run, args->push);
   run->add_option("worker", args->worker,
                   "The worker script (.js), or its folder: the wrangler.toml / wrangler.jsonc there names the "
-                  "script (main), its bindings and compatibility settings")
+                  "script (main), its bindings and compatibility settings; or that wrangler file itself")
       ->required();
   run->add_option(
          "--requests,-n", args->requests,

@@ -32,7 +32,11 @@ void RegisterServe(Commands& commands) {
                                    args->continuous = args->continuous_option->count() > 0;
                                    return Serve(*args);
                                  });
-  serve->add_option("worker", args->worker, "The worker script (.js)")->required();
+  serve
+      ->add_option("worker", args->worker,
+                   "The worker script (.js), or its folder, or its wrangler.toml / wrangler.jsonc (whose main is "
+                   "the script)")
+      ->required();
   serve->add_option("--listen", args->listen, "Where the worker answers: HOST:PORT (port 0 picks a free one)")
       ->capture_default_str();
   serve

@@ -94,7 +94,8 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
 // Where a run's configuration comes from.
 struct WorkerConfigSources {
   // The worker: its script (the config is looked for beside it), or a folder
-  // holding wrangler.toml / wrangler.jsonc / wrangler.json (its `main` is the script).
+  // holding wrangler.toml / wrangler.jsonc / wrangler.json (its `main` is the
+  // script), or that file itself (taken as its folder with that config).
   std::string worker;
   std::string config;                             // --config ("" = look beside the worker)
   std::string env_json;                           // --env-json ("" = none)
@@ -109,6 +110,9 @@ struct WorkerConfigSources {
 // error; so is a folder without a configuration or a `main`. `main` comes back
 // resolved: the script to run (the worker itself when it is a file).
 Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources);
+// Whether `worker` names a wrangler config file (wrangler.toml, .jsonc, .json)
+// that exists: LoadWorkerConfig takes it as its folder with that config.
+bool IsWranglerConfigFile(const std::string& worker);
 
 // What one runtime honours of a configuration.
 struct RuntimeSupport {
