@@ -147,14 +147,25 @@ grep -l "inlined_target.mjs" coverage/coverage-*.json >/dev/null 2>&1 || fail "c
 
 # workerd started by hand, no v8Flags: cannot be switched; said before the window and in the profile.
 if [ -x "$workerd" ]; then
-  wd_port="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
-  wd_inspector="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
-  config="$(node "$src/tools/workerd_config.mjs" --dir "$work/wd" --script "$src/tests/remote/leak-worker.js" \
-    --module-name worker.js --address "127.0.0.1:$wd_port")"
-  "$workerd" serve "$config" --inspector-addr="127.0.0.1:$wd_inspector" >workerd.log 2>&1 &
-  wd_pid=$!
+  # The ports are found free and closed again, so another process can take one
+  # before workerd binds it: a start that says so is tried again on new ones.
+  free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+  for attempt in 1 2 3 4; do
+    wd_port="$(free_port)"
+    wd_inspector="$(free_port)"
+    config="$(node "$src/tools/workerd_config.mjs" --dir "$work/wd" --script "$src/tests/remote/leak-worker.js" \
+      --module-name worker.js --address "127.0.0.1:$wd_port")"
+    "$workerd" serve "$config" --inspector-addr="127.0.0.1:$wd_inspector" >workerd.log 2>&1 &
+    wd_pid=$!
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$wd_port/" && break
+      kill -0 "$wd_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$wd_pid" 2>/dev/null || ! grep -q "Address already in use" workerd.log; then break; fi
+    echo "workerd start $attempt: a port was taken ($(grep -m1 'Address already in use' workerd.log)); again"
+  done
   pids+=("$wd_pid")
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$wd_port/" && break; sleep 0.1; done
   # workerd's inspector answers while its isolate has work.
   (while kill -0 "$wd_pid" 2>/dev/null; do curl -s -o /dev/null "http://127.0.0.1:$wd_port/" || true; done) &
   pids+=($!)
