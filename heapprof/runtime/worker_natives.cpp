@@ -42,6 +42,31 @@ void SetInternals(const v8::FunctionCallbackInfo<v8::Value>& info) {
   state->internals.Reset(info.GetIsolate(), info[0].As<v8::Object>());
 }
 
+// respond(status, statusText, [name, value, ...], body): what a handler
+// returned, handed over by the prelude's readResponse() while the host reads
+// it (WorkerRuntime::State::response_out): no array of the parts is made.
+void Respond(const v8::FunctionCallbackInfo<v8::Value>& info) {
+  WorkerRuntime::State* state = StateOf(info);
+  v8::Isolate* isolate = info.GetIsolate();
+  if (state->response_out == nullptr || !info[2]->IsArray()) {
+    ThrowTypeError(isolate, "respond(status, statusText, headers, body): no response is being read");
+    return;
+  }
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  WorkerResponse& out = *state->response_out;
+  if (info[0]->IsInt32()) out.status = info[0].As<v8::Int32>()->Value();
+  out.reason = ValueToString(isolate, context, info[1]);
+  v8::Local<v8::Array> headers = info[2].As<v8::Array>();
+  out.headers.clear();
+  for (uint32_t i = 0; i + 1 < headers->Length(); i += 2) {
+    v8::Local<v8::Value> name, value;
+    if (!headers->Get(context, i).ToLocal(&name) || !headers->Get(context, i + 1).ToLocal(&value)) return;
+    out.headers.emplace_back(ValueToString(isolate, context, name), ValueToString(isolate, context, value));
+  }
+  out.body = BodyBytes(isolate, info[3]);
+  state->responded = true;
+}
+
 bool HasHeader(const WorkerRequest& request, std::string_view name) {
   for (const auto& header : request.headers) {
     if (header.first.size() == name.size() &&
@@ -124,6 +149,7 @@ constexpr Entry kEntries[] = {
     {"consoleWrite", ConsoleWrite},
     {"setInternals", SetInternals, false},
     {"requestParts", RequestParts},
+    {"respond", Respond},
     {"isNormalHref", IsNormalHref},
     {"ownStrings", OwnStrings},
     {"base64Functions", Base64Functions},
@@ -167,15 +193,16 @@ constexpr Entry kEntries[] = {
     {"deserialize", Deserialize},
 };
 
-// A native is made at its first read, then kept: each costs a function, its
-// template and call handler on the heap, and a worker without crypto,
-// compression or Durable Objects never reads most of them. One interceptor
-// makes them all: a lazy data property a native would cost its own
-// accessor info, three foreign pointers and a dictionary entry besides. The
-// made natives are kept in the natives object's internal field, an object
-// in dictionary mode (fast properties would keep a map for each one added);
-// those only the installer calls are not kept. The data is the state's
-// External, shared by all.
+// A native is made at each of its first two reads, then kept: each costs a
+// function, its template and call handler on the heap, and a worker without
+// crypto, compression or Durable Objects never reads most of them. One
+// interceptor makes them all: a lazy data property a native would cost its
+// own accessor info, three foreign pointers and a dictionary entry besides.
+// The natives read again are kept in the natives object's internal field,
+// an object in dictionary mode (fast properties would keep a map for each
+// one added). Those the prelude reads once, at startup, into its own
+// bindings (host.js) are not kept twice, nor those only the installer
+// calls. The data is the state's External, shared by all.
 void GetNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   v8::Local<v8::Context> context = isolate->GetCurrentContext();
@@ -186,11 +213,16 @@ void GetNative(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Valu
     return;
   }
   const std::string key = ToStdString(isolate, name.As<v8::String>());
-  for (const Entry& entry : kEntries) {
+  for (size_t i = 0; i < std::size(kEntries); ++i) {
+    const Entry& entry = kEntries[i];
     if (key != entry.name) continue;
+    std::vector<bool>& read = static_cast<WorkerRuntime::State*>(info.Data().As<v8::External>()->Value())->natives_read;
+    if (read.size() < std::size(kEntries)) read.resize(std::size(kEntries));
+    const bool keep = entry.kept && read[i];
+    read[i] = true;
     v8::Local<v8::Function> function;
     if (v8::Function::New(context, entry.callback, info.Data()).ToLocal(&function) &&
-        (!entry.kept || made->CreateDataProperty(context, name, function).IsJust())) {
+        (!keep || made->CreateDataProperty(context, name, function).IsJust())) {
       info.GetReturnValue().Set(function);
     }
     return;

@@ -34,8 +34,9 @@ extern const char kWorkerNodeSource[];
 extern const char kWorkerNodeSourceMap[];
 
 // A script whose completion value is a function(natives, libraries, options) that
-// installs the globals and returns the runtime's internals: { makeRequest,
-// makeContext, makeFetchEvent, readResponse, fetchListeners, runNextTimer }.
+// installs the globals and hands the runtime's internals over with
+// natives.setInternals: { makeRequest, makeContext(waits), makeFetchEvent,
+// readResponse (through natives.respond), fetchListeners, runNextTimer, ... }.
 // `natives` is MakeWorkerNatives()'s object, `libraries` the value of
 // kWorkerLibrariesSource.
 extern const char kWorkerPreludeSource[];

@@ -29,11 +29,11 @@ import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/by
 import { isNormalHref } from './js/prelude/href.js';
 import { ownStringsOf } from './js/prelude/own_strings.js';
 import { bodyContent } from './js/prelude/body.js';
-import { cloudflareWorkersModule, entrypointFetch, setCurrentWaits, workersClasses } from './js/prelude/cloudflare_workers.js';
+import { cloudflareWorkersModule, currentWaits, entrypointFetch, setCurrentWaits, workersClasses } from './js/prelude/cloudflare_workers.js';
 import { fetch, setFetchHandler } from './js/prelude/fetch.js';
 import { cryptoGlobals } from './js/prelude/crypto/globals.js';
 import {
-  getAsyncFrame, lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts,
+  getAsyncFrame, lazyClasses, libraryGlobals, loadApi, makeDurableObjects, natives, once, options, requestParts, respond,
   setAsyncFrame, shareWithApis, utf8Decode, utf8Encode, webLibraries,
 } from './js/prelude/host.js';
 import { missingApi, missingClass, missingGlobals } from './js/prelude/missing.js';
@@ -185,27 +185,29 @@ const internals = {
     makeHeadersImmutable(headers);  // new Request(request) gives a mutable copy, as in workerd
     return request;
   },
-  // [status, statusText, [name, value, ...], body (string or Uint8Array)] of
-  // what a handler returned, for the host; a promise of it when the body is a
-  // stream (no promise on the common path).
+  // Hands the host what a handler returned (natives.respond: status,
+  // statusText, [name, value, ...], body as a string or Uint8Array); a
+  // promise when the body is a stream (none on the common path). No array of
+  // the parts is made.
   readResponse(response) {
     if (!(response instanceof Response)) {
       throw new TypeError('the fetch handler returned ' +
         (response === null ? 'null' : typeof response === 'object' ? 'an object that is not a Response' : typeof response) +
         ' instead of a Response');
     }
-    const parts = [response.status, response.statusText, flattenHeaders(response.headers), ''];
+    const status = response.status, statusText = response.statusText, headers = flattenHeaders(response.headers);
     const body = bodyContent(response);
-    if (body instanceof Promise) return body.then(bytes => { parts[3] = bytes; return parts; });
-    if (body !== null) parts[3] = body;
-    return parts;
+    if (body instanceof Promise) return body.then(bytes => respond(status, statusText, headers, bytes));
+    respond(status, statusText, headers, body === null ? '' : body);
   },
-  // ctx for fetch(request, env, ctx); the array collects waitUntil promises.
+  // ctx for fetch(request, env, ctx); the host then takes the array its
+  // waitUntil promises go into (currentWaits), made here under a runtime frame.
   makeContext() {
     const waits = [];
     setCurrentWaits(waits);
-    return [new ExecutionContext(waits), waits];
+    return new ExecutionContext(waits);
   },
+  currentWaits: () => currentWaits,
   // A FetchEvent for service-worker style scripts; state.response is set by respondWith.
   makeFetchEvent(request, ctx) {
     const state = { response: undefined, responded: false };

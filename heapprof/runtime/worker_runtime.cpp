@@ -119,6 +119,13 @@ DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> re
   v8::Isolate* isolate = state->v8();
   v8::Local<v8::Context> context = state->Context();
   v8::TryCatch try_catch(isolate);
+  WorkerResponse out;
+  state->response_out = &out;
+  state->responded = false;
+  struct ClearOut {
+    WorkerRuntime::State* state;
+    ~ClearOut() { state->response_out = nullptr; }
+  } clear_out{state};
   v8::Local<v8::Value> read;
   if (!state->Internal("readResponse")
            .As<v8::Function>()
@@ -139,20 +146,10 @@ DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> re
       return {WorkerFailure::kBadResponse,
               Error(ErrorCode::kScriptError, internal::DescribeValue(isolate, context, promise->Result()))};
     }
-    read = promise->Result();
   }
-  v8::Local<v8::Array> parts = read.As<v8::Array>();
-  auto part = [&](uint32_t i) { return parts->Get(context, i).ToLocalChecked(); };
-  WorkerResponse out;
-  v8::Local<v8::Value> status = part(0);
-  if (status->IsInt32()) out.status = status.As<v8::Int32>()->Value();
-  out.reason = internal::ValueToString(isolate, context, part(1));
-  v8::Local<v8::Array> headers = part(2).As<v8::Array>();
-  for (uint32_t i = 0; i + 1 < headers->Length(); i += 2) {
-    out.headers.emplace_back(internal::ValueToString(isolate, context, headers->Get(context, i).ToLocalChecked()),
-                             internal::ValueToString(isolate, context, headers->Get(context, i + 1).ToLocalChecked()));
+  if (!state->responded) {
+    return {WorkerFailure::kBadResponse, Error(ErrorCode::kInternal, "the runtime did not hand over the response")};
   }
-  out.body = internal::BodyBytes(isolate, part(3));
   return out;
 }
 
@@ -343,7 +340,8 @@ DispatchResult Handle(WorkerRuntime::State* state, const WorkerRequest& request)
     ~ClearPending() { state->pending_request = nullptr; }
   } clear_pending{state};
   v8::Local<v8::Value> js_request;
-  v8::Local<v8::Value> context_pair;
+  v8::Local<v8::Value> ctx;
+  v8::Local<v8::Value> waits_value;  // ctx's waitUntil() promises
   if (!state->Internal("makeRequest")
            .As<v8::Function>()
            ->Call(context, v8::Undefined(isolate), 0, nullptr)
@@ -351,11 +349,15 @@ DispatchResult Handle(WorkerRuntime::State* state, const WorkerRequest& request)
       !state->Internal("makeContext")
            .As<v8::Function>()
            ->Call(context, v8::Undefined(isolate), 0, nullptr)
-           .ToLocal(&context_pair)) {
+           .ToLocal(&ctx) ||
+      !state->Internal("currentWaits")
+           .As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 0, nullptr)
+           .ToLocal(&waits_value) ||
+      !waits_value->IsArray()) {
     return Failed(internal::ScriptFailure(state, try_catch, what));
   }
-  v8::Local<v8::Object> ctx = context_pair.As<v8::Array>()->Get(context, 0).ToLocalChecked().As<v8::Object>();
-  v8::Local<v8::Array> waits = context_pair.As<v8::Array>()->Get(context, 1).ToLocalChecked().As<v8::Array>();
+  v8::Local<v8::Array> waits = waits_value.As<v8::Array>();
 
   v8::Local<v8::Value> result;
   if (state->kind == WorkerKind::kEventListener) {

@@ -49,6 +49,12 @@ struct WorkerRuntime::State {
   // makeRequest() reads it through natives.requestParts(), so the strings are
   // allocated under a runtime JavaScript frame, not a bare (V8 API) one.
   const WorkerRequest* pending_request = nullptr;
+  // Where the prelude's readResponse() hands over what a handler returned
+  // (natives.respond), while the host reads it; nullptr otherwise.
+  WorkerResponse* response_out = nullptr;
+  bool responded = false;
+  // Which natives have been read once (MakeWorkerNatives keeps a native from its second read).
+  std::vector<bool> natives_read;
 
   v8::Isolate* v8() const { return isolate.get(); }
   v8::Local<v8::Context> Context() const;

@@ -9,7 +9,7 @@ const natives = hostNatives, libraries = hostLibraries, options = hostOptions;
 // The natives of the request path; a module loaded at its first use reads
 // its own from `natives` when it runs (each native is made at its first
 // read: MakeWorkerNatives).
-const { requestParts, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame } = natives;
+const { requestParts, respond, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame } = natives;
 // The npm libraries and Durable Objects (libraries.js, js/durable_objects.js)
 // are compiled and run at their first use (libraries.load()): a worker that
 // makes no stream, URLPattern or Durable Object does not carry their code.
@@ -41,5 +41,5 @@ const loadApi = path => (apis ??= natives.webApis()(shared))[path]();
 // A value made at its first use (a module's classes), then kept.
 const once = make => { let value, made = false; return () => (made ? value : (value = make(), made = true, value)); };
 
-export { requestParts, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame, isReadableStream,
+export { requestParts, respond, ownStrings, jsonResponder, utf8Encode, utf8Decode, getAsyncFrame, setAsyncFrame, isReadableStream,
   lazyClasses, loadApi, shareWithApis, makeDurableObjects, webLibraries, libraryGlobals, once, natives, libraries, options };
