@@ -86,18 +86,20 @@ std::string_view UrlHost(std::string_view url) {
   return url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
 }
 
-// requestParts(): [method, url, [name, value, ...], body] of the request
-// being dispatched (see WorkerRuntime::State::pending_request). Called from
-// the prelude's makeRequest, so the profile charges these strings to it.
-// Method and header names are internalized: they repeat across requests.
+// requestParts(init) -> [name, value, ...]: the header list of the request
+// being dispatched (see WorkerRuntime::State::pending_request); its method,
+// url and body (null when empty) go into init's fields of those names, so no
+// array of the parts is made. Called from the prelude's makeRequest, so the
+// profile charges these strings to it. Method and header names are
+// internalized: they repeat across requests.
 void RequestParts(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   const WorkerRequest* request = StateOf(info)->pending_request;
-  if (request == nullptr) {
-    ThrowTypeError(isolate, "no request is being dispatched");
+  if (request == nullptr || !info[0]->IsObject()) {
+    ThrowTypeError(isolate, "requestParts(init): no request is being dispatched");
     return;
   }
-  auto internalized = [isolate](const std::string& s) -> v8::Local<v8::Value> {
+  auto internalized = [isolate](const std::string& s) -> v8::Local<v8::String> {
     return v8::String::NewFromUtf8(isolate, s.data(), v8::NewStringType::kInternalized, static_cast<int>(s.size()))
         .ToLocalChecked();
   };
@@ -114,10 +116,16 @@ void RequestParts(const v8::FunctionCallbackInfo<v8::Value>& info) {
   if (!request->body.empty() && !HasHeader(*request, "content-length") && !HasHeader(*request, "transfer-encoding")) {
     add("content-length", std::to_string(request->body.size()));
   }
-  v8::Local<v8::Value> parts[] = {internalized(request->method), NewString(isolate, request->url),
-                                  v8::Array::New(isolate, headers.data(), headers.size()),
-                                  NewString(isolate, request->body)};
-  info.GetReturnValue().Set(v8::Array::New(isolate, parts, 4));
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Object> init = info[0].As<v8::Object>();
+  v8::Local<v8::Value> body = v8::Null(isolate);
+  if (!request->body.empty()) body = NewString(isolate, request->body);
+  if (init->Set(context, internalized("method"), internalized(request->method)).IsNothing() ||
+      init->Set(context, internalized("url"), NewString(isolate, request->url)).IsNothing() ||
+      init->Set(context, internalized("body"), body).IsNothing()) {
+    return;
+  }
+  info.GetReturnValue().Set(v8::Array::New(isolate, headers.data(), headers.size()));
 }
 
 }  // namespace

@@ -163,24 +163,22 @@ const internals = {
   // off the V8 heap: the header list from requestParts becomes the Headers'
   // own list (checked in place), and hostInit is reused.
   makeRequest() {
-    const parts = requestParts();
-    const list = parts[2];
+    // Sets hostInit's method, url and body (a body that arrives over HTTP has
+    // the type its sender gave it, or none).
+    const list = requestParts(hostInit);
     for (let i = 0; i < list.length; i += 2) {
       list[i] = headerName(list[i]);
       list[i + 1] = headerValue(list[i + 1]);
     }
     const headers = adoptHeaders(list);
-    hostInit.method = parts[0];
     hostInit.headers = headers;
-    // A body that arrives over HTTP has the type its sender gave it, or none.
-    hostInit.body = parts[3] === '' ? null : parts[3];
     hostInit.cf = cfFor(headers.get('cf-ipcountry'));
     let request;
     try {
       // redirect: 'manual', as on a request the platform hands a worker.
-      request = new Request(parts[1], hostInit);
+      request = new Request(hostInit.url, hostInit);
     } finally {
-      hostInit.headers = hostInit.body = null;
+      hostInit.headers = hostInit.body = hostInit.url = null;
     }
     makeHeadersImmutable(headers);  // new Request(request) gives a mutable copy, as in workerd
     return request;

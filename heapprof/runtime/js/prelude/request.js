@@ -41,7 +41,8 @@ function cfFor(country) {
 // Headers over instead of copying them and stores the body untyped.
 // The init of `new Request(url)` and `new Response(body)` without one (read only), rather than a new {} each.
 const noInit = Object.freeze({});
-const hostInit = { method: 'GET', headers: null, body: null, cf: undefined, redirect: 'manual', signal: undefined };
+// Its url is the request's (natives.requestParts sets method, url and body).
+const hostInit = { method: 'GET', headers: null, body: null, cf: undefined, redirect: 'manual', signal: undefined, url: null };
 
 class Request extends Body {
   #url; #method; #headers; #signal; #cf; #redirect;
