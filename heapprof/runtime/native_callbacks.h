@@ -42,15 +42,14 @@ void JsonResponder(const v8::FunctionCallbackInfo<v8::Value>& info);
 void IsNormalHref(const v8::FunctionCallbackInfo<v8::Value>& info);
 
 // worker_lazy_natives.cpp: htmlRewriterWasm(), htmlRewriterEngine(),
-// nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame), lazyGlobal(name, make),
-// lazyGlobals(names, make).
+// nodeLibraries(), webApis(), getAsyncFrame(), setAsyncFrame(frame),
+// lazyGlobals(names, make, enumerable).
 void HtmlRewriterWasm(const v8::FunctionCallbackInfo<v8::Value>& info);
 void HtmlRewriterEngine(const v8::FunctionCallbackInfo<v8::Value>& info);
 void NodeLibraries(const v8::FunctionCallbackInfo<v8::Value>& info);
 void WebApis(const v8::FunctionCallbackInfo<v8::Value>& info);
 void GetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
 void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info);
-void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info);
 void AddLazyGlobals(const v8::FunctionCallbackInfo<v8::Value>& info);
 
 }  // namespace heapprof::internal

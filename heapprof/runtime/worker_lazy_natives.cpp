@@ -122,47 +122,21 @@ void SetAsyncFrame(const v8::FunctionCallbackInfo<v8::Value>& info) {
   info.GetIsolate()->GetCurrentContext()->SetContinuationPreservedEmbedderData(info[0]);
 }
 
-namespace {
-
-void LazyGlobalGetter(v8::Local<v8::Name> /*name*/, const v8::PropertyCallbackInfo<v8::Value>& info) {
-  v8::Isolate* isolate = info.GetIsolate();
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  v8::Local<v8::Value> value;
-  if (info.Data().As<v8::Function>()->Call(context, v8::Undefined(isolate), 0, nullptr).ToLocal(&value)) {
-    info.GetReturnValue().Set(value);
-  }
-}
-}  // namespace
-
-// lazyGlobal(name, make): a data property of the global object whose value
-// is make()'s, called at the property's first read (V8's lazy data
-// property): nodejs_compat's Buffer and process load the node: modules only
-// when a worker uses them, and still read as plain data properties.
-void LazyGlobal(const v8::FunctionCallbackInfo<v8::Value>& info) {
-  v8::Isolate* isolate = info.GetIsolate();
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  if (!info[0]->IsString() || !info[1]->IsFunction()) {
-    ThrowTypeError(isolate, "lazyGlobal(name, make)");
-    return;
-  }
-  v8::Maybe<bool> set = context->Global()->SetLazyDataProperty(context, info[0].As<v8::String>(), LazyGlobalGetter,
-                                                               info[1], v8::DontEnum);
-  if (set.IsNothing()) return;
-}
-
-// lazyGlobals(names, make): globals of the worker whose value is
-// make(name), made at the name's first read (the isolate's lazy-globals
-// table, heapprof/v8/lazy_globals.h): until then they take no room on the
-// heap, where a lazy data property each would keep an accessor info, its
-// foreign pointers and a property cell. A global of the same name already
-// there (V8's own console) is deleted first.
+// lazyGlobals(names, make, enumerable = true): globals of the worker whose
+// value is make(name), made at the name's first read (the isolate's
+// lazy-globals table, heapprof/v8/lazy_globals.h): until then they take no
+// room on the heap, where a lazy data property each would keep an accessor
+// info, its foreign pointers and a property cell. nodejs_compat's Buffer and
+// process are not enumerable, as in workerd. A global of the same name
+// already there (V8's own console) is deleted first.
 void AddLazyGlobals(const v8::FunctionCallbackInfo<v8::Value>& info) {
   v8::Isolate* isolate = info.GetIsolate();
   LazyGlobals* table = LazyGlobalsOf(StateOf(info)->isolate);
   if (!info[0]->IsArray() || !info[1]->IsFunction() || table == nullptr) {
-    ThrowTypeError(isolate, "lazyGlobals(names, make)");
+    ThrowTypeError(isolate, "lazyGlobals(names, make, enumerable)");
     return;
   }
+  const bool enumerable = info[2]->IsUndefined() || info[2]->BooleanValue(isolate);
   v8::Local<v8::Context> context = isolate->GetCurrentContext();
   v8::Local<v8::Array> names = info[0].As<v8::Array>();
   for (uint32_t i = 0; i < names->Length(); ++i) {
@@ -174,7 +148,7 @@ void AddLazyGlobals(const v8::FunctionCallbackInfo<v8::Value>& info) {
     }
     // A global V8 made (console) gives way, as a lazy data property replaced it.
     if (context->Global()->Delete(context, name).IsNothing()) return;
-    table->Add(isolate, ToStdString(isolate, name.As<v8::String>()), info[1].As<v8::Function>());
+    table->Add(isolate, ToStdString(isolate, name.As<v8::String>()), info[1].As<v8::Function>(), enumerable);
   }
 }
 

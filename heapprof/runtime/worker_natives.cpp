@@ -192,7 +192,6 @@ constexpr Entry kEntries[] = {
     {"webApis", WebApis},
     {"getAsyncFrame", GetAsyncFrame},
     {"setAsyncFrame", SetAsyncFrame},
-    {"lazyGlobal", LazyGlobal},
     {"lazyGlobals", AddLazyGlobals, false},
     {"lazyProperty", LazyProperty},
     {"objectCall", ObjectCall},

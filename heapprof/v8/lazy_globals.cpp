@@ -1,5 +1,7 @@
 #include "heapprof/v8/lazy_globals.h"
 
+#include <algorithm>
+
 #include "heapprof/v8/v8_util.h"
 
 namespace heapprof::internal {
@@ -8,6 +10,8 @@ namespace {
 constexpr size_t kNone = static_cast<size_t>(-1);
 
 LazyGlobals* TableOf(v8::Local<v8::Value> data) { return static_cast<LazyGlobals*>(data.As<v8::External>()->Value()); }
+
+uint64_t LengthBit(size_t length) { return uint64_t{1} << std::min<size_t>(length, 63); }
 
 }  // namespace
 
@@ -26,7 +30,7 @@ void LazyGlobals::InstallOn(v8::Isolate* isolate, v8::Local<v8::ObjectTemplate> 
   global->SetHandler(config);
 }
 
-void LazyGlobals::Add(v8::Isolate* isolate, std::string_view name, v8::Local<v8::Function> make) {
+void LazyGlobals::Add(v8::Isolate* isolate, std::string_view name, v8::Local<v8::Function> make, bool enumerable) {
   size_t index = makes_.size();
   for (size_t i = 0; i < makes_.size(); ++i) {
     if (makes_[i].Get(isolate) == make) index = i;
@@ -36,6 +40,9 @@ void LazyGlobals::Add(v8::Isolate* isolate, std::string_view name, v8::Local<v8:
   if (added) entries_.push_back(Entry{std::string(name), index, true});
   entries_[at->second].make = index;
   entries_[at->second].pending = true;
+  entries_[at->second].enumerable = enumerable;
+  // The names are ASCII (V8's property names of the runtime), so bytes and UTF-16 units agree.
+  lengths_ |= LengthBit(name.size());
 }
 
 std::vector<std::string> LazyGlobals::Pending() const {
@@ -50,12 +57,32 @@ void LazyGlobals::Reset() {
   makes_.clear();
   entries_.clear();
   index_.clear();
+  lengths_ = 0;
 }
 
 size_t LazyGlobals::Find(v8::Isolate* isolate, v8::Local<v8::Name> name) const {
   if (!name->IsString()) return kNone;
-  const auto at = index_.find(ToStdString(isolate, name.As<v8::String>()));
+  v8::Local<v8::String> text = name.As<v8::String>();
+  const int length = text->Length();
+  if ((lengths_ & LengthBit(static_cast<size_t>(length))) == 0) return kNone;
+  char stack[64];
+  std::string heap;
+  std::string_view key;
+  if (length < static_cast<int>(sizeof stack) && text->IsOneByte()) {
+    text->WriteOneByte(isolate, reinterpret_cast<uint8_t*>(stack), 0, length, v8::String::NO_NULL_TERMINATION);
+    key = std::string_view(stack, static_cast<size_t>(length));
+  } else {
+    heap = ToStdString(isolate, text);
+    key = heap;
+  }
+  const auto at = index_.find(key);
   return at != index_.end() && entries_[at->second].pending ? at->second : kNone;
+}
+
+bool LazyGlobals::Define(v8::Local<v8::Context> context, v8::Local<v8::Object> global, v8::Local<v8::Name> name,
+                         v8::Local<v8::Value> value, size_t entry) const {
+  const v8::PropertyAttribute attributes = entries_[entry].enumerable ? v8::None : v8::DontEnum;
+  return !global->DefineOwnProperty(context, name, value, attributes).IsNothing();
 }
 
 // The first read: make(name) becomes the global's value. The entry stops
@@ -72,7 +99,7 @@ void LazyGlobals::Get(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v
   v8::Local<v8::Value> args[] = {name};
   v8::Local<v8::Value> value;
   if (!make->Call(context, v8::Undefined(isolate), 1, args).ToLocal(&value) ||
-      info.Holder()->CreateDataProperty(context, name, value).IsNothing()) {
+      !self->Define(context, info.Holder(), name, value, i)) {
     self->entries_[i].pending = true;  // (make may have added names: the index still holds)
     return;
   }
@@ -80,12 +107,14 @@ void LazyGlobals::Get(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v
 }
 
 void LazyGlobals::Query(v8::Local<v8::Name> name, const v8::PropertyCallbackInfo<v8::Integer>& info) {
-  if (TableOf(info.Data())->Find(info.GetIsolate(), name) == kNone) return;
-  info.GetReturnValue().Set(static_cast<int32_t>(v8::None));
+  LazyGlobals* self = TableOf(info.Data());
+  const size_t i = self->Find(info.GetIsolate(), name);
+  if (i == kNone) return;
+  info.GetReturnValue().Set(static_cast<int32_t>(self->entries_[i].enumerable ? v8::None : v8::DontEnum));
 }
 
 // An assignment before the first read replaces the value that would have
-// been made; it is a plain data property (in strict code too, where an
+// been made, with the name's attributes (in strict code too, where an
 // assignment to a global the object does not have would throw).
 void LazyGlobals::Set(v8::Local<v8::Name> name, v8::Local<v8::Value> value,
                       const v8::PropertyCallbackInfo<v8::Value>& info) {
@@ -94,7 +123,7 @@ void LazyGlobals::Set(v8::Local<v8::Name> name, v8::Local<v8::Value> value,
   const size_t i = self->Find(isolate, name);
   if (i == kNone) return;
   self->entries_[i].pending = false;
-  if (info.Holder()->CreateDataProperty(isolate->GetCurrentContext(), name, value).IsNothing()) return;
+  if (!self->Define(isolate->GetCurrentContext(), info.Holder(), name, value, i)) return;
   info.GetReturnValue().Set(value);
 }
 

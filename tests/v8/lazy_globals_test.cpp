@@ -46,6 +46,7 @@ Isolate LazyIsolate() {
   v8::Context::Scope context_scope(context);
   v8::Local<v8::Function> make = v8::Function::New(context, Make).ToLocalChecked();
   for (const char* name : {"a", "b", "c", "d", "e", "f"}) table->Add(isolate, name, make);
+  table->Add(isolate, "hidden", make, /*enumerable=*/false);
   return std::move(iso).value();
 }
 
@@ -60,7 +61,7 @@ TEST_CASE("lazy globals are made at their first read and then are plain data pro
   CHECK(iso.RunScript("['a' in globalThis, Object.prototype.hasOwnProperty.call(globalThis, 'b')].join()").value() ==
         "true,true");
   CHECK(g_calls == 0);
-  CHECK(internal::LazyGlobalsOf(iso)->Pending().size() == 6);
+  CHECK(internal::LazyGlobalsOf(iso)->Pending().size() == 7);
   // typeof and a read make it once; the descriptor is a plain data property's.
   CHECK(iso.RunScript("typeof a + ' ' + a + ' ' + globalThis.a").value() == "string made:a made:a");
   CHECK(g_calls == 1);
@@ -68,7 +69,7 @@ TEST_CASE("lazy globals are made at their first read and then are plain data pro
                       "[d.value, d.writable, d.enumerable, d.configurable, 'get' in d].join()")
             .value() == "made:b,true,true,true,false");
   CHECK(g_calls == 2);
-  CHECK(internal::LazyGlobalsOf(iso)->Pending().size() == 4);
+  CHECK(internal::LazyGlobalsOf(iso)->Pending().size() == 5);
   // Once made, a delete is final: the table does not make it again.
   CHECK(iso.RunScript("delete globalThis.a; typeof a").value() == "undefined");
   CHECK(g_calls == 2);
@@ -92,7 +93,7 @@ TEST_CASE("lazy globals give way to an assignment a definition or a delete befor
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.status().message(), Catch::Contains("ReferenceError"));
   CHECK(g_calls == 1);
-  CHECK(internal::LazyGlobalsOf(iso)->Pending() == std::vector<std::string>{"a", "b", "f"});
+  CHECK(internal::LazyGlobalsOf(iso)->Pending() == std::vector<std::string>{"a", "b", "f", "hidden"});
   // Names no one added are not the table's.
   CHECK(iso.RunScript("typeof zz + ' ' + ('zz' in globalThis)").value() == "undefined false");
 }
@@ -107,4 +108,24 @@ TEST_CASE("a lazy global whose make throws stays pending and is made at the next
   CHECK(iso.RunScript("'f' in globalThis").value() == "true");
   CHECK(iso.RunScript("f").value() == "made:f");
   CHECK(g_calls == 2);
+}
+
+TEST_CASE("a lazy global added as not enumerable is listed by name only and stays so once made") {
+  g_calls = 0;
+  g_throw_first = false;
+  Isolate iso = LazyIsolate();
+  CHECK(iso.RunScript("[Object.keys(globalThis).includes('hidden'), Object.getOwnPropertyNames(globalThis)"
+                      ".includes('hidden'), 'hidden' in globalThis].join()")
+            .value() == "false,true,true");
+  CHECK(g_calls == 0);
+  CHECK(iso.RunScript("const d = Object.getOwnPropertyDescriptor(globalThis, 'hidden');"
+                      "[d.value, d.writable, d.enumerable, d.configurable].join()")
+            .value() == "made:hidden,true,false,true");
+  CHECK(iso.RunScript("Object.keys(globalThis).includes('hidden')").value() == "false");
+  // Assigned before its first read, it keeps its attributes.
+  Isolate other = LazyIsolate();
+  CHECK(other.RunScript("'use strict'; hidden = 5; [hidden, Object.keys(globalThis).includes('hidden')].join()")
+            .value() == "5,false");
+  // Names no one added of every length the table has are still turned away.
+  CHECK(iso.RunScript("[typeof g, typeof hiddeN, typeof hidden2].join()").value() == "undefined,undefined,undefined");
 }

@@ -45,15 +45,16 @@ function nodeModuleFor(specifier) {
 const processEnv = {};
 function setImmediate(callback, ...args) { return addTimer(callback, 0, args, false); }
 // The globals nodejs_compat adds, as in workerd: Buffer and process are
-// made at their first use (a lazy data property), like the modules.
+// made at their first use (names in the lazy-globals table, not enumerable
+// as in workerd), like the modules.
 function installNodeGlobals() {
   Object.defineProperties(globalThis, {
     global: { value: globalThis, writable: true, configurable: true, enumerable: true },
     setImmediate: { value: setImmediate, writable: true, configurable: true, enumerable: true },
     clearImmediate: { value: clearTimeout, writable: true, configurable: true, enumerable: true },
   });
-  natives.lazyGlobal('Buffer', () => nodeModule('buffer').Buffer);
-  natives.lazyGlobal('process', () => nodeModule('process').default);
+  natives.lazyGlobals(['Buffer', 'process'],
+    name => name === 'Buffer' ? nodeModule('buffer').Buffer : nodeModule('process').default, false);
 }
 
 export { nodeModules, nodeModule, nodeModuleFor, processEnv, setImmediate, installNodeGlobals };
