@@ -220,12 +220,11 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
   return out;
 }
 
-constexpr const char* kConfigNames[] = {"wrangler.toml", "wrangler.jsonc", "wrangler.json"};
-
 bool IsWranglerConfigFile(const std::string& worker) {
   std::error_code ec;
   const std::string name = fs::path(worker).filename().string();
-  return std::find(std::begin(kConfigNames), std::end(kConfigNames), name) != std::end(kConfigNames) &&
+  return std::find(std::begin(kWranglerConfigNames), std::end(kWranglerConfigNames), name) !=
+             std::end(kWranglerConfigNames) &&
          fs::is_regular_file(worker, ec);
 }
 
@@ -256,7 +255,7 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& given) {
   }
   if (path.empty()) {
     const fs::path dir = folder ? fs::path(sources.worker) : fs::path(sources.worker).parent_path();
-    for (const char* candidate : kConfigNames) {
+    for (const char* candidate : kWranglerConfigNames) {
       if (fs::is_regular_file(dir / candidate, ec)) {
         path = (dir / candidate).string();
         break;

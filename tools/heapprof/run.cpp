@@ -65,9 +65,9 @@ int RunCommand(const RunArgs& given) {
   if (!config.ok()) return Fail("run", config.status());
   RunArgs args = given;
   args.worker = config->main;
+  // A folder, or its wrangler config: the profile is named after the config's name, else the folder's.
   if (args.output.empty() && (fs::is_directory(given.worker) || IsWranglerConfigFile(given.worker))) {
-    const fs::path dir = fs::is_directory(given.worker) ? fs::path(given.worker) : fs::path(given.worker).parent_path();
-    const std::string folder = fs::absolute(dir.empty() ? fs::path(".") : dir).lexically_normal().filename().string();
+    const std::string folder = fs::absolute(config->dir).lexically_normal().filename().string();
     args.output = (config->name.empty() ? folder.empty() ? std::string("worker") : folder : config->name) + ".pb.gz";
   }
   if (workerd) return RunInWorkerd(args, config.value());

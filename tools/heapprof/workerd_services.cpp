@@ -28,7 +28,7 @@ std::string FindBeside(const WorkerConfig& config, const std::string& service, s
   const fs::path parent = own.parent_path();
   looked->push_back(parent.string());
   auto named = [&](const fs::path& dir) {
-    for (const char* file : {"wrangler.toml", "wrangler.jsonc", "wrangler.json"}) {
+    for (const char* file : kWranglerConfigNames) {
       const fs::path candidate = dir / file;
       if (!fs::is_regular_file(candidate, ec)) continue;
       WorkerConfigSources sources;

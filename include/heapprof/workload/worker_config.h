@@ -110,6 +110,8 @@ struct WorkerConfigSources {
 // error; so is a folder without a configuration or a `main`. `main` comes back
 // resolved: the script to run (the worker itself when it is a file).
 Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& sources);
+// The names of a wrangler config in a worker's folder, in the order looked for.
+inline constexpr const char* kWranglerConfigNames[] = {"wrangler.toml", "wrangler.jsonc", "wrangler.json"};
 // Whether `worker` names a wrangler config file (wrangler.toml, .jsonc, .json)
 // that exists: LoadWorkerConfig takes it as its folder with that config.
 bool IsWranglerConfigFile(const std::string& worker);
