@@ -28,6 +28,18 @@ std::string_view Suffix(std::string_view file, const std::vector<std::string_vie
 
 bool Whole(std::string_view file) { return file.starts_with("heapprof:"); }
 
+// The label a file has whatever else is in the profile, or "": a package's
+// file by its package path (hono/dist/hono-base.js: its base name alone says
+// nothing of whose it is), and a project's own file as the project names it
+// (src/index.ts, from a project bundle's map).
+std::string_view OwnLabel(std::string_view file) {
+  constexpr std::string_view kModules = "node_modules/";
+  if (size_t at = file.rfind(kModules); at != std::string_view::npos) return file.substr(at + kModules.size());
+  const bool relative = !file.starts_with('/') && !file.starts_with("./") && !file.starts_with("../");
+  if (relative && file.find(':') == std::string_view::npos && file.find('/') != std::string_view::npos) return file;
+  return {};
+}
+
 }  // namespace
 
 FileLabels FileLabels::Of(const std::vector<const Profile*>& profiles) {
@@ -52,7 +64,9 @@ FileLabels FileLabels::Of(const std::vector<std::string_view>& all) {
   FileLabels labels;
   for (std::string_view file : files) {
     std::string label(file);
-    if (!Whole(file)) {
+    if (std::string_view own = OwnLabel(file); !own.empty()) {
+      label = std::string(own);
+    } else if (!Whole(file)) {
       std::vector<std::string_view> parts = Components(file);
       for (size_t k = 1; k <= parts.size(); ++k) {
         if (parts[parts.size() - k] == ".." || parts[parts.size() - k] == ".") break;  // no label starts above a folder

@@ -176,11 +176,21 @@ class SourceMapParser {
     }
     std::string root;
     if (auto r = j.find("sourceRoot"); r != j.end() && r->is_string()) root = r->get<std::string>();
+    // A map heapprof rewrote for a project's bundle names its sources as the
+    // project does (src/index.ts, node_modules/hono/dist/index.js): kept as
+    // written, so tables show the project's own names.
+    const bool project_names = j.contains(kProjectSourcesKey);
 
     const size_t source_base = map_.sources_.size();
     const size_t name_base = map_.names_.size();
     for (const json& s : *sources) {
-      map_.sources_.push_back(s.is_string() ? ResolveSource(root, s.get_ref<const std::string&>(), base_dir_) : "");
+      if (!s.is_string()) {
+        map_.sources_.push_back("");
+      } else if (project_names) {
+        map_.sources_.push_back(s.get<std::string>());
+      } else {
+        map_.sources_.push_back(ResolveSource(root, s.get_ref<const std::string&>(), base_dir_));
+      }
     }
     SourceMap::Contents& contents = *map_.contents_;
     if (!split_contents.empty()) {

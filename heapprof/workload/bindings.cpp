@@ -50,6 +50,72 @@ Status AddKv(WorkerBindings& bindings, const json& entry, std::string_view name)
   return Status::Ok();
 }
 
+// wrangler reads its JSON config as JSONC, which allows a comma before a
+// closing bracket; nlohmann's parser (3.11, Debian's) allows comments but not
+// those commas. So each such comma becomes a space (offsets, and so the
+// parser's line and column, stay those of the file). A scan of its own
+// because it must skip strings and comments exactly as the parser does.
+std::string BlankTrailingCommas(std::string_view text) {
+  std::string out(text);
+  // The index of the next character that is not blank or inside a comment.
+  auto next_token = [&](size_t i) {
+    while (i < out.size()) {
+      const char c = out[i];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        ++i;
+      } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
+        i = out.find('\n', i);
+        if (i == std::string::npos) return out.size();
+      } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
+        i = out.find("*/", i + 2);
+        if (i == std::string::npos) return out.size();
+        i += 2;
+      } else {
+        break;
+      }
+    }
+    return i;
+  };
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    if (c == '"') {
+      for (++i; i < out.size() && out[i] != '"'; ++i) {
+        if (out[i] == '\\') ++i;
+      }
+    } else if (c == '/' && i + 1 < out.size() && (out[i + 1] == '/' || out[i + 1] == '*')) {
+      i = next_token(i) - 1;
+    } else if (c == ',') {
+      const size_t after = next_token(i + 1);
+      if (after < out.size() && (out[after] == '}' || out[after] == ']')) out[i] = ' ';
+    }
+  }
+  return out;
+}
+
+struct LineColumn {
+  size_t line = 1, column = 1;
+};
+
+LineColumn LineColumnAt(std::string_view text, size_t offset) {
+  LineColumn at;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+  }
+  return at;
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse
+// error at line 3, column 5: " prefix (the position is given once, ours).
+std::string ParserReason(std::string_view what) {
+  const size_t colon = what.find(": ");
+  return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
+}
+
 }  // namespace
 
 namespace internal {
@@ -74,9 +140,14 @@ Result<json> ParseConfigText(std::string_view text, std::string_view name, bool 
     }
     return TomlToJson(config);
   }
-  json config = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (config.is_discarded()) return ConfigError(name, "not valid JSON (comments are allowed; trailing commas are not)");
-  return config;
+  const std::string json_text = BlankTrailingCommas(text);
+  try {
+    return json::parse(json_text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    const LineColumn at = LineColumnAt(json_text, e.byte == 0 ? 0 : e.byte - 1);
+    return ConfigError(
+        name, fmt::format("not valid JSON at line {}, column {}: {}", at.line, at.column, ParserReason(e.what())));
+  }
 }
 
 Result<WorkerBindings> BindingsFromConfig(const json& config, std::string_view name) {

@@ -140,6 +140,112 @@ Status ReadQueues(const json& config, std::string_view name, WorkerConfig& out) 
   });
 }
 
+// Keys an [env.NAME] section does not inherit from the top level (wrangler's
+// schema says "NOT inherited" of each; the bindings above all): the section
+// has its own or none. config_schema_test checks the list against the schema.
+bool Inherited(std::string_view key) {
+  for (const char* own : kNotInheritedKeys) {
+    if (key == own) return false;
+  }
+  return true;
+}
+
+// The configuration `env` selects, as wrangler builds it: the top level's
+// inheritable keys, then the section's own keys over them; `name` becomes
+// "<name>-<env>" unless the section names itself. Without `env`, the top level.
+Result<json> SelectEnvironment(const json& config, std::string_view env, std::string_view name) {
+  if (env.empty() || !config.is_object()) return config;
+  const json* sections = config.contains("env") ? &config["env"] : nullptr;
+  if (sections != nullptr && !sections->is_object()) return ConfigError(name, "env must be a table of environments");
+  if (sections == nullptr || !sections->contains(std::string(env))) {
+    std::vector<std::string> names;
+    if (sections != nullptr) {
+      for (const auto& [key, unused] : sections->items()) names.push_back(key);
+    }
+    return ConfigError(name, fmt::format("no environment \"{}\" (--env): {}", env,
+                                         names.empty() ? std::string("the file has no [env.NAME] section")
+                                                       : fmt::format("it has {}", fmt::join(names, ", "))));
+  }
+  const json& section = (*sections)[std::string(env)];
+  if (!section.is_object()) return ConfigError(name, fmt::format("env.{} must be a table", env));
+  json selected = json::object();
+  for (const auto& [key, value] : config.items()) {
+    if (key != "env" && Inherited(key)) selected[key] = value;
+  }
+  for (const auto& [key, value] : section.items()) selected[key] = value;
+  if (!section.contains("name") && config.contains("name") && config["name"].is_string()) {
+    selected["name"] = fmt::format("{}-{}", config["name"].get<std::string>(), env);
+  }
+  return selected;
+}
+
+// The local secrets as wrangler reads them beside its config: .dev.vars.<env>
+// (with --env) or .dev.vars; when neither exists, the .env files, later ones
+// overriding: .env, .env.local, and with --env .env.<env>, .env.<env>.local.
+std::vector<fs::path> SecretFiles(const fs::path& dir, const std::string& env) {
+  std::error_code ec;
+  auto exists = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
+  if (!env.empty() && exists(dir / (".dev.vars." + env))) return {dir / (".dev.vars." + env)};
+  if (exists(dir / ".dev.vars")) return {dir / ".dev.vars"};
+  std::vector<fs::path> files;
+  std::vector<std::string> names = {".env", ".env.local"};
+  if (!env.empty()) names.insert(names.end(), {".env." + env, ".env." + env + ".local"});
+  for (const std::string& name : names) {
+    if (exists(dir / name)) files.push_back(dir / name);
+  }
+  return files;
+}
+
+Status ReadSecretFiles(const fs::path& dir, const std::string& env, WorkerConfig& config) {
+  for (const fs::path& file : SecretFiles(dir, env)) {
+    Result<std::string> text = ReadFileBytes(file.string());
+    if (!text.ok()) return text.status();
+    WorkerBindings secrets;
+    if (Status s = ParseDevVars(text.value(), file.string(), secrets); !s.ok()) return s;
+    for (auto& [key, value] : secrets.vars) {
+      config.bindings.SetVar(key, value);
+      if (!Contains(config.secrets, key)) config.secrets.push_back(key);
+    }
+    config.files.push_back(file.string());
+  }
+  return Status::Ok();
+}
+
+Result<bool> Bool(const json& object, const char* key, std::string_view where, bool fallback) {
+  if (!object.contains(key)) return fallback;
+  if (!object[key].is_boolean()) return ConfigError(where, fmt::format("{} must be true or false", key));
+  return object[key].get<bool>();
+}
+
+Result<ModuleType> ModuleTypeNamed(const std::string& type, std::string_view where) {
+  if (type == "ESModule") return ModuleType::kEsModule;
+  if (type == "CommonJS") return ModuleType::kCommonJs;
+  if (type == "Text") return ModuleType::kText;
+  if (type == "Data") return ModuleType::kData;
+  if (type == "CompiledWasm") return ModuleType::kCompiledWasm;
+  return ConfigError(where,
+                     fmt::format("rule type \"{}\" is none of ESModule, CommonJS, Text, Data, CompiledWasm", type));
+}
+
+// no_bundle, minify, keep_names, tsconfig and rules: how main is bundled.
+Status ReadBuildKeys(const json& config, std::string_view name, WorkerConfig& out) {
+  HEAPPROF_TRY(no_bundle, Bool(config, "no_bundle", name, false));
+  HEAPPROF_TRY(minify, Bool(config, "minify", name, false));
+  HEAPPROF_TRY(keep_names, Bool(config, "keep_names", name, true));
+  HEAPPROF_TRY(tsconfig, String(config, "tsconfig", name));
+  out.no_bundle = no_bundle;
+  out.minify = minify;
+  out.keep_names = keep_names;
+  out.tsconfig = tsconfig;
+  return Tables(config, "rules", name, [&](const json& e, std::string_view where) {
+    HEAPPROF_TRY(type_name, String(e, "type", where, true));
+    HEAPPROF_TRY(type, ModuleTypeNamed(type_name, where));
+    HEAPPROF_TRY(globs, Strings(e, "globs", where));
+    out.rules.push_back({type, globs});
+    return Status::Ok();
+  });
+}
+
 void AddKey(WorkerConfig& config, const std::string& key) {
   if (!Contains(config.keys, key)) config.keys.push_back(key);
 }
@@ -172,8 +278,10 @@ std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
   return classes;
 }
 
-Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml) {
-  Result<json> parsed = internal::ParseConfigText(text, name, toml);
+Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml, std::string_view env) {
+  Result<json> file = internal::ParseConfigText(text, name, toml);
+  if (!file.ok()) return file.status();
+  Result<json> parsed = SelectEnvironment(file.value(), env, name);
   if (!parsed.ok()) return parsed.status();
   const json& config = parsed.value();
   Result<WorkerBindings> bindings = internal::BindingsFromConfig(config, name);
@@ -181,6 +289,7 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
   WorkerConfig out;
   out.bindings = std::move(bindings).value();
   for (const auto& [key, value] : config.items()) {
+    if (key == "env") continue;  // its sections are chosen with --env, the top level otherwise
     if (key != "queues") {
       out.keys.push_back(key);
     } else if (value.is_object()) {
@@ -213,6 +322,7 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
     HEAPPROF_TRY(crons, Strings(config["triggers"], "crons", fmt::format("{}: triggers", name)));
     out.crons = crons;
   }
+  if (Status s = ReadBuildKeys(config, name, out); !s.ok()) return s;
   HEAPPROF_TRY(define, StringTable(config, "define", name));
   HEAPPROF_TRY(alias, StringTable(config, "alias", name));
   out.define = define;
@@ -268,30 +378,27 @@ Result<WorkerConfig> LoadWorkerConfig(const WorkerConfigSources& given) {
                                sources.worker));
     }
   }
+  if (path.empty() && !sources.env.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("--env {} selects a section of the worker's wrangler config, and {} has none beside it "
+                             "(give --config)",
+                             sources.env, sources.worker));
+  }
   WorkerConfig config;
   if (!path.empty()) {
     Result<std::string> text = ReadFileBytes(path);
     if (!text.ok()) return text.status();
-    Result<WorkerConfig> parsed = ParseWorkerConfig(text.value(), path, fs::path(path).extension() == ".toml");
+    Result<WorkerConfig> parsed =
+        ParseWorkerConfig(text.value(), path, fs::path(path).extension() == ".toml", sources.env);
     if (!parsed.ok()) return parsed.status();
     config = std::move(parsed).value();
     config.file = path;
     config.files.push_back(path);
     const fs::path dir = fs::path(path).parent_path();
     config.dir = dir.empty() ? "." : dir.string();
-    const fs::path dev_vars = dir / ".dev.vars";
-    if (fs::is_regular_file(dev_vars, ec)) {
-      Result<std::string> vars = ReadFileBytes(dev_vars.string());
-      if (!vars.ok()) return vars.status();
-      WorkerBindings secrets;
-      if (Status s = ParseDevVars(vars.value(), dev_vars.string(), secrets); !s.ok()) return s;
-      for (auto& [key, value] : secrets.vars) {
-        config.bindings.SetVar(key, value);
-        if (!Contains(config.secrets, key)) config.secrets.push_back(key);
-      }
-      config.files.push_back(dev_vars.string());
-    }
+    if (Status s = ReadSecretFiles(dir, sources.env, config); !s.ok()) return s;
   }
+  config.project = folder;
   if (folder) {
     if (config.main.empty()) {
       return Error(ErrorCode::kInvalidArgument,

@@ -102,7 +102,7 @@ const std::vector<ConfigKeyInfo>& KnownConfigKeys() {
       {"placement", false, "where the platform runs the worker"},
       {"limits", false, "the platform's CPU limit (heapprof's is --request-timeout)"},
       {"dev", false, "wrangler dev's own settings"},
-      {"env", false, "per-environment sections (heapprof reads the top level)"},
+      {"env", false, "per-environment sections (--env NAME selects one)"},
   };
   return kKeys;
 }

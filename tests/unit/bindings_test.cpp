@@ -75,13 +75,35 @@ TEST_CASE("bindings: .dev.vars secrets, --env-json and KV data override and add"
   CHECK(kv.entries == Vars{{"count", "7"}, {"user:1", "{\"name\":\"Ada\"}"}});
 }
 
+TEST_CASE("bindings: JSONC as wrangler reads it: comments and trailing commas") {
+  // create-cloudflare's templates end objects with a comma, after a comment too.
+  auto b = ParseWranglerJsonc(R"({
+    "name": "w", // the worker
+    "observability": { "enabled": true, },
+    "vars": { "A": "x,}", "B": [1, 2, /* last */ ], /* , */ },
+  })",
+                              "w.jsonc");
+  REQUIRE(b.ok());
+  CHECK(b->vars == Vars{{"A", "\"x,}\""}, {"B", "[1,2]"}});
+  // A comma inside a string or a comment is left alone.
+  auto strings = ParseWranglerJsonc(R"({"vars": {"S": "a, ]", "T": "\", }"}})", "w.jsonc");
+  REQUIRE(strings.ok());
+  CHECK(strings->vars == Vars{{"S", "\"a, ]\""}, {"T", R"("\", }")"}});
+}
+
 TEST_CASE("bindings: malformed files are errors naming the file") {
   CHECK(ParseWranglerToml("[vars\nX = 1", "w.toml").status().message().rfind("w.toml: not valid TOML: ", 0) == 0);
   CHECK(ParseWranglerToml("vars = 3", "w.toml").status().message() == "w.toml: vars must be a table of name = value");
   CHECK(ParseWranglerToml("[[kv_namespaces]]\nid = \"x\"", "w.toml").status().message() ==
         "w.toml: each kv_namespaces entry needs a binding (a string)");
-  CHECK(ParseWranglerJsonc("{\"vars\": {\"A\": 1,}}", "w.jsonc").status().message() ==
-        "w.jsonc: not valid JSON (comments are allowed; trailing commas are not)");
+  CHECK(ParseWranglerJsonc("{\n  \"vars\": {\"A\": 1 \"B\": 2}\n}", "w.jsonc")
+            .status()
+            .message()
+            .rfind("w.jsonc: not valid JSON at line 2, column 21: ", 0) == 0);
+  CHECK(ParseWranglerJsonc("{\"vars\": {\"A\": 1,,}}", "w.jsonc")
+            .status()
+            .message()
+            .rfind("w.jsonc: not valid JSON at line 1, column ", 0) == 0);
   WorkerBindings b;
   CHECK(ParseDevVars("OK=1\nnot a pair\n", ".dev.vars", b).message() == ".dev.vars:2: expected NAME=value");
   CHECK(ParseEnvJson("[1]", "env.json", b).message() == "env.json: expected a JSON object of name: value");

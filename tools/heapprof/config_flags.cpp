@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "heapprof/workload/project_bundle.h"
+
 namespace heapprof::cli {
 
 void AddConfigOptions(CLI::App* app, ConfigFlags& flags) {
@@ -12,6 +14,10 @@ void AddConfigOptions(CLI::App* app, ConfigFlags& flags) {
                   "The wrangler.toml / wrangler.jsonc of the worker (.dev.vars beside it adds secrets) [default: the "
                   "one beside the worker, or in the worker's folder]; keys a runtime does not honour are named in "
                   "one warning line, and a binding the code would call and the runtime cannot give is an error");
+  app->add_option("--env", flags.env,
+                  "The environment of the wrangler config to run, as wrangler deploy --env NAME: its [env.NAME] "
+                  "section over the top level's inheritable keys, and .dev.vars.NAME (or .env.NAME) for its secrets")
+      ->type_name("NAME");
   app->add_option("--env-json", flags.env_json, "A JSON object whose members become env vars (after the config)");
   app->add_option("--kv-data", flags.kv_data,
                   "BINDING=FILE: preload the KV namespace env.BINDING from a JSON object of key: value (repeatable)")
@@ -39,13 +45,28 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   WorkerConfigSources sources;
   sources.worker = worker;
   sources.config = flags.config;
+  sources.env = flags.env;
   sources.env_json = flags.env_json;
   sources.kv_data = flags.kv_data;
   sources.compatibility_date = flags.compatibility_date;
   sources.compatibility_flags = flags.compatibility_flags;
   Result<WorkerConfig> config = LoadWorkerConfig(sources);
   if (!config.ok()) return config.status();
-  Result<ConfigVerdict> verdict = CheckWorkerConfig(config.value(), support, flags.ignore_keys);
+  RuntimeSupport honoured = support;
+  if (NeedsBundle(config.value())) {
+    Result<ProjectBundle> bundle = BundleProject(config.value(), flags.env);
+    if (!bundle.ok()) return bundle.status();
+    for (const std::string& note : bundle->notes) fmt::print(stderr, "heapprof {}: note: {}\n", command, note);
+    fmt::print(stderr, "heapprof {}: {}\n", command, bundle->summary);
+    config->main = bundle->main;
+    config->bundle_dir = bundle->dir;
+    config->modules = bundle->modules;
+    // The bundler honours the build-time keys (wrangler all of them).
+    const std::vector<std::string>& keys =
+        bundle->bundler == Bundler::kWrangler ? kWranglerBuildKeys : kEsbuildBuildKeys;
+    honoured.keys.insert(honoured.keys.end(), keys.begin(), keys.end());
+  }
+  Result<ConfigVerdict> verdict = CheckWorkerConfig(config.value(), honoured, flags.ignore_keys);
   if (!verdict.ok()) return verdict.status();
   if (!verdict->warning.empty()) fmt::print(stderr, "heapprof {}: warning: {}\n", command, verdict->warning);
   // A binding the runtime honours but the user ignores is not given to the worker.

@@ -17,6 +17,11 @@ namespace internal {
 class SourceMapParser;
 }  // namespace internal
 
+// A member of a source map heapprof rewrote for a project's bundle: its
+// sources are names relative to the project (src/index.ts), kept as written
+// instead of resolved against the map's folder. Its value is the project's folder.
+inline constexpr const char* kProjectSourcesKey = "x_heapprof_project_sources";
+
 // An original position; line and column are 1-based, like heapprof frames.
 struct OriginalPosition {
   uint32_t source = 0;           // index into SourceMap::sources()

@@ -58,6 +58,21 @@ struct QueueConsumer {
   int max_batch_size = 10;
 };
 
+// A module's type, by wrangler's module types.
+enum class ModuleType { kEsModule, kCommonJs, kText, kData, kCompiledWasm };
+
+// A module of a bundle beside its entry.
+struct BundleModule {
+  std::string name;  // as the bundle imports it, relative to the bundle's folder ("index.js")
+  ModuleType type = ModuleType::kEsModule;
+};
+
+// [[rules]]: files matching `globs` are modules of `type`.
+struct ModuleRule {
+  ModuleType type = ModuleType::kEsModule;
+  std::vector<std::string> globs;
+};
+
 struct WorkerConfig {
   std::string file;                // the configuration read ("" = none)
   std::string dir;                 // where relative paths of the configuration resolve
@@ -77,6 +92,18 @@ struct WorkerConfig {
   std::vector<std::string> crons;                           // [triggers] crons
   std::vector<std::pair<std::string, std::string>> define;  // build-time replacements
   std::vector<std::pair<std::string, std::string>> alias;   // build-time module aliases
+  // Bundling (wrangler's keys, for heapprof's own bundler; the project's
+  // wrangler reads them itself).
+  bool project = false;    // the worker was given as its folder or config: main is the project's source
+  bool no_bundle = false;  // main runs as it stands
+  bool minify = false;
+  bool keep_names = true;  // wrangler's default
+  std::string tsconfig;    // relative to dir ("" = esbuild's own search)
+  std::vector<ModuleRule> rules;
+  // The bundle that runs, when main was bundled: its folder and its modules,
+  // the entry (main) first. {} = main alone, with its relative imports.
+  std::string bundle_dir;
+  std::vector<BundleModule> modules;
   // Every key of the file, top level ("queues" split into "queues.producers"
   // and "queues.consumers"), in the file's order, for CheckWorkerConfig.
   std::vector<std::string> keys;
@@ -87,9 +114,57 @@ struct WorkerConfig {
   std::vector<DurableObjectClass> DurableObjectClasses() const;
 };
 
-// The configuration's text (TOML when `toml`, else JSON with comments) as a
-// model; `name` prefixes messages. Relative paths stay as written.
-Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml);
+// The configuration's text (TOML when `toml`, else JSON with comments and
+// trailing commas, as wrangler reads both) as a model; `name` prefixes
+// messages. Relative paths stay as written. With `env`, its [env.NAME]
+// section over the top level's inheritable keys (an error when it has none).
+Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml,
+                                       std::string_view env = {});
+
+// The keys an [env.NAME] section does not inherit from the top level, as
+// wrangler documents them: the bindings and build-time replacements.
+inline constexpr const char* kNotInheritedKeys[] = {"define",
+                                                    "vars",
+                                                    "secrets",
+                                                    "durable_objects",
+                                                    "workflows",
+                                                    "cloudchamber",
+                                                    "containers",
+                                                    "kv_namespaces",
+                                                    "send_email",
+                                                    "queues",
+                                                    "connect",
+                                                    "r2_buckets",
+                                                    "d1_databases",
+                                                    "vectorize",
+                                                    "ai_search_namespaces",
+                                                    "ai_search",
+                                                    "agent_memory",
+                                                    "hyperdrive",
+                                                    "services",
+                                                    "analytics_engine_datasets",
+                                                    "browser",
+                                                    "analytics",
+                                                    "ai",
+                                                    "images",
+                                                    "media",
+                                                    "stream",
+                                                    "version_metadata",
+                                                    "unsafe",
+                                                    "mtls_certificates",
+                                                    "tail_consumers",
+                                                    "streaming_tail_consumers",
+                                                    "dispatch_namespaces",
+                                                    "pipelines",
+                                                    "k2",
+                                                    "secrets_store_secrets",
+                                                    "artifacts",
+                                                    "unsafe_hello_world",
+                                                    "flagship",
+                                                    "ratelimits",
+                                                    "worker_loaders",
+                                                    "vpc_services",
+                                                    "vpc_networks"};
 
 // Where a run's configuration comes from.
 struct WorkerConfigSources {
@@ -98,6 +173,7 @@ struct WorkerConfigSources {
   // script), or that file itself (taken as its folder with that config).
   std::string worker;
   std::string config;                             // --config ("" = look beside the worker)
+  std::string env;                                // --env: the [env.NAME] section ("" = the top level)
   std::string env_json;                           // --env-json ("" = none)
   std::vector<std::string> kv_data;               // --kv-data BINDING=FILE
   std::optional<std::string> compatibility_date;  // --compatibility-date: replaces the config's
