@@ -135,5 +135,16 @@ if command -v npm >/dev/null 2>&1 && [ -f "$root/tests/js/package.json" ]; then
   fi
 fi
 
+# The corpus of Workers projects (tests/projects: create-cloudflare's
+# templates and apps on real npm packages, one npm workspace), pinned by its
+# lock: their wrangler bundles them in the projects tests.
+projects="$root/tests/projects"
+if command -v npm >/dev/null 2>&1 && [ -f "$projects/package-lock.json" ] &&
+   ! cmp -s "$projects/package-lock.json" "$projects/node_modules/.installed-lock.json"; then
+  echo "bootstrap: npm ci (tests/projects)" >&2
+  (cd "$projects" && npm ci --no-audit --no-fund --silent >/dev/null)
+  cp "$projects/package-lock.json" "$projects/node_modules/.installed-lock.json"
+fi
+
 # The machine's own node and npm must still work.
 if command -v node >/dev/null 2>&1; then node --version >/dev/null; fi

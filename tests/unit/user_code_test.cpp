@@ -56,19 +56,20 @@ struct Maker {
 
 }  // namespace
 
-TEST_CASE("file labels: a package's file by its package path, a project's by its path, else the shortest unique suffix",
-          "[labels]") {
+TEST_CASE("file labels: a project's own file by its path in the project, else the shortest unique suffix", "[labels]") {
   FileLabels labels = FileLabels::Of(std::vector<std::string_view>{
       "/app/node_modules/@trpc/server/dist/index.js", "/app/node_modules/hono/dist/index.js", "/app/src/worker.js",
       "/app/node_modules/zod/lib/index.js", "heapprof:runtime",
       "heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js", "../src/a/util.ts", "../src/b/util.ts"});
   CHECK(labels.Label("/app/node_modules/@trpc/server/dist/index.js") == "@trpc/server/dist/index.js");
   CHECK(labels.Label("/app/node_modules/hono/dist/index.js") == "hono/dist/index.js");
-  CHECK(labels.Label("/app/node_modules/zod/lib/index.js") == "zod/lib/index.js");
+  CHECK(labels.Label("/app/node_modules/zod/lib/index.js") == "lib/index.js");
   // A project bundle's map names the project's files as the project does.
-  FileLabels project = FileLabels::Of(std::vector<std::string_view>{"src/index.ts", "node_modules/hono/dist/x.js"});
-  CHECK(project.Label("src/index.ts") == "src/index.ts");
-  CHECK(project.Label("node_modules/hono/dist/x.js") == "hono/dist/x.js");
+  FileLabels project =
+      FileLabels::Of(std::vector<std::string_view>{"./src/index.ts", "./node_modules/hono/dist/x.js", "lib/a.js"});
+  CHECK(project.Label("./src/index.ts") == "src/index.ts");
+  CHECK(project.Label("./node_modules/hono/dist/x.js") == "x.js");
+  CHECK(project.Label("lib/a.js") == "a.js");
   CHECK(labels.Label("/app/src/worker.js") == "worker.js");
   CHECK(labels.Label("heapprof:runtime") == "heapprof:runtime");
   CHECK(labels.Label("heapprof:runtime-libraries/urlpattern-polyfill/dist/urlpattern.js") ==
@@ -82,7 +83,7 @@ TEST_CASE("file labels: a package's file by its package path, a project's by its
   // A user's file named like one of the runtime's modules is told apart from it.
   FileLabels beside = FileLabels::Of(
       std::vector<std::string_view>{"/app/node_modules/hono/dist/utils/url.js", "heapprof:runtime/url.js"});
-  CHECK(beside.Label("/app/node_modules/hono/dist/utils/url.js") == "hono/dist/utils/url.js");
+  CHECK(beside.Label("/app/node_modules/hono/dist/utils/url.js") == "utils/url.js");
   CHECK(beside.Label("heapprof:runtime/url.js") == "heapprof:runtime/url.js");
   // Anonymous functions carry the label in their name.
   CHECK(labels.FunctionName("(anonymous index.js:3:14)", "/app/node_modules/hono/dist/index.js") ==

@@ -18,6 +18,12 @@ void AddConfigOptions(CLI::App* app, ConfigFlags& flags) {
                   "The environment of the wrangler config to run, as wrangler deploy --env NAME: its [env.NAME] "
                   "section over the top level's inheritable keys, and .dev.vars.NAME (or .env.NAME) for its secrets")
       ->type_name("NAME");
+  app->add_option("--bundler", flags.bundler,
+                  "How a project's source is bundled: auto (the project's wrangler deploy --dry-run when it has "
+                  "wrangler and a Node that runs it, else heapprof's esbuild with wrangler's settings), wrangler, "
+                  "esbuild, or none (main runs as it stands, as no_bundle = true)")
+      ->check(CLI::IsMember({"auto", "wrangler", "esbuild", "none"}))
+      ->capture_default_str();
   app->add_option("--env-json", flags.env_json, "A JSON object whose members become env vars (after the config)");
   app->add_option("--kv-data", flags.kv_data,
                   "BINDING=FILE: preload the KV namespace env.BINDING from a JSON object of key: value (repeatable)")
@@ -53,8 +59,11 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   Result<WorkerConfig> config = LoadWorkerConfig(sources);
   if (!config.ok()) return config.status();
   RuntimeSupport honoured = support;
-  if (NeedsBundle(config.value())) {
-    Result<ProjectBundle> bundle = BundleProject(config.value(), flags.env);
+  if (flags.bundler != "none" && NeedsBundle(config.value())) {
+    BundleOptions options;
+    if (flags.bundler == "wrangler") options.only = Bundler::kWrangler;
+    if (flags.bundler == "esbuild") options.only = Bundler::kEsbuild;
+    Result<ProjectBundle> bundle = BundleProject(config.value(), flags.env, options);
     if (!bundle.ok()) return bundle.status();
     for (const std::string& note : bundle->notes) fmt::print(stderr, "heapprof {}: note: {}\n", command, note);
     fmt::print(stderr, "heapprof {}: {}\n", command, bundle->summary);

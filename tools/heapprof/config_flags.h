@@ -18,6 +18,7 @@ namespace heapprof::cli {
 struct ConfigFlags {
   std::string config;
   std::string env;
+  std::string bundler = "auto";
   std::string env_json;
   std::vector<std::string> kv_data;
   std::optional<std::string> compatibility_date;

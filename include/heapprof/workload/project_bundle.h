@@ -34,6 +34,9 @@ struct BundleOptions {
   // ({} = `node` on $PATH, then heapprof's own Node 26 from its set-up).
   std::vector<std::string> nodes;
   std::string esbuild;  // heapprof's esbuild ("" = the one heapprof's set-up installed)
+  // kWrangler: the project's wrangler or an error; kEsbuild: heapprof's
+  // esbuild even when the project has wrangler; kNone: either, wrangler first.
+  Bundler only = Bundler::kNone;
 };
 
 // The configuration keys each bundler honours (the rest are named in the
@@ -56,9 +59,10 @@ inline const std::vector<std::string> kWranglerBuildKeys = {"define",
 inline const std::vector<std::string> kEsbuildBuildKeys = {"define", "alias",      "rules",    "no_bundle",
                                                            "minify", "keep_names", "tsconfig", "upload_source_maps"};
 
-// Whether the configuration's main must be bundled before it runs: the
-// project has wrangler in its node_modules, or main is TypeScript or JSX, or
-// it imports a bare npm specifier; never with no_bundle = true.
+// Whether the configuration's main must be bundled before it runs: main is
+// TypeScript or JSX, or the worker was given as its project (folder or
+// config) and the project has wrangler in node_modules or main imports a
+// bare npm specifier; never with no_bundle = true.
 bool NeedsBundle(const WorkerConfig& config);
 
 // The bundle of the project `config` was read from (`env`: its --env), made

@@ -1,0 +1,6 @@
+// What `wrangler types` writes for this project, cut to the types the code names.
+interface Env {
+	GREETING: string;
+	FEATURE?: string;
+	API_TOKEN?: string;
+}
