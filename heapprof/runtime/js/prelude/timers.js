@@ -11,6 +11,25 @@ let virtualNow = 0;
 let nextTimerId = 0;
 const { apply } = Reflect;  // the worker may replace Reflect; the runtime keeps its own
 
+// Whose timers are being made, as in workerd, where a timer belongs to the
+// IoContext of the code that set it (docs/runtime.md, "Lifetimes"):
+// - outside every event (the module's top level) there is none, and setting
+//   or clearing a timer throws workerd's error;
+// - a request's timers end with the request: endRequest() cancels those still
+//   pending once its response and waitUntil promises are done;
+// - a Durable Object's timers live as long as the object (workerd keeps one
+//   IoContext for an actor across its requests).
+const GLOBAL_SCOPE = -1, OBJECT_SCOPE = 0;
+let currentOwner = GLOBAL_SCOPE;
+let lastRequest = OBJECT_SCOPE;
+const globalScopeMessage = 'Disallowed operation called within global scope. Asynchronous I/O ' +
+  '(ex: fetch() or connect()), setting a timeout, and generating random values are not allowed within global ' +
+  'scope. To fix this error, perform this operation within a handler. ' +
+  'https://developers.cloudflare.com/workers/runtime-apis/handlers/';
+function requireHandler() {
+  if (currentOwner === GLOBAL_SCOPE) throw new Error(globalScopeMessage);
+}
+
 // The pending timers: a binary min-heap on (due, id), so the earliest due
 // fires first and ties fire in the order they were set, found in O(log n) a
 // fire with no allocation; an interval's record is reused, keeping its id
@@ -61,13 +80,14 @@ function forget(timer) {
 }
 
 function addTimer(callback, delay, args, repeat) {
+  requireHandler();
   if (typeof callback !== 'function') throw new TypeError('a timer callback must be a function');
   const id = ++nextTimerId;
   const ms = Math.max(0, Number(delay) || 0);
   // The AsyncLocalStorage frame it was scheduled in (node:async_hooks) is
   // the one it runs in, as in workerd.
   const timer = {
-    due: virtualNow + ms, id, index: heap.length, callback, args,
+    due: virtualNow + ms, id, index: heap.length, owner: currentOwner, callback, args,
     repeat: repeat ? Math.max(1, ms) : 0, frame: getAsyncFrame(),
   };
   timers.set(id, timer);
@@ -78,6 +98,7 @@ function addTimer(callback, delay, args, repeat) {
 const setTimeout = (callback, delay = 0, ...args) => addTimer(callback, delay, args, false);
 const setInterval = (callback, delay = 0, ...args) => addTimer(callback, delay, args, true);
 function clearTimeout(id) {
+  requireHandler();
   const timer = timers.get(id);
   if (timer === undefined) return;
   removeAt(timer.index);
@@ -107,6 +128,38 @@ function runNextTimer() {
   return true;
 }
 
+// The host's calls around what it runs: a request (Handle in
+// worker_runtime.cpp), whose timers end with it, and an event of a Durable
+// Object (durableObjectEvent), whose timers stay with the object.
+function beginRequest() {
+  // A request that ended in a termination (the time limit) could not run
+  // endRequest(); its timers go now, before they could fire in this one.
+  dropRequestTimers();
+  currentOwner = ++lastRequest;
+}
+// Cancels the request's pending timers: its callbacks, and what they hold,
+// are garbage from here on, as in workerd when the request's IoContext goes.
+function endRequest() {
+  dropRequestTimers();
+  currentOwner = GLOBAL_SCOPE;
+}
+// One pass over the heap. Requests run one at a time, so every request's
+// timer pending here is the one request's: the pass costs what it set.
+function dropRequestTimers() {
+  let kept = 0;
+  for (let i = 0; i < heap.length; i++) {
+    const timer = heap[i];
+    if (timer.owner !== OBJECT_SCOPE) forget(timer);
+    else place(timer, kept++);
+  }
+  if (kept === heap.length) return;
+  heap.length = kept;
+  for (let i = (kept >> 1) - 1; i >= 0; i--) siftDown(i);
+}
+function beginObjectEvent() {
+  currentOwner = OBJECT_SCOPE;
+}
+
 const queueMicrotask = callback => { Promise.resolve().then(callback); };
 // performance and scheduler as workerd has them: an instance of a class a
 // worker never sees as a global, made at the first read of either global.
@@ -124,4 +177,4 @@ const timerObjects = once(() => {
 });
 
 export { virtualNow, addTimer, setTimeout, setInterval, clearTimeout, clearInterval, runNextTimer, queueMicrotask,
-  timerObjects };
+  timerObjects, beginRequest, endRequest, beginObjectEvent };
