@@ -117,6 +117,13 @@ TEST_CASE("timers: the module's top level may not set or clear one, as in worker
     REQUIRE_FALSE(loaded.ok());
     CHECK_THAT(loaded.message(), Catch::Contains(message));
   }
+  WorkerOptions compat;
+  compat.compatibility_flags = {"nodejs_compat"};
+  auto node = WorkerRuntime::Create(compat);
+  REQUIRE(node.ok());
+  Status immediate = node->Load("setImmediate(() => {});\nexport default { fetch() { return new Response('x'); } };\n",
+                                "/virtual/top.js");
+  CHECK_THAT(immediate.message(), Catch::Contains(message));
   // scheduler.wait() answers a promise rejected with the error; queueMicrotask
   // and performance.now() are allowed.
   WorkerRuntime runtime = Loaded(R"(
