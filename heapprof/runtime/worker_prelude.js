@@ -22,7 +22,8 @@ import { Headers, adoptHeaders, flattenHeaders, headerName, headerValue, makeHea
 import { Request, cfFor, hostInit } from './js/prelude/request.js';
 import { Response } from './js/prelude/response.js';
 import {
-  addTimer, clearInterval, clearTimeout, queueMicrotask, runNextTimer, setInterval, setTimeout, timerObjects, virtualNow,
+  addTimer, beginObjectEvent, beginRequest, clearInterval, clearTimeout, endRequest, queueMicrotask, runNextTimer,
+  setInterval, setTimeout, timerObjects, virtualNow,
 } from './js/prelude/timers.js';
 import { bytesStream, textStreams } from './js/prelude/streams.js';
 import { copyBytes, nameNative, toArrayBuffer, viewBytes } from './js/prelude/bytes.js';
@@ -136,7 +137,10 @@ const internals = {
   subrequestFetch: fetch,
   setDurableObjectExports: (exports, env) => durableObjects().setExports(exports, env),
   // In a Durable Object's isolate: one event of a stub's call (durable_object_host.h).
-  durableObjectEvent: (ns, id, name, payload) => durableObjects().serve(ns, id, name, payload),
+  durableObjectEvent(ns, id, name, payload) {
+    beginObjectEvent();
+    return durableObjects().serve(ns, id, name, payload);
+  },
   setFetchHandler,
   // The env of fetch(request, env, ctx): vars given as JSON texts, KV
   // namespaces as [binding, [key, value, ...]] pairs, Durable Object
@@ -158,6 +162,9 @@ const internals = {
   entrypointFetch,
   fetchListeners,
   runNextTimer,
+  // Around each request the host serves: the request's timers end with it (timers.js).
+  beginRequest,
+  endRequest,
   // The Request of the request the host is dispatching (natives.requestParts).
   // Every request pays for what is made here, while workerd makes it in C++
   // off the V8 heap: the header list from requestParts becomes the Headers'

@@ -112,6 +112,16 @@ namespace {
 
 DispatchResult Failed(internal::ScriptError error) { return {error.kind, std::move(error.status)}; }
 
+// Calls the prelude's internals.NAME() for its effect; false when it threw
+// (the caller's TryCatch has the exception).
+bool CallInternal(WorkerRuntime::State* state, v8::Local<v8::Context> context, const char* name) {
+  v8::Local<v8::Value> ignored;
+  return state->Internal(name)
+      .As<v8::Function>()
+      ->Call(context, v8::Undefined(state->v8()), 0, nullptr)
+      .ToLocal(&ignored);
+}
+
 // The status, headers and body of what a handler returned (a Response, else
 // an error: a thrown one is the prelude refusing what is not a Response).
 DispatchResult ReadResponse(WorkerRuntime::State* state, v8::Local<v8::Value> response) {
@@ -331,6 +341,23 @@ DispatchResult Handle(WorkerRuntime::State* state, const WorkerRequest& request)
   v8::TryCatch try_catch(isolate);
   // Each request starts outside every AsyncLocalStorage.run() (node:async_hooks).
   context->SetContinuationPreservedEmbedderData(v8::Undefined(isolate));
+
+  // The timers the request sets are its own, and end with it however it
+  // ends: after its response is read and its waitUntil promises settle, or
+  // when it fails. workerd cancels them when the request's IoContext goes
+  // (docs/runtime.md, "Lifetimes"); kept, they would hold their closures
+  // forever and show as a leak that workerd does not have.
+  if (!CallInternal(state, context, "beginRequest")) return Failed(internal::ScriptFailure(state, try_catch, what));
+  struct EndRequest {
+    WorkerRuntime::State* state;
+    v8::Local<v8::Context> context;
+    ~EndRequest() {
+      // A terminated isolate runs no JavaScript until the termination is
+      // cancelled; the next request's beginRequest() drops these timers then.
+      v8::TryCatch end_try(state->v8());
+      if (!state->v8()->IsExecutionTerminating()) (void)CallInternal(state, context, "endRequest");
+    }
+  } end_request{state, context};
 
   // The prelude builds the Request, reading the request's strings through
   // natives.requestParts() inside its own frame (see State::pending_request).
