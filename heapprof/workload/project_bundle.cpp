@@ -228,10 +228,25 @@ class InputHash {
   EVP_MD_CTX* ctx_;
 };
 
+// `text` without terminal colour escapes (ESC [ ... letter): wrangler colours
+// esbuild's messages whatever NO_COLOR says.
+std::string WithoutEscapes(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
+      i += 2;
+      while (i < text.size() && !((text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= 'a' && text[i] <= 'z'))) ++i;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
 // The first lines of a bundler's message: from its first error line on, or its last lines.
 std::string FirstLines(const std::string& output, size_t count = 12) {
   std::vector<std::string> lines;
-  std::istringstream in(output);
+  std::istringstream in(WithoutEscapes(output));
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
   }
