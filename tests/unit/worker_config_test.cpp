@@ -3,8 +3,10 @@
 // (one warning line, or an error for a binding the code would call).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "heapprof/workload/worker_config.h"
 #include "unit/test_dirs.h"
@@ -291,4 +293,75 @@ TEST_CASE("worker config: docs/remote.md's table names every config key heapprof
     INFO("config key " << key);
     CHECK(named);
   }
+}
+
+TEST_CASE("worker config: every key of the schema wrangler ships is honoured or named in the warning") {
+  // The schema of the wrangler the project corpus pins (tools/bootstrap.sh
+  // installs it): a key wrangler adds that heapprof does not know would be
+  // neither honoured nor named, and fails here.
+  const std::filesystem::path schema_file =
+      heapprof::testing::SourceDir() / "tests/projects/node_modules/wrangler/config-schema.json";
+  std::ifstream in(schema_file);
+  REQUIRE(in.good());
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  const nlohmann::json& config = schema.at("definitions").at("RawConfig").at("properties");
+  REQUIRE(config.size() > 50);
+  std::vector<std::string> known;
+  for (const ConfigKeyInfo& info : KnownConfigKeys()) known.push_back(info.key);
+  for (const auto& [key, unused] : config.items()) {
+    INFO("wrangler's config key " << key);
+    // queues is known as its two parts, queues.producers and queues.consumers.
+    const bool found = std::any_of(known.begin(), known.end(),
+                                   [&](const std::string& k) { return k == key || k.starts_with(key + "."); });
+    CHECK(found);
+  }
+  // The keys an [env.NAME] section does not inherit: every key whose
+  // description says "NOT inherited" is in heapprof's list.
+  const nlohmann::json& environment = schema.at("definitions").at("RawEnvironment").at("properties");
+  for (const auto& [key, value] : environment.items()) {
+    const std::string description = value.value("description", "");
+    if (description.find("NOT inherited") == std::string::npos) continue;
+    INFO("non-inheritable key " << key);
+    CHECK(std::find(std::begin(kNotInheritedKeys), std::end(kNotInheritedKeys), key) != std::end(kNotInheritedKeys));
+  }
+}
+
+TEST_CASE("worker config: --env selects an [env.NAME] section as wrangler does") {
+  const char* toml = R"(
+name = "shop"
+main = "src/index.ts"
+compatibility_date = "2025-01-01"
+minify = true
+[vars]
+MODE = "prod"
+[[kv_namespaces]]
+binding = "CACHE"
+id = "x"
+[env.staging]
+compatibility_date = "2025-06-01"
+[env.staging.vars]
+MODE = "staging"
+[env.qa]
+name = "shop-qa-named"
+)";
+  Result<WorkerConfig> top = ParseWorkerConfig(toml, "wrangler.toml", true);
+  REQUIRE(top.ok());
+  CHECK(top->name == "shop");
+  CHECK(top->bindings.vars == std::vector<std::pair<std::string, std::string>>{{"MODE", "\"prod\""}});
+  CHECK(std::find(top->keys.begin(), top->keys.end(), "env") == top->keys.end());
+  Result<WorkerConfig> staging = ParseWorkerConfig(toml, "wrangler.toml", true, "staging");
+  REQUIRE(staging.ok());
+  CHECK(staging->name == "shop-staging");  // wrangler's name for an environment without its own
+  CHECK(staging->compatibility_date == "2025-06-01");
+  CHECK(staging->main == "src/index.ts");  // inherited
+  CHECK(staging->minify);                  // inherited
+  CHECK(staging->bindings.vars == std::vector<std::pair<std::string, std::string>>{{"MODE", "\"staging\""}});
+  CHECK(staging->bindings.kv.empty());  // bindings are not inherited
+  Result<WorkerConfig> qa = ParseWorkerConfig(toml, "wrangler.toml", true, "qa");
+  REQUIRE(qa.ok());
+  CHECK(qa->name == "shop-qa-named");
+  CHECK(qa->bindings.vars.empty());
+  Result<WorkerConfig> none = ParseWorkerConfig(toml, "wrangler.toml", true, "prod");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().message() == "wrangler.toml: no environment \"prod\" (--env): it has qa, staging");
 }
