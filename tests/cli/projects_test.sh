@@ -50,6 +50,13 @@ for p in hello-world hono staging sentry; do
   check_planted "$p-workerd" "$p-workerd.pb.gz" "$fn" "$line"
 done
 
+# create-cloudflare's Durable Object template: in workerd the object shares
+# the worker's isolate, so its planted function is in the profile.
+expect_exit 0 durable-object-workerd -- "$heapprof" run "$projects/durable-object" --runtime workerd --requests 1500 \
+  --warmup 100 --interval 16KiB -o durable-object-workerd.pb.gz --top 5
+expect_in durable-object-workerd.out "no request failed"
+check_planted durable-object-workerd durable-object-workerd.pb.gz recordGreeting 18
+
 # The config given as the worker, TOML with [env.staging]: vars are not
 # inherited (FEATURE is unset there), .dev.vars.staging gives the secret, the
 # top level reads .dev.vars. Both runtimes answer alike.
