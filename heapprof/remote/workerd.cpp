@@ -166,6 +166,17 @@ Result<WorkerdProcess> WorkerdProcess::Start(const WorkerdSpec& spec, Millis tim
     if (i > 0) fs::create_directory(fs::path(p.dir_) / folder, ec);
     if (!ec) fs::create_symlink(fs::absolute(scripts[i]), fs::path(p.dir_) / m.embed, ec);
     if (ec) return Error(ErrorCode::kIo, fmt::format("cannot link {} into {}: {}", scripts[i], p.dir_, ec.message()));
+    // The other modules of its bundle, linked beside it under their names.
+    const WorkerdWorker* worker = i == 0 ? &spec.worker : i <= spec.services.size() ? &spec.services[i - 1] : nullptr;
+    for (const BundleModule& extra : worker != nullptr ? worker->modules : std::vector<BundleModule>{}) {
+      const fs::path file = fs::path(scripts[i]).parent_path() / extra.name;
+      WorkerdModule::Extra e{extra.name, (folder / extra.name).string(), extra.type};
+      fs::create_directories((fs::path(p.dir_) / e.embed).parent_path(), ec);
+      if (!ec) fs::create_symlink(fs::absolute(file), fs::path(p.dir_) / e.embed, ec);
+      if (ec)
+        return Error(ErrorCode::kIo, fmt::format("cannot link {} into {}: {}", file.string(), p.dir_, ec.message()));
+      m.extras.push_back(std::move(e));
+    }
     modules.push_back(std::move(m));
   }
   p.module_name_ = modules.front().name;

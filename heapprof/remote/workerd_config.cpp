@@ -67,6 +67,7 @@ WorkerdWorker WorkerdWorkerFor(const WorkerConfig& config, std::string service, 
     w.bindings.push_back({b.name, WorkerdBinding::Kind::kDurableObject, b.class_name, "", other ? b.script_name : ""});
   }
   if (!config.durable_objects.empty()) w.durable_objects = config.DurableObjectClasses();
+  for (size_t i = 1; i < config.modules.size(); ++i) w.modules.push_back(config.modules[i]);
   for (const ServiceBinding& s : config.services) {
     w.bindings.push_back({s.binding, WorkerdBinding::Kind::kService, s.service, s.entrypoint, ""});
   }
@@ -119,10 +120,31 @@ std::string Binding(const WorkerdWorker& w, const WorkerdBinding& b) {
   return "";
 }
 
+// workerd's field for a module of each wrangler type.
+const char* ModuleField(ModuleType type) {
+  switch (type) {
+    case ModuleType::kEsModule:
+      return "esModule";
+    case ModuleType::kCommonJs:
+      return "commonJsModule";
+    case ModuleType::kText:
+      return "text";
+    case ModuleType::kData:
+      return "data";
+    case ModuleType::kCompiledWasm:
+      return "wasm";
+  }
+  return "esModule";
+}
+
 std::string Code(const WorkerdModule& m) {
-  return m.es_module
-             ? fmt::format("modules = [ (name = {}, esModule = embed {}) ],", CapnpQuote(m.name), CapnpQuote(m.embed))
-             : fmt::format("serviceWorkerScript = embed {},", CapnpQuote(m.embed));
+  if (!m.es_module) return fmt::format("serviceWorkerScript = embed {},", CapnpQuote(m.embed));
+  std::string modules = fmt::format("(name = {}, esModule = embed {})", CapnpQuote(m.name), CapnpQuote(m.embed));
+  for (const WorkerdModule::Extra& e : m.extras) {
+    modules +=
+        fmt::format(", (name = {}, {} = embed {})", CapnpQuote(e.name), ModuleField(e.type), CapnpQuote(e.embed));
+  }
+  return fmt::format("modules = [ {} ],", modules);
 }
 
 std::string Worker(const WorkerdWorker& w, const WorkerdModule& m, bool outbound) {

@@ -2,7 +2,9 @@
 // told apart by whether the file imports or exports anything.
 #include <v8.h>
 
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "heapprof/core/file_io.h"
@@ -128,6 +130,31 @@ bool BuiltinExports(WorkerRuntime::State* state, v8::Local<v8::Context> context,
   return true;
 }
 
+// The default export of a module that is not JavaScript, by wrangler's
+// default module rules: a Text module (.txt .html .sql) is its string, a
+// Data module (.bin) an ArrayBuffer of its bytes, a CompiledWasm module
+// (.wasm) a WebAssembly.Module, as workerd makes them. nullopt for a
+// JavaScript module; an empty handle when the wasm did not compile.
+std::optional<v8::Local<v8::Value>> NonJsModuleValue(v8::Isolate* isolate, const std::string& path,
+                                                     const std::string& bytes) {
+  const std::string ext = fs::path(path).extension().string();
+  if (ext == ".txt" || ext == ".html" || ext == ".sql") return NewString(isolate, bytes).As<v8::Value>();
+  if (ext == ".bin") {
+    v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, bytes.size());
+    if (!bytes.empty()) std::memcpy(buffer->GetBackingStore()->Data(), bytes.data(), bytes.size());
+    return buffer.As<v8::Value>();
+  }
+  if (ext == ".wasm") {
+    v8::Local<v8::WasmModuleObject> module;
+    const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    if (!v8::WasmModuleObject::Compile(isolate, v8::MemorySpan<const uint8_t>(data, bytes.size())).ToLocal(&module)) {
+      return v8::Local<v8::Value>();
+    }
+    return module.As<v8::Value>();
+  }
+  return std::nullopt;
+}
+
 v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Local<v8::String> specifier,
                                          v8::Local<v8::FixedArray> /*import_assertions*/,
                                          v8::Local<v8::Module> referrer) {
@@ -172,6 +199,15 @@ v8::MaybeLocal<v8::Module> ResolveImport(v8::Local<v8::Context> context, v8::Loc
   if (!source.ok()) {
     ThrowError(isolate, "cannot import \"" + spec + "\" from " + from + ": " + source.status().message());
     return {};
+  }
+  if (std::optional<v8::Local<v8::Value>> value = NonJsModuleValue(isolate, path, source.value())) {
+    if (value->IsEmpty()) return {};  // the wasm did not compile: its error is pending
+    v8::Local<v8::Object> exports = v8::Object::New(isolate);
+    if (exports->Set(context, NewString(isolate, "default"), *value).IsNothing()) return {};
+    v8::Local<v8::Module> module;
+    if (!BuiltinModule(state, context, ScriptName(state, path), exports).ToLocal(&module)) return {};
+    state->modules.emplace_back(path, v8::Global<v8::Module>(isolate, module));
+    return module;
   }
   v8::Local<v8::Module> module;
   if (!CompileModule(isolate, source.value(), ScriptName(state, path)).ToLocal(&module))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Workers projects as their users have them (tests/projects: TypeScript in
 # src/, npm packages, wrangler.jsonc with comments and trailing commas or
-# wrangler.toml with [env.staging]), each given as its folder, in both
+# wrangler.toml with [env.staging], text, data and wasm modules), each given as its folder, in both
 # runtimes: heapprof bundles each with the project's own wrangler (deploy
 # --dry-run), and the planted function is named at its src/index.ts line
 # holding >= 80 % of in-use (the real shares are ~99 % with ~1000 samples,
@@ -15,6 +15,9 @@ projects="$src/tests/projects"
 [ -x "$projects/node_modules/.bin/wrangler" ] || { echo "tests/projects is not installed (tools/bootstrap.sh)"; exit 1; }
 export TMPDIR="$work/tmp" HEAPPROF_CACHE_DIR="$work/cache"
 mkdir -p "$TMPDIR"
+
+# body <responses file>: the first response's body.
+body() { node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]; console.log(JSON.parse(l).body)' "$1"; }
 
 # check_planted <name> <profile> <function> <line>: go tool pprof's in-use
 # top names the function with >= 80 % flat, and heapprof's table names it at
@@ -33,21 +36,28 @@ planted() {
     hono) echo "openSession 11" ;;
     staging) echo "greet 5" ;;
     sentry) echo "placeOrder 6" ;;
+    modules) echo "keepAnswer 11" ;;
   esac
 }
 
-for p in hello-world hono staging sentry; do
+for p in hello-world hono staging sentry modules; do
   read -r fn line <<<"$(planted "$p")"
   expect_exit 0 "$p-embedded" -- "$heapprof" run "$projects/$p" --requests 1500 --warmup 100 --interval 16KiB \
-    -o "$p-embedded.pb.gz" --top 5
+    -o "$p-embedded.pb.gz" --top 5 --responses-out "$p-embedded.jsonl"
   expect_in "$p-embedded.err" "src/index.ts bundled by the project's wrangler 4.168.0 (deploy --dry-run)"
   expect_in "$p-embedded.out" "no request failed"
   check_planted "$p-embedded" "$p-embedded.pb.gz" "$fn" "$line"
   expect_exit 0 "$p-workerd" -- "$heapprof" run "$projects/$p" --runtime workerd --requests 1500 --warmup 100 \
-    --interval 16KiB -o "$p-workerd.pb.gz" --top 5
+    --interval 16KiB -o "$p-workerd.pb.gz" --top 5 --responses-out "$p-workerd.jsonl"
   expect_in "$p-workerd.err" "from the cache"  # the same inputs: wrangler is not run again
   expect_in "$p-workerd.out" "no request failed"
   check_planted "$p-workerd" "$p-workerd.pb.gz" "$fn" "$line"
+done
+
+# Text, Data and CompiledWasm modules answer alike in both runtimes.
+for runtime in embedded workerd; do
+  [ "$(body "modules-$runtime.jsonl")" = "Hello from a Text module; 2 + 3 = 5; table 1,2,3,4" ] ||
+    fail "modules ($runtime) answered: $(body "modules-$runtime.jsonl")"
 done
 
 # create-cloudflare's Durable Object template: in workerd the object shares
@@ -60,7 +70,6 @@ check_planted durable-object-workerd durable-object-workerd.pb.gz recordGreeting
 # The config given as the worker, TOML with [env.staging]: vars are not
 # inherited (FEATURE is unset there), .dev.vars.staging gives the secret, the
 # top level reads .dev.vars. Both runtimes answer alike.
-body() { node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]; console.log(JSON.parse(l).body)' "$1"; }
 for runtime in embedded workerd; do
   flags=()
   [ "$runtime" = workerd ] && flags=(--runtime workerd)
@@ -83,9 +92,9 @@ modules_of() {  # the bundle folder of a run's summary line: its modules, conten
   local dir
   dir="$(sed -n 's/.* bundled by .*: \(\/.*\)\/[^/]*$/\1/p' "$1" | sed 's/ with .*//' | head -1)"
   [ -d "$dir" ] || { fail "$1: no bundle folder in its summary line"; return; }
-  (cd "$dir" && find . -type f ! -name README.md ! -name '*.map' | sed 's|^\./||; s|^[0-9a-f]\{8,\}-||' | sort | tr '\n' ' ')
+  (cd "$dir" && find . -type f ! -name README.md ! -name '*.map' | sed 's|^\./||; s|^[0-9A-Za-z]\{8,\}-||' | sort | tr '\n' ' ')
 }
-for p in hello-world hono sentry; do
+for p in hello-world hono sentry modules; do
   read -r fn line <<<"$(planted "$p")"
   expect_exit 0 "$p-esbuild" -- "$heapprof" run "$projects/$p" --bundler esbuild --requests 1500 --warmup 100 \
     --interval 16KiB -o "$p-esbuild.pb.gz" --top 5

@@ -48,7 +48,8 @@ TEST_CASE("workerd config: every binding of the configuration, a KV store servic
   spec.worker = WorkerdWorkerFor(Configured(), "shop", "dist/worker.js");
   spec.outbound = "handler.js";
   spec.v8_flags = {"--no-turbo-inlining"};
-  std::vector<WorkerdModule> modules = {{"worker.js", "worker.js", true}, {"handler.js", "worker-1/handler.js", true}};
+  std::vector<WorkerdModule> modules = {{"worker.js", "worker.js", true, {}},
+                                        {"handler.js", "worker-1/handler.js", true, {}}};
   WorkerdConfigText text = WorkerdConfig(spec, modules, 8123);
   const std::string& c = text.capnp;
   CHECK_THAT(c, Catch::Contains(R"((name = "MODE", text = "prod"))"));
@@ -77,7 +78,7 @@ TEST_CASE("workerd config: a worker without bindings has no storage, store or ou
   WorkerdSpec spec;
   spec.worker.service = "main";
   spec.worker.script = "w.js";
-  WorkerdConfigText text = WorkerdConfig(spec, {{"w.js", "w.js", false}}, 1);
+  WorkerdConfigText text = WorkerdConfig(spec, {{"w.js", "w.js", false, {}}}, 1);
   CHECK(text.files.empty());
   CHECK_THAT(text.capnp, Catch::Contains(R"(serviceWorkerScript = embed "w.js")"));
   CHECK_THAT(text.capnp, !Catch::Contains("durableObject"));
@@ -123,7 +124,7 @@ TEST_CASE("workerd config: a Durable Object class of another worker is bound by 
   REQUIRE(config.ok());
   WorkerdSpec spec;
   spec.worker = WorkerdWorkerFor(config.value(), "shop", "w.js");
-  const std::string c = WorkerdConfig(spec, {{"w.js", "w.js", true}}, 1).capnp;
+  const std::string c = WorkerdConfig(spec, {{"w.js", "w.js", true, {}}}, 1).capnp;
   CHECK_THAT(c, Catch::Contains(
                     R"((name = "INV", durableObjectNamespace = (className = "Inventory", serviceName = "stock")))"));
   // script_name naming the worker itself is its own class, and its own namespace.
@@ -142,4 +143,21 @@ TEST_CASE("workerd log: the Durable Object classes no worker exports") {
       "\"Inventory\", but no such Durable Object class is exported from the worker.\n";
   CHECK(UnexportedDurableObjectClasses(log) == std::vector<std::string>{"Inventory"});
   CHECK(UnexportedDurableObjectClasses("serving\n").empty());
+}
+
+TEST_CASE("workerd config: a bundle's text, data and wasm modules beside its entry, by wrangler's module types") {
+  WorkerdSpec spec;
+  spec.worker.service = "w";
+  spec.worker.script = "index.js";
+  WorkerdModule m{"index.js", "index.js", true, {}};
+  m.extras = {{"ab12-greeting.txt", "ab12-greeting.txt", ModuleType::kText},
+              {"cd34-table.bin", "cd34-table.bin", ModuleType::kData},
+              {"ef56-add.wasm", "ef56-add.wasm", ModuleType::kCompiledWasm},
+              {"chunk.js", "chunk.js", ModuleType::kEsModule}};
+  const std::string c = WorkerdConfig(spec, {m}, 1).capnp;
+  CHECK_THAT(c, Catch::Contains(R"(modules = [ (name = "index.js", esModule = embed "index.js"), )"
+                                R"((name = "ab12-greeting.txt", text = embed "ab12-greeting.txt"), )"
+                                R"((name = "cd34-table.bin", data = embed "cd34-table.bin"), )"
+                                R"((name = "ef56-add.wasm", wasm = embed "ef56-add.wasm"), )"
+                                R"((name = "chunk.js", esModule = embed "chunk.js") ],)"));
 }

@@ -44,6 +44,9 @@ struct WorkerdWorker {
   // The Durable Object classes the worker exports (the migrations' result),
   // each a namespace with in-memory storage; uniqueKey "<service>-<class>".
   std::vector<DurableObjectClass> durable_objects;
+  // The modules of its bundle besides the script (text, data, wasm, more
+  // JavaScript), files beside it, each by its wrangler module type.
+  std::vector<BundleModule> modules;
 };
 
 // What workerd should serve and how.
@@ -73,6 +76,13 @@ struct WorkerdModule {
   std::string name;   // the module's name (the script's file name: stacks and profiles show it)
   std::string embed;  // the file to embed, relative to the config
   bool es_module = true;
+  // The other modules of its bundle: (module name, file to embed, type).
+  struct Extra {
+    std::string name;
+    std::string embed;
+    ModuleType type = ModuleType::kEsModule;
+  };
+  std::vector<Extra> extras;
 };
 
 // The config's text and the files it embeds besides the workers' scripts
