@@ -104,6 +104,12 @@ bool ReportLeakSession(const Plan& plan, ReplicaOutcome& r, bool only_one, int s
   if (!output_taken) {
     if (!WriteProfile(plan, FileFor(plan.output, r.name, only_one), window, false, &path)) ok = false;
     if (first_file.empty()) first_file = path;
+  } else if (plan.symbolize) {  // not written (-o holds the near-limit capture), but its tables are printed
+    FileSourceMapProvider files(plan.source_maps);
+    RuntimeSourceMapProvider maps(&files);
+    for (const std::string& w : Symbolize(window.profile, maps).warnings) {
+      fmt::print(stderr, "heapprof run: warning: {}\n", w);
+    }
   }
 
   fmt::print("{}Leak session on {} ({}): {} requests in {}\n", only_one ? "" : "\n", label, WorkerKindName(r.kind),
