@@ -153,7 +153,8 @@ bool Inherited(std::string_view key) {
 // The configuration `env` selects, as wrangler builds it: the top level's
 // inheritable keys, then the section's own keys over them; `name` becomes
 // "<name>-<env>" unless the section names itself. Without `env`, the top level.
-Result<json> SelectEnvironment(const json& config, std::string_view env, std::string_view name) {
+Result<json> SelectEnvironment(const json& config, std::string_view env, std::string_view name,
+                               std::vector<std::string>& not_inherited) {
   if (env.empty() || !config.is_object()) return config;
   const json* sections = config.contains("env") ? &config["env"] : nullptr;
   if (sections != nullptr && !sections->is_object()) return ConfigError(name, "env must be a table of environments");
@@ -171,6 +172,7 @@ Result<json> SelectEnvironment(const json& config, std::string_view env, std::st
   json selected = json::object();
   for (const auto& [key, value] : config.items()) {
     if (key != "env" && Inherited(key)) selected[key] = value;
+    if (key != "env" && !Inherited(key) && !section.contains(key)) not_inherited.push_back(key);
   }
   for (const auto& [key, value] : section.items()) selected[key] = value;
   if (!section.contains("name") && config.contains("name") && config["name"].is_string()) {
@@ -281,7 +283,8 @@ std::vector<DurableObjectClass> WorkerConfig::DurableObjectClasses() const {
 Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view name, bool toml, std::string_view env) {
   Result<json> file = internal::ParseConfigText(text, name, toml);
   if (!file.ok()) return file.status();
-  Result<json> parsed = SelectEnvironment(file.value(), env, name);
+  std::vector<std::string> not_inherited;
+  Result<json> parsed = SelectEnvironment(file.value(), env, name, not_inherited);
   if (!parsed.ok()) return parsed.status();
   const json& config = parsed.value();
   Result<WorkerBindings> bindings = internal::BindingsFromConfig(config, name);
@@ -323,6 +326,12 @@ Result<WorkerConfig> ParseWorkerConfig(std::string_view text, std::string_view n
     out.crons = crons;
   }
   if (Status s = ReadBuildKeys(config, name, out); !s.ok()) return s;
+  if (!not_inherited.empty()) {
+    // wrangler warns of the same: a binding of the top level is not the environment's.
+    out.notes.push_back(fmt::format("{}: {} {} at the top level and not in [env.{}]: not inherited, so env.{} has none",
+                                    name, fmt::join(not_inherited, ", "), not_inherited.size() == 1 ? "is" : "are", env,
+                                    env));
+  }
   HEAPPROF_TRY(define, StringTable(config, "define", name));
   HEAPPROF_TRY(alias, StringTable(config, "alias", name));
   out.define = define;

@@ -357,6 +357,8 @@ name = "shop-qa-named"
   CHECK(staging->minify);                  // inherited
   CHECK(staging->bindings.vars == std::vector<std::pair<std::string, std::string>>{{"MODE", "\"staging\""}});
   CHECK(staging->bindings.kv.empty());  // bindings are not inherited
+  CHECK(staging->notes == std::vector<std::string>{"wrangler.toml: kv_namespaces is at the top level and not in "
+                                                   "[env.staging]: not inherited, so env.staging has none"});
   Result<WorkerConfig> qa = ParseWorkerConfig(toml, "wrangler.toml", true, "qa");
   REQUIRE(qa.ok());
   CHECK(qa->name == "shop-qa-named");

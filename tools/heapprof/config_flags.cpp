@@ -58,6 +58,7 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
   sources.compatibility_flags = flags.compatibility_flags;
   Result<WorkerConfig> config = LoadWorkerConfig(sources);
   if (!config.ok()) return config.status();
+  for (const std::string& note : config->notes) fmt::print(stderr, "heapprof {}: note: {}\n", command, note);
   RuntimeSupport honoured = support;
   if (flags.bundler != "none" && NeedsBundle(config.value())) {
     BundleOptions options;

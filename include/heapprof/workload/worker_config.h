@@ -108,6 +108,7 @@ struct WorkerConfig {
   // and "queues.consumers"), in the file's order, for CheckWorkerConfig.
   std::vector<std::string> keys;
   std::vector<std::string> files;  // every file read, for the report
+  std::vector<std::string> notes;  // what the user should know of how it was read (e.g. keys --env did not inherit)
 
   // The classes the migrations leave (renames followed, deletes dropped),
   // plus any class a binding names that no migration declares.
