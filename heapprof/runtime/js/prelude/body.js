@@ -13,7 +13,14 @@ import { copyBytes, toArrayBuffer } from './bytes.js';
 // modules set lazyClasses): before that no body can be one of them.
 function extractBody(body, headers) {
   if (body == null) return null;
-  if (typeof body === 'string') return typedBody(body, 'text/plain;charset=UTF-8', headers);
+  if (typeof body === 'string') {
+    // workerd reads a string body as the Request or Response is made, so V8
+    // flattens a concatenated string there, under the caller's frames (a
+    // page cache's entry is charged to the code that built it); read first
+    // at the response's end, its flat copy would be charged to the runtime.
+    if (body.length > 1) body.charCodeAt(0);
+    return typedBody(body, 'text/plain;charset=UTF-8', headers);
+  }
   const bytes = copyBytes(body);
   if (bytes !== null) return bytes;
   const { URLSearchParams, Blob, FormData } = lazyClasses;
