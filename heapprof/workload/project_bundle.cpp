@@ -324,6 +324,19 @@ struct Attempt {
   std::string output;
 };
 
+// Runs a bundler; its failure is an error with the first lines of its message.
+Result<Attempt> RunBundler(const ProcessSpec& spec, std::string_view bundler, const WorkerConfig& config) {
+  Result<ProcessResult> r = RunProcess(spec);
+  if (!r.ok()) return r.status();
+  if (r->timed_out || r->exit_code != 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{} could not bundle {} ({}):\n{}", bundler, RelativeMain(config),
+                             r->timed_out ? "it ran past its timeout" : fmt::format("exit {}", r->exit_code),
+                             FirstLines(r->output)));
+  }
+  return Attempt{true, r->output};
+}
+
 // wrangler deploy --dry-run --outdir `out`, run by the project's wrangler.
 Result<Attempt> RunWrangler(const WorkerConfig& config, const std::string& env, const std::string& wrangler,
                             const std::string& node, const fs::path& out) {
@@ -341,15 +354,7 @@ Result<Attempt> RunWrangler(const WorkerConfig& config, const std::string& env, 
   spec.cwd = config.dir;
   // No telemetry, no colour, no prompts: heapprof reads its output.
   spec.setenv = {{"WRANGLER_SEND_METRICS", "false"}, {"NO_COLOR", "1"}, {"FORCE_COLOR", "0"}, {"CI", "1"}};
-  Result<ProcessResult> r = RunProcess(spec);
-  if (!r.ok()) return r.status();
-  if (r->timed_out || r->exit_code != 0) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("the project's wrangler could not bundle {} ({}):\n{}", RelativeMain(config),
-                             r->timed_out ? "it ran past 5 minutes" : fmt::format("exit {}", r->exit_code),
-                             FirstLines(r->output)));
-  }
-  return Attempt{true, r->output};
+  return RunBundler(spec, "the project's wrangler", config);
 }
 
 // esbuild with wrangler's settings: ES module output, the workerd, worker and
@@ -391,15 +396,7 @@ Result<Attempt> RunEsbuild(const WorkerConfig& config, const std::string& esbuil
   for (const auto& [from, to] : config.define) spec.argv.push_back(fmt::format("--define:{}={}", from, to));
   for (const auto& [from, to] : config.alias) spec.argv.push_back(fmt::format("--alias:{}={}", from, to));
   spec.cwd = config.dir;
-  Result<ProcessResult> r = RunProcess(spec);
-  if (!r.ok()) return r.status();
-  if (r->timed_out || r->exit_code != 0) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("heapprof's esbuild could not bundle {} ({}):\n{}", RelativeMain(config),
-                             r->timed_out ? "it ran past 5 minutes" : fmt::format("exit {}", r->exit_code),
-                             FirstLines(r->output)));
-  }
-  return Attempt{true, r->output};
+  return RunBundler(spec, "heapprof's esbuild", config);
 }
 
 // A Node among `nodes` that wrangler's engines range admits, or "" (with a
