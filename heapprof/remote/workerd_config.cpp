@@ -40,6 +40,7 @@ RuntimeSupport WorkerdRuntimeSupport() {
                   "vars",    "kv_namespaces", "durable_objects",    "migrations",
                   "services"};
   support.all_compatibility_flags = true;  // workerd's own; it refuses one it does not know
+  support.module_rules = true;             // each module's type is written into its config
   support.other_workers = true;            // a Durable Object's script_name: found as services are
   return support;
 }

@@ -39,14 +39,7 @@ constexpr const char* kNotInputs[] = {"node_modules"};
 // heapprof's own outputs, written into the project by default: a profile
 // must not make the next run bundle again.
 bool IsProfileOutput(const std::string& name) {
-  for (const char* suffix : {".pb.gz", ".heapprofile", ".folded"}) {
-    if (name.size() >= std::string_view(suffix).size() && name.ends_with(suffix)) return true;
-  }
-  return false;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+  return name.ends_with(".pb.gz") || name.ends_with(".heapprofile") || name.ends_with(".folded");
 }
 
 std::string Extension(const std::string& path) { return fs::path(path).extension().string(); }
@@ -109,8 +102,7 @@ NodeVersion LeastVersion(const std::string& range) {
   bool any = false;
   static const std::regex kBound(R"((?:>=|\^|~|^|\|\|\s*)v?(\d+)(?:\.(\d+))?(?:\.(\d+))?)");
   for (std::sregex_iterator it(range.begin(), range.end(), kBound), end; it != end; ++it) {
-    NodeVersion v{std::stoi((*it)[1].str()), (*it)[2].matched ? std::stoi((*it)[2].str()) : 0,
-                  (*it)[3].matched ? std::stoi((*it)[3].str()) : 0};
+    const NodeVersion v = ParseVersion((*it).str().substr((*it).str().find_first_of("0123456789")));
     if (!any || least >= v) least = v;
     any = true;
   }
@@ -270,7 +262,7 @@ std::vector<BundleModule> ModulesOf(const WorkerConfig& config, const fs::path& 
        it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().lexically_relative(dir).string();
-    if (name == entry || name == "README.md" || EndsWith(name, ".map")) continue;
+    if (name == entry || name == "README.md" || name.ends_with(".map")) continue;
     rest.push_back(name);
   }
   std::sort(rest.begin(), rest.end());
@@ -286,7 +278,7 @@ std::vector<BundleModule> ModulesOf(const WorkerConfig& config, const fs::path& 
 Status RenameMapSources(const fs::path& dir, const fs::path& project) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (!EndsWith(entry.path().string(), ".map")) continue;
+    if (!entry.path().string().ends_with(".map")) continue;
     Result<std::string> text = ReadFileBytes(entry.path().string());
     if (!text.ok()) return text.status();
     nlohmann::json map = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
@@ -432,6 +424,10 @@ ModuleType ModuleTypeOf(const WorkerConfig& config, const std::string& name) {
       }
     }
   }
+  return DefaultModuleType(name);
+}
+
+ModuleType DefaultModuleType(const std::string& name) {
   const std::string ext = Extension(name);
   if (ext == ".txt" || ext == ".html" || ext == ".sql") return ModuleType::kText;
   if (ext == ".bin") return ModuleType::kData;

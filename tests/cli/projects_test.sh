@@ -113,6 +113,22 @@ cp "$projects/hello-world/wrangler.jsonc" "$projects/hello-world/tsconfig.json" 
 printf 'export default {\n\tasync fetch(request: Request): Promise<Response> {\n\t\treturn new Response(;\n\t},\n};\n' \
   >broken/src/index.ts
 ln -s "$projects/node_modules" broken/node_modules
+# A project's rules typing a file as Text by a glob (wrangler honours it):
+# workerd is given that type; the embedded runtime, which types modules by
+# extension, refuses up front rather than load it as JavaScript.
+mkdir -p rules/src
+ln -s "$projects/node_modules" rules/node_modules
+printf '# Notes\n' >rules/src/notes.md
+printf 'import notes from "./notes.md";\nexport default { async fetch() { return new Response(notes); } };\n' \
+  >rules/src/index.ts
+printf '{ "name": "rules", "main": "src/index.ts", "compatibility_date": "2026-10-06",\n  "rules": [{ "type": "Text", "globs": ["**/*.md"] }], }\n' \
+  >rules/wrangler.jsonc
+expect_exit 1 rules-embedded -- "$heapprof" run rules --requests 5 -o rules-embedded.pb.gz
+expect_in rules-embedded.err "a module of another type than its extension, which the embedded runtime cannot load"
+expect_exit 0 rules-workerd -- "$heapprof" run rules --runtime workerd --requests 5 -o rules-workerd.pb.gz \
+  --responses-out rules-workerd.jsonl
+[ "$(body rules-workerd.jsonl)" = "# Notes" ] || fail "rules (workerd) answered: $(body rules-workerd.jsonl)"
+
 for bundler in wrangler esbuild; do
   expect_exit 1 "broken-$bundler" -- "$heapprof" run broken --bundler "$bundler" -o "broken-$bundler.pb.gz"
   expect_in "broken-$bundler.err" "could not bundle src/index.ts"

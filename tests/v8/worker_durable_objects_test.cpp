@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "heapprof/runtime/worker_runtime.h"
+#include "run_fetch_body.h"
 
 using namespace heapprof;
 
@@ -29,12 +30,7 @@ Result<WorkerRuntime> Loaded(const std::string& source, Status* status) {
 }
 
 std::string Fetch(WorkerRuntime& runtime, const std::string& path) {
-  WorkerRequest request;
-  request.url = "https://example.com" + path;
-  auto response = runtime.Dispatch(request);
-  INFO(path << ": " << response.status().message());
-  REQUIRE(response.ok());
-  return response->body;
+  return heapprof::testing::FetchBody(runtime, path);
 }
 
 const char* kWorker = R"(

@@ -9,6 +9,7 @@
 
 #include "heapprof/core/report.h"
 #include "heapprof/runtime/worker_runtime.h"
+#include "run_fetch_body.h"
 
 using namespace heapprof;
 
@@ -25,12 +26,7 @@ WorkerRuntime Loaded(const std::string& source, WorkerOptions options = {}) {
 }
 
 std::string Fetch(WorkerRuntime& runtime, const std::string& path) {
-  WorkerRequest request;
-  request.url = "https://example.com" + path;
-  auto response = runtime.Dispatch(request);
-  INFO(path << ": " << response.status().message());
-  REQUIRE(response.ok());
-  return response->body;
+  return heapprof::testing::FetchBody(runtime, path);
 }
 
 const FunctionTotal* Find(const std::vector<FunctionTotal>& totals, const std::string& name) {

@@ -75,6 +75,18 @@ Result<WorkerConfig> LoadCheckedConfig(const std::string& command, const std::st
     const std::vector<std::string>& keys =
         bundle->bundler == Bundler::kWrangler ? kWranglerBuildKeys : kEsbuildBuildKeys;
     honoured.keys.insert(honoured.keys.end(), keys.begin(), keys.end());
+    // A module the config's rules type otherwise than its extension would be
+    // loaded as the wrong thing by a runtime that types by extension.
+    for (const BundleModule& m : config->modules) {
+      if (support.module_rules || m.type == DefaultModuleType(m.name)) continue;
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: its rules make the bundle's module {} a module of another type than its "
+                               "extension, which {} cannot load: {}",
+                               config->file, m.name, support.runtime,
+                               support.instead.empty() ? "remove the rule" : support.instead));
+    }
+  } else if (config->no_bundle || flags.bundler == "none") {
+    honoured.keys.push_back("no_bundle");  // main runs as it stands: what no_bundle asks
   }
   Result<ConfigVerdict> verdict = CheckWorkerConfig(config.value(), honoured, flags.ignore_keys);
   if (!verdict.ok()) return verdict.status();

@@ -56,8 +56,9 @@ inline const std::vector<std::string> kWranglerBuildKeys = {"define",
                                                             "jsx_fragment",
                                                             "upload_source_maps",
                                                             "preserve_file_names"};
-inline const std::vector<std::string> kEsbuildBuildKeys = {"define", "alias",      "rules",    "no_bundle",
-                                                           "minify", "keep_names", "tsconfig", "upload_source_maps"};
+// (A project's own `rules` are not among them: esbuild types files by wrangler's defaults.)
+inline const std::vector<std::string> kEsbuildBuildKeys = {"define",     "alias",    "no_bundle",         "minify",
+                                                           "keep_names", "tsconfig", "upload_source_maps"};
 
 // Whether the configuration's main must be bundled before it runs: main is
 // TypeScript or JSX, or the worker was given as its project (folder or
@@ -74,5 +75,7 @@ Result<ProjectBundle> BundleProject(const WorkerConfig& config, const std::strin
 // configuration's rules first, then wrangler's defaults (.txt .html .sql Text,
 // .bin Data, .wasm CompiledWasm, .cjs CommonJS, .js .mjs ESModule).
 ModuleType ModuleTypeOf(const WorkerConfig& config, const std::string& name);
+// The type by wrangler's defaults alone (the file's extension).
+ModuleType DefaultModuleType(const std::string& name);
 
 }  // namespace heapprof

@@ -208,6 +208,9 @@ struct RuntimeSupport {
   // binding's script_name naming another worker is the caller's to find;
   // else such a binding is refused here.
   bool other_workers = false;
+  // Whether it gives a bundle's modules the types the bundle says (the
+  // config's rules included), rather than wrangler's defaults by extension.
+  bool module_rules = false;
 };
 
 // What CheckWorkerConfig found.
